@@ -1,0 +1,20 @@
+"""perturber: apply exactly one named, meaning-preserving perturbation to a text.
+
+>>> import perturber
+>>> perturber.perturb("What is 2+2?", "trailing_newline")
+'What is 2+2?\\n'
+"""
+
+from .core import Result, apply, describe, list_perturbations, perturb
+from .errors import (InputTooLarge, InvalidParams, ModelBackendError, PerturberError,
+                     ResourceUnavailable, UnknownPerturbation)
+from .registry import catalog_digest
+from .settings import configure
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "InputTooLarge", "InvalidParams", "ModelBackendError", "PerturberError", "Result",
+    "ResourceUnavailable", "UnknownPerturbation", "__version__", "apply", "catalog_digest",
+    "configure", "describe", "list_perturbations", "perturb",
+]

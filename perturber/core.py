@@ -1,0 +1,154 @@
+"""The primitive: apply exactly one named perturbation to a text.
+
+>>> perturb("Hi there", "quotes", {"n": 1})
+'" Hi there "'
+>>> r = apply("Hi", "spaces", {"n": 2})
+>>> (r.text, r.applied, r.edits, r.reason)
+('   Hi   ', True, 1, None)
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from . import registry
+from .errors import InputTooLarge, InvalidParams
+from .rng import Draws
+from .settings import LIMITS
+
+MAX_SEED = 2**63 - 1
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+@dataclass
+class Result:
+    """The call result of CATALOG.md §1.2 (the same fields over every transport)."""
+
+    text: str
+    applied: bool
+    reason: str | None
+    edits: int
+    magnitude: float | None
+    name: str
+    category: str
+    family: str
+    version: int
+    in_scope: bool
+    expectation: str
+    kind: str
+    seed: int
+    params: dict
+    details: dict = field(default_factory=dict)
+    model: dict | None = None
+
+    def to_dict(self) -> dict:
+        """JSON-safe dict; ``model`` only for model-backed entries."""
+        out = {k: getattr(self, k) for k in _RESULT_FIELDS}
+        if self.model is not None:
+            out["model"] = self.model
+        return out
+
+
+_RESULT_FIELDS = ("text", "applied", "reason", "edits", "magnitude", "name", "category", "family",
+                  "version", "in_scope", "expectation", "kind", "seed", "params", "details")
+
+
+def check_seed(seed: Any) -> int:
+    """A seed is an int in [0, 2**63 - 1]; bool, float, negative and None are rejected."""
+    if type(seed) is not int:
+        raise InvalidParams(f"seed must be an int in [0, {MAX_SEED}], got {type(seed).__name__}",
+                            field="seed", allowed=f"int in [0, {MAX_SEED}]")
+    if not 0 <= seed <= MAX_SEED:
+        raise InvalidParams(f"seed must be in [0, {MAX_SEED}], got {seed}",
+                            field="seed", allowed=f"int in [0, {MAX_SEED}]")
+    return seed
+
+
+def check_text(text: Any) -> str:
+    """A text is a ``str`` without lone surrogates, at most ``max_text_chars`` code points."""
+    if type(text) is not str:
+        raise InvalidParams(f"text must be a string, got {type(text).__name__}", field="text")
+    if len(text) > LIMITS.max_text_chars:
+        raise InputTooLarge(
+            f"text has {len(text)} characters; the limit is {LIMITS.max_text_chars}",
+            field="text", limit=LIMITS.max_text_chars)
+    if not text.isascii():
+        bad = _LONE_SURROGATE.search(text)
+        if bad is not None:
+            raise InvalidParams(
+                f"text contains a lone surrogate U+{ord(bad.group()):04X} at offset {bad.start()}",
+                field="text")
+    return text
+
+
+def _run(spec: registry.Perturbation, text: str, params: dict, seed: int) -> registry.Outcome:
+    if spec.family != "control":
+        if text == "":
+            return registry.unchanged(text, "empty_input")
+        if spec.family != "schema" and spec.at_zero_intensity(params):
+            return registry.unchanged(text, "zero_intensity")
+    return spec.function(text, Draws(seed), **params)
+
+
+def perturb(text: str, name: str, params: Mapping[str, Any] | None = None, seed: int = 0,
+            category: str = "native") -> str:
+    """Apply one perturbation and return the perturbed text."""
+    spec = registry.get(name, category)
+    resolved = spec.resolve(params)
+    check_seed(seed)
+    return _run(spec, check_text(text), resolved, seed).text
+
+
+def magnitude(original: str, perturbed: str) -> float | None:
+    """``1 - SequenceMatcher(None, a, b).ratio()``, or None above the cost guard (§1.13)."""
+    if original == perturbed:
+        return 0.0
+    if len(original) + len(perturbed) > LIMITS.magnitude_max_chars:
+        return None
+    return 1.0 - difflib.SequenceMatcher(None, original, perturbed).ratio()
+
+
+def apply(text: str, name: str, params: Mapping[str, Any] | None = None, seed: int = 0,
+          category: str = "native") -> Result:
+    """Apply one perturbation and return the full ``Result`` (CATALOG.md §1.2)."""
+    spec = registry.get(name, category)
+    resolved = spec.resolve(params)
+    check_seed(seed)
+    outcome = _run(spec, check_text(text), resolved, seed)
+    applied = outcome.text != text
+    details = dict(outcome.details) if outcome.details else {}
+    mag = magnitude(text, outcome.text)
+    if mag is None:
+        details["magnitude_skipped"] = True
+    return Result(
+        text=outcome.text, applied=applied,
+        reason=None if applied else (outcome.reason or "no_change"),
+        edits=outcome.edits if applied else 0, magnitude=mag,
+        name=spec.name, category=spec.category, family=spec.family, version=spec.version,
+        in_scope=spec.in_scope, expectation=spec.expectation, kind=spec.kind, seed=seed,
+        params=dict(resolved), details=details)
+
+
+def list_perturbations(*, category: str | None = None, family: str | None = None,
+                       in_scope: bool | None = None, expectation: str | None = None,
+                       model_backed: bool | None = None,
+                       seed_sensitive: bool | None = None) -> list[dict]:
+    """Catalog entries matching every given filter, in catalog order.
+
+    >>> [e["name"] for e in list_perturbations(family="padding")][:2]
+    ['quotes', 'spaces']
+    """
+    wanted = {"category": category, "family": family, "in_scope": in_scope,
+              "expectation": expectation, "model_backed": model_backed,
+              "seed_sensitive": seed_sensitive}
+    wanted = {k: v for k, v in wanted.items() if v is not None}
+    return [spec.info() for spec in registry.entries()
+            if all(getattr(spec, k) == v for k, v in wanted.items())]
+
+
+def describe(name: str, category: str = "native") -> dict:
+    """The catalog entry of one perturbation (fields of §1.1 and its parameter schema)."""
+    return registry.get(name, category).info()

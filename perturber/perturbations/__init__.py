@@ -1,0 +1,1 @@
+"""One module per family. Each declares its entries with ``perturber.registry.perturbation``."""

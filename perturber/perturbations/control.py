@@ -1,0 +1,13 @@
+"""control: the reference condition every other entry is compared against."""
+
+from __future__ import annotations
+
+from ..registry import Outcome, perturbation, unchanged
+
+
+@perturbation("baseline", family="control", description="Return the input unchanged (the control).")
+def baseline(text: str, rng) -> Outcome:
+    """>>> baseline("What is 2+2?", None).text
+    'What is 2+2?'
+    """
+    return unchanged(text, "control")

@@ -1,0 +1,275 @@
+"""The one registry: every perturbation is declared once, here, through ``@perturbation``.
+
+A declaration gives the entry's catalog fields and its typed, bounded parameters. The library's
+validation, the CLI flags, the HTTP routes and the catalog digest are all derived from it.
+
+>>> spec = get("quotes")
+>>> spec.family, spec.resolve({"n": 3}), spec.defaults
+('padding', {'n': 3}, {'n': 5})
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import importlib
+import json
+import math
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from .errors import InvalidParams, UnknownPerturbation
+
+CATEGORIES = ("native", "brittlebench")
+FAMILIES = ("control", "word_level", "character", "formatting", "schema", "normalization",
+            "padding", "context", "paraphrasing", "reasoning", "adversarial", "structure",
+            "directional")
+EXPECTATIONS = ("invariant", "directional", "refusal")
+TYPE_NAMES = {int: "int", float: "float", str: "str", bool: "bool"}
+
+# Modules that declare perturbations, imported on first use of the registry.
+FAMILY_MODULES = tuple(f"perturber.perturbations.{m}" for m in (
+    "control", "word_level", "character", "formatting", "schema", "normalization", "padding",
+    "context", "adversarial", "structure", "directional",
+))
+
+
+class Outcome(NamedTuple):
+    """What a perturbation function returns: the text, the edit count, why nothing changed."""
+
+    text: str
+    edits: int = 0
+    reason: str | None = None
+    details: dict | None = None
+
+
+def unchanged(text: str, reason: str) -> Outcome:
+    """The input returned as is, with the reason code of CATALOG.md §1.2."""
+    return Outcome(text, 0, reason)
+
+
+@dataclass(frozen=True)
+class Param:
+    """A typed, bounded parameter. Ranges are inclusive; ``step`` is 0.0001 or 0.01 for floats."""
+
+    name: str
+    type: type
+    default: Any
+    description: str
+    ge: float | None = None
+    le: float | None = None
+    choices: tuple | None = None
+    step: float | None = None
+    forbidden: tuple = ()
+
+    def describe_range(self) -> str:
+        if self.choices is not None:
+            return "one of " + ", ".join(repr(c) for c in self.choices)
+        text = f"{TYPE_NAMES[self.type]} in [{self.ge}, {self.le}]"
+        if self.step is not None:
+            text += f", a multiple of {self.step}"
+        if self.forbidden:
+            text += ", not " + ", ".join(str(v) for v in self.forbidden)
+        return text
+
+    def validate(self, value: Any, owner: str) -> Any:
+        """Return ``value`` if it is allowed (strict types, §1.3), else raise ``InvalidParams``."""
+        kind = type(value)
+        ok = kind is self.type or (self.type is float and kind is int)
+        if not ok:
+            raise self._error(owner, value, f"expected {TYPE_NAMES[self.type]}, got {_type_name(value)}")
+        if self.type is float and not math.isfinite(value):
+            raise self._error(owner, value, "must be finite")
+        if self.choices is not None and value not in self.choices:
+            raise self._error(owner, value, "not an allowed choice")
+        if self.ge is not None and not (self.ge <= value <= self.le):
+            raise self._error(owner, value, "out of range")
+        if self.step is not None:
+            scaled = value * round(1 / self.step)
+            if abs(scaled - round(scaled)) >= 1e-9:
+                raise self._error(owner, value, "not on the step grid")
+        if value in self.forbidden:
+            raise self._error(owner, value, "not allowed")
+        return value
+
+    def _error(self, owner: str, value: Any, problem: str) -> InvalidParams:
+        return InvalidParams(
+            f"{owner}: parameter '{self.name}' = {value!r} is invalid ({problem}); "
+            f"allowed: {self.describe_range()}",
+            field=self.name, allowed=self.describe_range())
+
+    def schema(self) -> dict:
+        """JSON-safe description (used by the catalog, its digest and the playground)."""
+        out = {"name": self.name, "type": TYPE_NAMES[self.type], "default": self.default,
+               "description": self.description}
+        if self.choices is not None:
+            out["choices"] = list(self.choices)
+        if self.ge is not None:
+            out["minimum"], out["maximum"] = self.ge, self.le
+        if self.step is not None:
+            out["step"] = self.step
+        if self.forbidden:
+            out["forbidden"] = list(self.forbidden)
+        return out
+
+
+def _type_name(value: Any) -> str:
+    return TYPE_NAMES.get(type(value), type(value).__name__)
+
+
+def rate(default: float, description: str = "fraction of eligible candidates to edit") -> Param:
+    """The ``rate`` intensity of §1.11: a float in [0, 1], multiple of 0.0001."""
+    return Param("rate", float, default, description, 0.0, 1.0, step=0.0001)
+
+
+def count(default: int, maximum: int = 1000, description: str = "number of edits") -> Param:
+    """A ``count`` intensity: an int in [0, maximum]."""
+    return Param("count", int, default, description, 0, maximum)
+
+
+def choice(name: str, default: str, choices: Iterable[str], description: str) -> Param:
+    """A string parameter restricted to an exact, case-sensitive choice list."""
+    return Param(name, str, default, description, choices=tuple(choices))
+
+
+# The value of each intensity parameter that means "do nothing" (§1.2 zero_intensity).
+ZERO_INTENSITY = {"rate": 0.0, "count": 0, "ratio": 1.0}
+
+
+@dataclass(frozen=True)
+class Perturbation:
+    """One catalog entry: its declaration and the function that implements it."""
+
+    name: str
+    category: str
+    family: str
+    version: int
+    in_scope: bool
+    expectation: str
+    seed_sensitive: bool
+    model_backed: bool
+    description: str
+    params: tuple[Param, ...]
+    intensity: str | None
+    function: Callable[..., Outcome] = field(repr=False, compare=False)
+    defaults: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def kind(self) -> str:
+        return "model-backed" if self.model_backed else "deterministic"
+
+    @property
+    def key(self) -> str:
+        return f"{self.category}/{self.name}"
+
+    def resolve(self, params: Mapping[str, Any] | None) -> dict:
+        """Validated effective parameters with defaults filled in (§1.3)."""
+        if not params:
+            return self.defaults
+        if not isinstance(params, Mapping):
+            raise InvalidParams(f"{self.name}: params must be an object, got {_type_name(params)}",
+                                field="params")
+        by_name = {p.name: p for p in self.params}
+        for key in params:
+            if key not in by_name:
+                allowed = ", ".join(by_name) or "none"
+                raise InvalidParams(
+                    f"{self.name}: unknown parameter {key!r} (allowed: {allowed})",
+                    field=str(key), allowed=list(by_name))
+        resolved = dict(self.defaults)
+        for key, value in params.items():
+            resolved[key] = by_name[key].validate(value, self.name)
+        return resolved
+
+    def at_zero_intensity(self, params: Mapping[str, Any]) -> bool:
+        if self.intensity not in ZERO_INTENSITY:
+            return False
+        return params[self.intensity] == ZERO_INTENSITY[self.intensity]
+
+    def info(self) -> dict:
+        """The catalog entry as JSON-safe data."""
+        return {
+            "name": self.name, "category": self.category, "family": self.family,
+            "version": self.version, "in_scope": self.in_scope,
+            "expectation": self.expectation, "kind": self.kind,
+            "seed_sensitive": self.seed_sensitive, "model_backed": self.model_backed,
+            "intensity": self.intensity, "description": self.description,
+            "params": [p.schema() for p in self.params],
+        }
+
+
+_REGISTRY: dict[tuple[str, str], Perturbation] = {}
+_LOADED = False
+_LOAD_LOCK = threading.Lock()
+
+
+def perturbation(name: str, *, family: str, description: str, params: Iterable[Param] = (),
+                 in_scope: bool = True, expectation: str = "invariant",
+                 seed_sensitive: bool = False, model_backed: bool = False, version: int = 1,
+                 intensity: str | None = None, category: str = "native"):
+    """Declare a perturbation. The decorated function is called as ``fn(text, rng, **params)``.
+
+    The intensity defaults to the ``rate``/``count`` parameter when there is one.
+    """
+    params = tuple(params)
+    if family not in FAMILIES or expectation not in EXPECTATIONS or category not in CATEGORIES:
+        raise ValueError(f"bad declaration for {name}")
+    if intensity is None:
+        intensity = next((p.name for p in params if p.name in ("rate", "count")), None)
+
+    def register(function: Callable[..., Outcome]) -> Callable[..., Outcome]:
+        key = (category, name)
+        if key in _REGISTRY:
+            raise ValueError(f"perturbation {category}/{name} declared twice")
+        _REGISTRY[key] = Perturbation(
+            name=name, category=category, family=family, version=version, in_scope=in_scope,
+            expectation=expectation, seed_sensitive=seed_sensitive, model_backed=model_backed,
+            description=description, params=params, intensity=intensity, function=function,
+            defaults={p.name: p.default for p in params})
+        return function
+
+    return register
+
+
+def _load() -> None:
+    global _LOADED
+    with _LOAD_LOCK:
+        if not _LOADED:
+            for module in FAMILY_MODULES:
+                importlib.import_module(module)
+            _LOADED = True
+
+
+def entries() -> list[Perturbation]:
+    """Every declared perturbation, in declaration order."""
+    if not _LOADED:
+        _load()
+    return list(_REGISTRY.values())
+
+
+def get(name: str, category: str = "native") -> Perturbation:
+    """Look an entry up, or raise ``UnknownPerturbation`` with close-match suggestions."""
+    if not _LOADED:
+        _load()
+    spec = _REGISTRY.get((category, name))
+    if spec is not None:
+        return spec
+    if category not in CATEGORIES:
+        raise UnknownPerturbation(
+            f"unknown category {category!r}; categories: {', '.join(CATEGORIES)}",
+            category=str(category), suggestions=[])
+    names = [n for (c, n) in _REGISTRY if c == category]
+    close = difflib.get_close_matches(str(name), names, n=3, cutoff=0.6)
+    hint = f"; did you mean {', '.join(close)}?" if close else "; `perturber list` shows all"
+    raise UnknownPerturbation(f"unknown perturbation {category}/{name}{hint}",
+                              name=str(name), category=category, suggestions=close)
+
+
+def catalog_digest() -> str:
+    """sha256 over every entry's name, category, version and parameter schema."""
+    payload = [[s.category, s.name, s.version, [p.schema() for p in s.params]]
+               for s in sorted(entries(), key=lambda s: (s.category, s.name))]
+    blob = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(blob.encode()).hexdigest()
