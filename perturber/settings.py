@@ -17,8 +17,9 @@ from dataclasses import dataclass
 HARD_MAX_TEXT_CHARS = 1_000_000
 
 
-def _env_int(name: str, default: int, low: int, high: int) -> int:
-    raw = os.environ.get(name)
+def env_int(name: str, default: int, low: int, high: int, environ=None) -> int:
+    """An integer setting from the environment, checked against ``[low, high]``."""
+    raw = (os.environ if environ is None else environ).get(name)
     if raw is None or raw.strip() == "":
         return default
     try:
@@ -39,8 +40,8 @@ class Limits:
 
 
 LIMITS = Limits(
-    max_text_chars=_env_int("PERTURBER_MAX_TEXT_CHARS", 100_000, 1, HARD_MAX_TEXT_CHARS),
-    magnitude_max_chars=_env_int("PERTURBER_MAGNITUDE_MAX_CHARS", 20_000, 0, 10**9),
+    max_text_chars=env_int("PERTURBER_MAX_TEXT_CHARS", 100_000, 1, HARD_MAX_TEXT_CHARS),
+    magnitude_max_chars=env_int("PERTURBER_MAGNITUDE_MAX_CHARS", 20_000, 0, 10**9),
 )
 
 

@@ -1,0 +1,61 @@
+# perturber: `make serve` runs the service + playground, `make test` runs the whole suite.
+# Every target installs what it needs (virtualenv, packages from PyPI, NLTK data built offline).
+
+PYTHON ?= python3.11
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+HOST   ?= 127.0.0.1
+PORT   ?= 8080
+NLTK_BUILD ?= build
+PYENV_ROOT ?= $(HOME)/.pyenv
+PY312 ?= $(firstword $(shell command -v python3.12) $(wildcard $(PYENV_ROOT)/versions/3.12*/bin/python3.12))
+PY313 ?= $(firstword $(shell command -v python3.13) $(wildcard $(PYENV_ROOT)/versions/3.13*/bin/python3.13))
+PYTEST_ARGS ?=
+
+export NLTK_DATA := $(CURDIR)/$(NLTK_BUILD)/nltk_data
+
+.PHONY: venv nltk-data serve test test-fast test-versions bench lambda-local eval clean
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $@
+
+venv: $(BIN)/.installed
+
+nltk-data: venv
+	PATH="$(CURDIR)/$(BIN):$$PATH" bash infra/layers/nltk/build.sh $(NLTK_BUILD) --with-tagger
+
+serve: venv nltk-data
+	$(BIN)/perturber serve --host $(HOST) --port $(PORT)
+
+test: venv nltk-data
+	$(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
+	$(MAKE) --no-print-directory test-versions
+
+test-fast: venv
+	$(BIN)/python -m pytest -n 2 -m "not slow and not browser" $(PYTEST_ARGS)
+
+# The golden files must hold unchanged on Python 3.11, 3.12 and 3.13 (CATALOG.md §1.4).
+test-versions:
+	@for py in $(PY312) $(PY313); do \
+	  v=$$($$py -c 'import sys; print("%d.%d" % sys.version_info[:2])'); \
+	  [ -x $(VENV)-$$v/bin/.installed ] || { $$py -m venv $(VENV)-$$v && \
+	    $(VENV)-$$v/bin/python -m pip install -q --upgrade pip && \
+	    $(VENV)-$$v/bin/python -m pip install -q -e . pytest && touch $(VENV)-$$v/bin/.installed; } || exit 1; \
+	  echo "golden files on Python $$v"; \
+	  $(VENV)-$$v/bin/python -m pytest -p no:randomly tests/test_golden.py -q || exit 1; \
+	done
+
+bench: venv nltk-data
+	$(BIN)/python eval/bench.py
+
+lambda-local: venv nltk-data
+	$(BIN)/python -m functions.api.local --host $(HOST) --port $(PORT)
+
+eval: venv nltk-data
+	$(BIN)/python eval/run_all.py
+
+clean:
+	rm -rf $(VENV) $(VENV)-3.* build .aws-sam .serverless eval/out

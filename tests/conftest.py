@@ -1,0 +1,20 @@
+import pathlib
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests" / "golden"))
+
+import perturber  # noqa: E402
+
+# The 1 MB tests need the library's hard upper limit; the default stays 100,000.
+perturber.configure(max_text_chars=1_000_000)
+
+SHARED = ROOT.parent / "shared"
+
+
+@pytest.fixture(scope="session")
+def corpus():
+    import harness
+    return harness.CORPUS
