@@ -1,4 +1,4 @@
-"""Same bytes over every transport: library, typed route, generic route, CLI (and Lambda).
+"""Same bytes over every transport: library, typed route, generic route, CLI and Lambda.
 
 Every deterministic entry x the golden corpus x its parameter sets x seeds {0, 1, 7}.
 """
@@ -40,7 +40,10 @@ def groups():
                 yield spec, params, seed
 
 
-def test_library_typed_generic_and_cli_agree(capsys):
+def test_library_typed_generic_cli_and_lambda_agree(capsys):
+    from functions.api.events import LocalContext, http_api_event, response_body
+    from functions.api.handler import handler as lambda_handler
+
     app = create_app(Settings(max_text_chars=1_000_000))
     comparisons = 0
     with TestClient(app) as client:
@@ -53,11 +56,16 @@ def test_library_typed_generic_and_cli_agree(capsys):
                                                     "params": params, "seed": seed}).json()
             assert [r["text"] for r in typed["results"]] == library, spec.key
             assert [r["text"] for r in generic["results"]] == library, spec.key
+            event = http_api_event("POST", f"/perturb/{spec.category}/{spec.name}",
+                                   headers={"content-type": "application/json"},
+                                   body=json.dumps({"texts": TEXTS, "seed": seed, **params}).encode())
+            via_lambda = json.loads(response_body(lambda_handler(event, LocalContext())))
+            assert [r["text"] for r in via_lambda["results"]] == library, spec.key
             for text, expected in zip(TEXTS, library):
                 assert cli_text(spec.name, text, params, seed, spec.category) == expected, spec.key
-            comparisons += 3 * len(TEXTS)
+            comparisons += 4 * len(TEXTS)
     perturber.configure(max_text_chars=1_000_000)
     with capsys.disabled():
         print(f"\ntransport identity: {comparisons} byte-for-byte comparisons "
-              "(typed route, generic route, CLI vs library)")
+              "(typed route, generic route, CLI, Lambda handler vs library)")
     assert comparisons > 0

@@ -1,0 +1,1 @@
+"""AWS Lambda entry point of the perturber service (AWS glue only)."""

@@ -1,0 +1,30 @@
+"""Where the model-backed tier gets its API key: a pluggable, lazily called provider.
+
+By default the key comes from ``PERTURBER_LLM_API_KEY``; the Lambda handler installs a provider
+that reads AWS Secrets Manager or SSM Parameter Store instead. The key is never logged or echoed.
+
+>>> set_api_key_provider(lambda: "k-123")
+>>> api_key()
+'k-123'
+>>> set_api_key_provider(None)
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+_provider: Callable[[], str | None] | None = None
+
+
+def set_api_key_provider(provider: Callable[[], str | None] | None) -> None:
+    """Install a provider (``None`` restores the environment default)."""
+    global _provider
+    _provider = provider
+
+
+def api_key() -> str | None:
+    """The model endpoint's API key, or None when none is configured."""
+    if _provider is not None:
+        return _provider()
+    return os.environ.get("PERTURBER_LLM_API_KEY") or None
