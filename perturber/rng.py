@@ -20,16 +20,20 @@ _STATE_LOCK = Lock()
 
 
 def _seeded(seed: int) -> random.Random:
+    """``random.Random(seed)``, restored from a cached state when the seed was seen before.
+
+    ``Random.__new__`` skips ``__init__``, which would first seed from the OS (tens of µs).
+    """
     state = _STATE_CACHE.get(seed)
-    gen = random.Random()
     if state is None:
-        gen.seed(seed)
+        gen = random.Random(seed)
         with _STATE_LOCK:
             if len(_STATE_CACHE) >= _STATE_CACHE_MAX:
-                _STATE_CACHE.pop(next(iter(_STATE_CACHE)))
+                _STATE_CACHE.pop(next(iter(_STATE_CACHE)), None)
             _STATE_CACHE[seed] = gen.getstate()
-    else:
-        gen.setstate(state)
+        return gen
+    gen = random.Random.__new__(random.Random)
+    gen.setstate(state)
     return gen
 
 

@@ -1,0 +1,778 @@
+"""formatting: whitespace, line wrapping and Markdown surface changes (CATALOG.md §7).
+
+Six entries: ``extra_whitespace`` (seeded), ``tabs_for_spaces``, ``line_wrap``,
+``markdown_wrap``, ``strip_markdown`` and ``bullet_reformat``.  Every edit is computed on the
+original text and assembled with ``text.splice`` (G1); nothing is re-scanned (G2).  Insertions,
+deletions and replacements only happen at cluster boundaries (§1.5): a space glued into a
+cluster (after a ZWJ, or carrying a combining mark) is never a site.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from bisect import bisect_left, bisect_right
+
+from .. import text as tm
+from ..registry import Outcome, Param, choice, perturbation, rate, unchanged
+from ..rng import Draws, select  # noqa: F401  (Draws is used by the doctests)
+
+# In ``re`` str patterns ``\\s`` is exactly ``str.isspace()`` (§1.5 whitespace; the tests check
+# every code point), and it is much faster than an explicit class.  Horizontal whitespace is
+# ``[^\\S\\r\\n]``.
+_WS_SET = frozenset(tm.WHITESPACE)
+
+
+# --------------------------------------------------------------------------------------------
+# Shared helpers
+# --------------------------------------------------------------------------------------------
+
+def _cluster_starts(text: str) -> list[int] | None:
+    """Cluster start offsets, or None when every code point is its own cluster (the common
+    case, and every ASCII text as far as these entries are concerned: they never edit
+    between ``\\r`` and ``\\n``)."""
+    if text.isascii():
+        return None
+    starts = tm.clusters(text)
+    return None if len(starts) == len(text) else starts
+
+
+def _glue_mask(starts: list[int] | None, n: int) -> bytearray | None:
+    """``mask[p] == 1`` when offset ``p`` is *not* a cluster boundary (None: all are)."""
+    if starts is None:
+        return None
+    mask = bytearray(b"\x01") * (n + 1)
+    for p in starts:
+        mask[p] = 0
+    mask[n] = 0
+    return mask
+
+
+def _protected(text: str) -> tm.Spans:
+    return tm.Spans(tm.protected_spans(text))
+
+
+# --------------------------------------------------------------------------------------------
+# 7.1 extra_whitespace
+# --------------------------------------------------------------------------------------------
+
+_SINGLE_SPACE = re.compile(r"(?<=\S) (?=\S)")
+
+
+@perturbation("extra_whitespace", family="formatting", seed_sensitive=True, params=[rate(0.3)],
+              description="Double a fraction of the single spaces between words.")
+def extra_whitespace(text: str, rng, *, rate: float) -> Outcome:
+    """Candidates are single U+0020 characters with a non-whitespace character on both sides,
+    outside protected spans; each chosen one becomes a double space.
+
+    >>> extra_whitespace("a b c", Draws(0), rate=1.0).text
+    'a  b  c'
+    """
+    cands = [m.start() for m in _SINGLE_SPACE.finditer(text)]
+    if not cands:
+        return unchanged(text, "no_candidates")
+    spans = _protected(text)
+    if spans:
+        cands = [i for i in cands if not spans.contains(i)]
+    glue = _glue_mask(_cluster_starts(text), len(text))
+    if glue is not None:
+        # The extra space goes after the chosen one or, if that is inside a cluster (a
+        # combining mark follows), before it; the result is the same string.
+        cands = [i for i in cands if not (glue[i] and glue[i + 1])]
+    if not cands:
+        return unchanged(text, "no_candidates")
+    chosen = select(cands, rng, rate=rate)
+    if glue is None:
+        edits = [(i + 1, i + 1, " ") for i in chosen]
+    else:
+        edits = [(i, i, " ") if glue[i + 1] else (i + 1, i + 1, " ") for i in chosen]
+    return Outcome(tm.splice(text, edits), len(edits))
+
+
+# --------------------------------------------------------------------------------------------
+# 7.2 tabs_for_spaces
+# --------------------------------------------------------------------------------------------
+
+# Group 1: a line-leading run of at least 4 spaces on a line that holds non-whitespace.
+# Group 2: a run of spaces between two non-whitespace characters.
+_SPACE_SITES = re.compile(
+    r"(?<![^\r\n])( {4,})(?! )(?=[^\S\r\n]*\S)|(?<=\S)( +)(?=\S)")
+
+
+@perturbation("tabs_for_spaces", family="formatting",
+              description="Replace runs of spaces between words, and indentation in groups of 4, "
+                          "with tabs.")
+def tabs_for_spaces(text: str, rng) -> Outcome:
+    """Inner runs of spaces become one tab; leading indentation becomes one tab per complete
+    group of 4 spaces, the remainder kept.  Code and trailing spaces are untouched.
+
+    >>> tabs_for_spaces("a  b c\\n      indented text", None).text
+    'a\\tb\\tc\\n\\t  indented\\ttext'
+    """
+    if " " not in text:
+        return unchanged(text, "no_candidates")
+    spans = None
+    glue = None
+    glue_done = False
+    edits = []
+    for m in _SPACE_SITES.finditer(text):
+        if spans is None:
+            spans = _protected(text)
+        if m.group(1) is not None:
+            s = m.start()
+            k = (m.end() - s) // 4
+            e = s + 4 * k
+            rep = "\t" * k
+        else:
+            s, e = m.span()
+            rep = "\t"
+        if spans and spans.overlaps(s, e):
+            continue
+        if not glue_done:
+            glue = _glue_mask(_cluster_starts(text), len(text))
+            glue_done = True
+        if glue is not None and (glue[s] or glue[e]):
+            continue
+        edits.append((s, e, rep))
+    if not edits:
+        return unchanged(text, "no_candidates")
+    return Outcome(tm.splice(text, edits), len(edits))
+
+
+# --------------------------------------------------------------------------------------------
+# 7.3 line_wrap
+# --------------------------------------------------------------------------------------------
+
+_WRAPPED = frozenset(("plain", "bullet", "ordered", "option", "quote"))
+_MARKER = {
+    "bullet": re.compile(r"([ \t]*)([\-*+•])"),
+    "ordered": re.compile(r"([ \t]*)([0-9]{1,3}[.)])"),
+    "option": re.compile(r"( {0,3})(\(?[A-Za-z][.)])"),
+}
+_QUOTE_PREFIX = re.compile(r"[ \t>]*")
+_HS_RUN0 = re.compile(r"[^\S\r\n]*")
+_HS_RUN = re.compile(r"[^\S\r\n]+")
+_NON_WS = re.compile(r"\S")
+
+
+@perturbation("line_wrap", family="formatting", intensity="width",
+              params=[Param("width", int, 40, "wrap column in clusters (smaller = stronger)",
+                            10, 1000)],
+              description="Hard-wrap long prose, list and quote lines at a column width.")
+def line_wrap(text: str, rng, *, width: int) -> Outcome:
+    """Greedy packing at whitespace runs; continuation lines keep the indentation, a hanging
+    indent under list markers, or the quote prefix.
+
+    >>> line_wrap("The quick brown fox jumps over the lazy dog.", None, width=20).text
+    'The quick brown fox\\njumps over the lazy\\ndog.'
+    """
+    if len(text) <= width:
+        return unchanged(text, "no_candidates")
+    starts = _cluster_starts(text)
+    glue = _glue_mask(starts, len(text))
+    if starts is None:
+        def ncl(a: int, b: int) -> int:
+            return b - a
+    else:
+        def ncl(a: int, b: int) -> int:
+            return bisect_left(starts, b) - bisect_left(starts, a)
+
+    nl = tm.newline_style(text)
+    spans = None
+    found = False
+    edits: list[tuple[int, int, str]] = []
+    for ln in tm.lines(text):
+        cls = ln.cls
+        if cls not in _WRAPPED:
+            continue
+        s, e = ln.start, ln.end
+        if e - s <= width or ncl(s, e) <= width:
+            continue
+        if cls == "plain":
+            body = _HS_RUN0.match(text, s, e).end()
+            pw = ncl(s, body)
+            prefix = text[s:body]
+        elif cls == "quote":
+            body = _QUOTE_PREFIX.match(text, s, e).end()
+            pw = ncl(s, body)
+            prefix = text[s:body]
+        else:
+            m = _MARKER[cls].match(text, s, e)
+            if m is None:  # defensive: the class regex of text.py guarantees a match
+                continue
+            body = _HS_RUN0.match(text, m.end(2), e).end()
+            hang = ncl(m.start(2), body)
+            pw = ncl(s, m.end(1)) + hang
+            prefix = m.group(1) + " " * hang
+        first = _NON_WS.search(text, body, e)
+        if first is None:
+            continue
+        runs = []
+        for r in _HS_RUN.finditer(text, first.end(), e):
+            rs, re_ = r.span()
+            if re_ == e:
+                break  # trailing whitespace: no chunk follows
+            if spans is None:
+                spans = _protected(text)
+            if spans and spans.overlaps(rs, re_):
+                continue
+            if glue is not None and (glue[rs] or glue[re_]):
+                continue
+            runs.append((rs, re_))
+        if not runs:
+            continue
+        found = True
+        if 2 * pw >= width:
+            prefix, pw = "", 0
+        brk = nl + prefix
+        last = e
+        while last > s and text[last - 1] in _WS_SET:
+            last -= 1
+        col = ncl(s, runs[0][0])
+        for i, (rs, re_) in enumerate(runs):
+            chunk_end = runs[i + 1][0] if i + 1 < len(runs) else last
+            cl = ncl(re_, chunk_end)
+            end_col = col + ncl(rs, re_) + cl
+            if end_col > width:
+                edits.append((rs, re_, brk))
+                col = pw + cl
+            else:
+                col = end_col
+    if not found:
+        return unchanged(text, "no_candidates")
+    if not edits:
+        return unchanged(text, "no_change")
+    return Outcome(tm.splice(text, edits), len(edits))
+
+
+# --------------------------------------------------------------------------------------------
+# 7.4 markdown_wrap
+# --------------------------------------------------------------------------------------------
+
+_BT_RUN = re.compile(r"`+")
+
+
+@perturbation("markdown_wrap", family="formatting",
+              description="Wrap the whole text in a Markdown code fence longer than any "
+                          "backtick run inside it.")
+def markdown_wrap(text: str, rng) -> Outcome:
+    """Fence the text with more backticks than its longest backtick run (at least 3).
+
+    >>> markdown_wrap("print(1)", None).text
+    '```\\nprint(1)\\n```'
+    """
+    longest = max(map(len, _BT_RUN.findall(text)), default=0) if "`" in text else 0
+    fence = "`" * max(3, longest + 1)
+    nl = tm.newline_style(text)
+    tail = "" if text.endswith(("\n", "\r")) else nl
+    return Outcome(fence + nl + text + tail + fence, 1)
+
+
+# --------------------------------------------------------------------------------------------
+# 7.5 strip_markdown
+# --------------------------------------------------------------------------------------------
+
+_MD_HINT = re.compile(r"[#=\-*_>+`~\\\[<]|[0-9][.)]")
+_FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})")
+_FENCE_CLOSE = re.compile(r" {0,3}(`{3,}|~{3,})[^\S\r\n]*\Z")
+_HEAD_OPEN = re.compile(r" {0,3}(#{1,6})[ \t]")
+_HEAD_CLOSE = re.compile(r"[ \t]#+(?=[ \t]*\Z)")
+_SETEXT = re.compile(r" {0,3}(?:=+|-+)[ \t]*\Z")
+_THEMATIC = re.compile(r" {0,3}([\-*_])(?:[ \t]*\1){2,}[ \t]*\Z")
+_QUOTE = re.compile(r" {0,3}((?:>[ \t]?)+)")
+_LIST = re.compile(r"[ \t]*([\-*+]|[0-9]{1,9}[.)])[ \t]")
+_TASK = re.compile(r"\[[ x]\][ \t]")
+_INLINE_HINT = re.compile(r"[\\`\[<*_]")
+_L1 = re.compile(r"[\\`]")
+_SPECIAL = re.compile(r"[\\`\[!<*_]")
+_BRACKETS = re.compile(r"[\[\]()]")
+_DELIM_RUN = re.compile(r"\*+|_+")
+_URL_HEAD = re.compile(r"(?i)https?://|ftp://|www\.")
+_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+
+
+def _wordish(c: str) -> bool:
+    return c.isalnum() or (c >= "\u0300" and unicodedata.category(c)[0] == "M")
+
+
+class _Inline:
+    """Inline rules 6–9 of §7.5 on one line remainder ``text[rs:re]``.
+
+    Pass 1 finds escapes and code spans (left to right, as the scan meets them).  Pass 2 walks
+    the line as the scan does, without emphasis, to find links, images, autolinks and the
+    stretches copied verbatim (URLs and e-mail addresses).  Emphasis closers are then the
+    delimiter runs that the scan sees as plain text, grouped by the link label they sit in.
+    Pass 3 walks again, now matching emphasis, and records the deletions.  All passes are
+    iterative (no recursion) and O(len) up to logarithmic look-ups.
+    """
+
+    __slots__ = ("text", "rs", "re", "glue", "url_starts", "url_ends", "url_kind", "esc",
+                 "code", "opaque_s", "opaque_e", "links", "autolinks", "verbatim", "removed",
+                 "labels", "label_id", "closers", "dels", "edits")
+
+    def __init__(self, text, rs, re_, urls, glue, dels):
+        self.text, self.rs, self.re, self.glue, self.dels = text, rs, re_, glue, dels
+        self.url_starts = [u[0] for u in urls]
+        self.url_ends = [u[1] for u in urls]
+        self.url_kind = [bool(_URL_HEAD.match(text, u[0])) for u in urls]
+        self.edits = 0
+
+    def ok(self, *pos: int) -> bool:
+        g = self.glue
+        return g is None or not any(g[p] for p in pos)
+
+    def in_url(self, x: int) -> bool:
+        i = bisect_right(self.url_starts, x) - 1
+        return i >= 0 and x < self.url_ends[i]
+
+    # -- pass 1: escapes and code spans -----------------------------------------------------
+    def lex(self) -> None:
+        text, rs, re_ = self.text, self.rs, self.re
+        runs_by_len: dict[int, list[int]] = {}
+        if text.find("`", rs, re_) != -1:
+            for m in _BT_RUN.finditer(text, rs, re_):
+                if not self.in_url(m.start()):
+                    runs_by_len.setdefault(m.end() - m.start(), []).append(m.start())
+        esc: set[int] = set()
+        code: dict[int, tuple[int, int]] = {}
+        opaque: list[tuple[int, int]] = []
+        p = rs
+        while p < re_:
+            m = _L1.search(text, p, re_)
+            if m is None:
+                break
+            x = m.start()
+            i = bisect_right(self.url_starts, x) - 1
+            if i >= 0 and x < self.url_ends[i]:
+                p = self.url_ends[i]
+                continue
+            if text[x] == "\\":
+                if x + 1 < re_ and text[x + 1] in _PUNCT and self.ok(x, x + 1):
+                    esc.add(x)
+                    opaque.append((x + 1, x + 2))
+                    p = x + 2
+                else:
+                    p = x + 1
+                continue
+            z = _BT_RUN.match(text, x, re_).end()
+            n = z - x
+            lst = runs_by_len.get(n)
+            q = -1
+            if lst:
+                k = bisect_left(lst, z)
+                if k < len(lst):
+                    q = lst[k]
+            if q != -1 and self.ok(x, z, q, q + n):
+                code[x] = (q + n, n)
+                opaque.append((x, q + n))
+                p = q + n
+            else:
+                p = z
+        self.esc, self.code = esc, code
+        self.opaque_s = [a for a, _ in opaque]
+        self.opaque_e = [b for _, b in opaque]
+
+    def opaque(self, x: int) -> bool:
+        i = bisect_right(self.opaque_s, x) - 1
+        return i >= 0 and x < self.opaque_e[i]
+
+    # -- pass 2: links and verbatim stretches -----------------------------------------------
+    def structure(self) -> None:
+        text, rs, re_ = self.text, self.rs, self.re
+        match_br: dict[int, int] = {}
+        match_par: dict[int, int] = {}
+        if text.find("[", rs, re_) != -1:
+            sb: list[int] = []
+            sp: list[int] = []
+            for m in _BRACKETS.finditer(text, rs, re_):
+                x = m.start()
+                if self.opaque(x):
+                    continue
+                c = text[x]
+                if c == "[":
+                    sb.append(x)
+                elif c == "]":
+                    if sb:
+                        match_br[sb.pop()] = x
+                elif c == "(":
+                    sp.append(x)
+                elif sp:
+                    match_par[sp.pop()] = x
+        self.links: dict[int, tuple[int, int, int]] = {}   # start ('[' or '!') -> (lb, j, k)
+        self.autolinks: dict[int, int] = {}
+        self.verbatim: list[tuple[int, int]] = []
+        self.removed: list[tuple[int, int]] = []   # link brackets and targets
+        self.labels: list[tuple[int, int, int]] = []
+        self.label_id: dict[int, int] = {}
+
+        def link_at(lb: int, b: int, x: int) -> bool:
+            j = match_br.get(lb)
+            if j is None or j + 1 >= b or text[j + 1] != "(":
+                return False
+            k = match_par.get(j + 1)
+            if k is None or k >= b or not self.ok(x, lb + 1, j, k + 1):
+                return False
+            self.links[x] = (lb, j, k)
+            return True
+
+        stack: list[tuple[int, int]] = []
+        p, b = rs, re_
+        while True:
+            if p >= b:
+                if not stack:
+                    break
+                p, b = stack.pop()
+                continue
+            x = self._next(p, b)
+            if x < 0:
+                p = -x
+                continue
+            c = text[x]
+            if c == "\\":
+                p = x + 2 if x in self.esc else x + 1
+            elif c == "`":
+                sp_ = self.code.get(x)
+                p = sp_[0] if sp_ else _BT_RUN.match(text, x, b).end()
+            elif c == "[" or c == "!":
+                lb = x if c == "[" else x + 1
+                if (c == "[" or (lb < b and text[lb] == "[")) and link_at(lb, b, x):
+                    j, k = self.links[x][1:]
+                    self.removed.append((x, lb + 1))
+                    self.removed.append((j, k + 1))
+                    lid = len(self.labels) + 1
+                    self.labels.append((lb + 1, j, lid))
+                    self.label_id[x] = lid
+                    stack.append((k + 1, b))
+                    p, b = lb + 1, j
+                else:
+                    p = x + 1
+            elif c == "<":
+                i = bisect_left(self.url_starts, x + 1)
+                if (i < len(self.url_starts) and self.url_starts[i] == x + 1 and self.url_kind[i]
+                        and self.url_ends[i] < b and text[self.url_ends[i]] == ">"
+                        and self.ok(x, x + 1, self.url_ends[i], self.url_ends[i] + 1)):
+                    ue = self.url_ends[i]
+                    self.autolinks[x] = ue
+                    self.removed.append((x, x + 1))
+                    self.verbatim.append((x + 1, ue))
+                    self.removed.append((ue, ue + 1))
+                    p = ue + 1
+                else:
+                    p = x + 1
+            else:  # * or _
+                p = _DELIM_RUN.match(text, x, b).end()
+
+    def _next(self, p: int, b: int) -> int:
+        """The next special position in ``[p, b)``; a URL met first is copied verbatim and
+        the position after it is returned negated (so is ``-b`` when nothing is left)."""
+        m = _SPECIAL.search(self.text, p, b)
+        x = m.start() if m is not None else b
+        i = bisect_left(self.url_starts, p)
+        if i < len(self.url_starts) and self.url_starts[i] < b and self.url_starts[i] <= x:
+            end = min(self.url_ends[i], b)
+            if self.verbatim is not None:
+                self.verbatim.append((self.url_starts[i], end))
+            return -end
+        return x if m is not None else -b
+
+    # -- emphasis closers -------------------------------------------------------------------
+    def find_closers(self) -> None:
+        text, rs, re_ = self.text, self.rs, self.re
+        self.closers: dict[tuple[str, int, int], list[int]] = {}
+        if text.find("*", rs, re_) == -1 and text.find("_", rs, re_) == -1:
+            return
+        blocked = sorted(self.verbatim + self.removed + list(zip(self.opaque_s, self.opaque_e)))
+        bs = [a for a, _ in blocked]
+        be = []
+        hi = -1
+        for _, e in blocked:  # running maximum of ends makes a prefix test exact
+            hi = max(hi, e)
+            be.append(hi)
+        labels = self.labels
+        li = 0
+        st: list[tuple[int, int]] = []
+        for m in _DELIM_RUN.finditer(text, rs, re_):
+            a, z = m.span()
+            i = bisect_right(bs, a) - 1
+            if i >= 0 and a < be[i]:
+                # Inside a blocked stretch.  Only an escaped first character can leave the
+                # rest of the run open; nothing else splits a run.
+                a = be[i]
+                if a >= z:
+                    continue
+            while st and st[-1][0] <= a:
+                st.pop()
+            while li < len(labels) and labels[li][0] <= a:
+                ls, le, lid = labels[li]
+                li += 1
+                while st and st[-1][0] <= ls:
+                    st.pop()
+                if a < le:
+                    st.append((le, lid))
+            cont = st[-1][1] if st else 0
+            c = text[a]
+            # A closer is a whole run of 1-3 '*' or 1-2 '_', preceded by non-whitespace.
+            if z - a > (3 if c == "*" else 2) or a - 1 < rs or text[a - 1] in _WS_SET:
+                continue
+            if self._outer_right(z) and (c == "_" or _wordish(text[a - 1])):
+                continue
+            if self.ok(a, z):
+                self.closers.setdefault((c, z - a, cont), []).append(a)
+
+    def _outer_right(self, z: int) -> bool:
+        text, re_ = self.text, self.re
+        if z >= re_:
+            return False
+        c = text[z]
+        return _wordish(c) or (c in ".:" and z + 1 < re_ and text[z + 1].isalnum())
+
+    def _outer_left(self, x: int) -> bool:
+        text, rs = self.text, self.rs
+        if x <= rs:
+            return False
+        c = text[x - 1]
+        return _wordish(c) or (c in ".:" and x - 2 >= rs and text[x - 2].isalnum())
+
+    # -- pass 3: the scan proper ------------------------------------------------------------
+    def scan(self) -> None:
+        text, dels = self.text, self.dels
+        self.verbatim = None  # type: ignore[assignment]  # recorded in pass 2 already
+        stack: list[tuple[int, int, int]] = []
+        p, b, cont = self.rs, self.re, 0
+        while True:
+            if p >= b:
+                if not stack:
+                    break
+                p, b, cont = stack.pop()
+                continue
+            x = self._next(p, b)
+            if x < 0:
+                p = -x
+                continue
+            c = text[x]
+            if c == "\\":
+                if x in self.esc:
+                    dels.append((x, x + 1, ""))
+                    self.edits += 1
+                    p = x + 2
+                else:
+                    p = x + 1
+            elif c == "`":
+                sp = self.code.get(x)
+                if sp:
+                    end, n = sp
+                    dels.append((x, x + n, ""))
+                    dels.append((end - n, end, ""))
+                    self.edits += 1
+                    p = end
+                else:
+                    p = _BT_RUN.match(text, x, b).end()
+            elif c == "[" or c == "!":
+                lk = self.links.get(x)
+                if lk is not None and lk[2] < b:
+                    lb, j, k = lk
+                    dels.append((x, lb + 1, ""))
+                    dels.append((j, k + 1, ""))
+                    self.edits += 1
+                    stack.append((k + 1, b, cont))
+                    p, b, cont = lb + 1, j, self.label_id[x]
+                else:
+                    p = x + 1
+            elif c == "<":
+                ue = self.autolinks.get(x)
+                if ue is not None and ue < b:
+                    dels.append((x, x + 1, ""))
+                    dels.append((ue, ue + 1, ""))
+                    self.edits += 1
+                    p = ue + 1
+                else:
+                    p = x + 1
+            else:
+                z = _DELIM_RUN.match(text, x, b).end()
+                matched = False
+                # Flanking is judged on the whole run: the character after it must be
+                # non-whitespace, and the outer side must not be (word-like) alphanumeric.
+                if z < b and text[z] not in _WS_SET and self.ok(x) and not (
+                        self._outer_left(x) and (c == "_" or _wordish(text[z]))):
+                    for L in range(min(z - x, 3 if c == "*" else 2), 0, -1):
+                        lst = self.closers.get((c, L, cont))
+                        if not lst:
+                            continue
+                        i = bisect_left(lst, z)
+                        if i == len(lst):
+                            continue
+                        q = lst[i]
+                        if q + L > b or not self.ok(x + L):
+                            continue
+                        dels.append((x, x + L, ""))
+                        dels.append((q, q + L, ""))
+                        self.edits += 1
+                        stack.append((q + L, b, cont))
+                        p, b = x + L, q
+                        matched = True
+                        break
+                if not matched:
+                    p = z
+
+
+def _inline(text: str, rs: int, re_: int, urls: list[tuple[int, int]], url_starts: list[int],
+            glue, dels: list) -> int:
+    """Apply inline rules 6–9 to ``text[rs:re_]``; return the number of occurrences removed."""
+    if rs >= re_ or _INLINE_HINT.search(text, rs, re_) is None:
+        return 0
+    lo = bisect_right(url_starts, rs) - 1
+    lo = max(lo, 0)
+    hi = bisect_left(url_starts, re_)
+    local = [(max(s, rs), min(e, re_)) for s, e in urls[lo:hi] if e > rs and s < re_]
+    sc = _Inline(text, rs, re_, local, glue, dels)
+    sc.lex()
+    sc.structure()
+    sc.find_closers()
+    sc.scan()
+    return sc.edits
+
+
+@perturbation("strip_markdown", family="formatting",
+              description="Remove Markdown markup (headings, lists, quotes, emphasis, links, "
+                          "code delimiters), keeping the inner text.")
+def strip_markdown(text: str, rng) -> Outcome:
+    """Line rules (fences, headings, setext underlines, thematic breaks, quote and list
+    markers) first, then one inline scan per line (escapes, code, links, emphasis).
+
+    >>> strip_markdown("## Setup\\n\\n1. Install **my_tool** via `pip`.", None).text
+    'Setup\\n\\nInstall my_tool via pip.'
+    """
+    if _MD_HINT.search(text) is None:
+        return unchanged(text, "no_candidates")
+    lines = tm.lines(text)
+    urls = [(s, e) for s, e in tm.protected_spans(text) if text[s] not in " `~"]
+    url_starts = [s for s, _ in urls]
+    glue = _glue_mask(_cluster_starts(text), len(text))
+
+    def ok(*pos: int) -> bool:
+        return glue is None or not any(glue[p] for p in pos)
+
+    dels: list[tuple[int, int, str]] = []
+    removed = bytearray(len(lines))
+    edits = 0
+    fence: tuple[str, int] | None = None
+    prev_plain = False
+    for i, ln in enumerate(lines):
+        s, e, cls = ln.start, ln.end, ln.cls
+        if cls == "code":
+            prev_plain = False
+            if fence is None:
+                m = _FENCE_OPEN.match(text, s, e)
+                if m is not None:
+                    fence = (m.group(1)[0], len(m.group(1)))
+                    removed[i] = 1
+                    edits += 1
+            else:
+                m = _FENCE_CLOSE.match(text, s, e)
+                if m is not None and m.group(1)[0] == fence[0] and len(m.group(1)) >= fence[1]:
+                    removed[i] = 1
+                    edits += 1
+                    fence = None
+            continue
+        fence = None
+        if cls == "blank":
+            prev_plain = False
+            continue
+        if cls == "heading":
+            prev_plain = False
+            m = _HEAD_OPEN.match(text, s, e)
+            rest_s, rest_e = s, e
+            if m is not None and ok(m.start(1), m.end()):
+                dels.append((m.start(1), m.end(), ""))
+                edits += 1
+                rest_s = m.end()
+                c = _HEAD_CLOSE.search(text, rest_s, e)
+                if c is not None and ok(c.start(), c.end()):
+                    dels.append((c.start(), c.end(), ""))
+                    edits += 1
+                    rest_e = c.start()
+            edits += _inline(text, rest_s, rest_e, urls, url_starts, glue, dels)
+            continue
+        if prev_plain and _SETEXT.match(text, s, e) is not None:
+            removed[i] = 1
+            edits += 1
+            prev_plain = False
+            continue
+        if _THEMATIC.match(text, s, e) is not None:
+            dels.append((s, e, ""))
+            edits += 1
+            prev_plain = False
+            continue
+        cur = s
+        m = _QUOTE.match(text, s, e)
+        if m is not None and ok(m.start(1), m.end(1)):
+            dels.append((m.start(1), m.end(1), ""))
+            edits += m.group(1).count(">")
+            cur = m.end()
+        m = _LIST.match(text, cur, e)
+        if m is not None and ok(m.start(1), m.end()):
+            dels.append((m.start(1), m.end(), ""))
+            edits += 1
+            cur = m.end()
+            t = _TASK.match(text, cur, e)
+            if t is not None and ok(t.end()):
+                dels.append((cur, t.end(), ""))
+                edits += 1
+                cur = t.end()
+        edits += _inline(text, cur, e, urls, url_starts, glue, dels)
+        prev_plain = cls == "plain"
+    if not edits:
+        return unchanged(text, "no_candidates")
+    last_kept = -1
+    for i, ln in enumerate(lines):
+        if not removed[i]:
+            last_kept = i
+            continue
+        if ln.next > ln.end:
+            dels.append((ln.start, ln.next, ""))
+        else:  # the last line, without a break: it goes with the break before it
+            dels.append((ln.start, ln.end, ""))
+            if last_kept >= 0:
+                k = lines[last_kept]
+                if k.next > k.end:
+                    dels.append((k.end, k.next, ""))
+    dels.sort()
+    return Outcome(tm.splice(text, dels), edits)
+
+
+# --------------------------------------------------------------------------------------------
+# 7.6 bullet_reformat
+# --------------------------------------------------------------------------------------------
+
+_ORDERED_HINT = re.compile(r"[0-9][.)][ \t]")
+_ORDERED = re.compile(r"([ \t]*)([0-9]{1,3}[.)])[ \t]")
+
+
+@perturbation("bullet_reformat", family="formatting",
+              params=[choice("marker", "-", ("-", "*", "+"), "bullet marker that replaces the "
+                                                              "number")],
+              description="Turn numbered list items into bullets when at least two share an "
+                          "indentation.")
+def bullet_reformat(text: str, rng, *, marker: str) -> Outcome:
+    """Replace the number of ordered items that share an indentation with ``marker``.
+
+    >>> bullet_reformat("Steps:\\n1. Mix\\n2) Bake\\n\\nA. Option", None, marker="-").text
+    'Steps:\\n- Mix\\n- Bake\\n\\nA. Option'
+    """
+    if _ORDERED_HINT.search(text) is None:
+        return unchanged(text, "no_candidates")
+    found = []
+    per_indent: dict[str, int] = {}
+    for ln in tm.lines(text):
+        if ln.cls != "ordered":
+            continue
+        m = _ORDERED.match(text, ln.start, ln.end)
+        if m is None:  # defensive: the class guarantees a match
+            continue
+        ind = m.group(1)
+        per_indent[ind] = per_indent.get(ind, 0) + 1
+        found.append((ind, m.start(2), m.end(2)))
+    edits = [(s, e, marker) for ind, s, e in found if per_indent[ind] >= 2]
+    if not edits:
+        return unchanged(text, "no_candidates")
+    return Outcome(tm.splice(text, edits), len(edits))

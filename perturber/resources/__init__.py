@@ -1,0 +1,1 @@
+"""Data resources the perturbations load lazily (never downloaded at run time)."""
