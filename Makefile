@@ -43,7 +43,7 @@ test-versions:
 	  v=$$($$py -c 'import sys; print("%d.%d" % sys.version_info[:2])'); \
 	  [ -x $(VENV)-$$v/bin/.installed ] || { $$py -m venv $(VENV)-$$v && \
 	    $(VENV)-$$v/bin/python -m pip install -q --upgrade pip && \
-	    $(VENV)-$$v/bin/python -m pip install -q -e . pytest && touch $(VENV)-$$v/bin/.installed; } || exit 1; \
+	    $(VENV)-$$v/bin/python -m pip install -q -e '.[nltk]' pytest && touch $(VENV)-$$v/bin/.installed; } || exit 1; \
 	  echo "golden files on Python $$v"; \
 	  $(VENV)-$$v/bin/python -m pytest -p no:randomly tests/test_golden.py -q || exit 1; \
 	done
