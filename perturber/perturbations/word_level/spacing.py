@@ -1,0 +1,578 @@
+"""word_level, part B: stop words, spacing, punctuation and names (CATALOG.md §5.10–§5.16).
+
+Entries: ``drop_stop_words``, ``word_merge``, ``word_split``, ``punctuation_spaces``,
+``sequence_spaces``, ``punctuation_drop`` and ``name_swap``.  Every entry edits only the spans it
+names and rebuilds the output from untouched slices (G1); protected spans are never touched (G4).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from bisect import bisect_left
+
+import regex
+
+from ... import text as tm
+from ...data import load_table
+from ...registry import Outcome, count, perturbation, rate, unchanged
+from ...rng import select
+
+# --------------------------------------------------------------------------------------------
+# Shared helpers and tables
+# --------------------------------------------------------------------------------------------
+
+_HSPACE = frozenset(tm.HSPACE)
+_HAS_NUMBER = regex.compile(r"\p{N}")
+# One letter cluster inside a token (tokens hold only letters, numbers, marks and joiners).
+_IN_TOKEN_CLUSTER = regex.compile(r"[^\p{M}]\p{M}*")
+
+_TABLES: dict[str, object] = {}
+
+
+_STOP_MAX = 12   # no A6a word is longer; a cheap pre-filter before lower-casing
+
+
+def _stop_words() -> frozenset:
+    """A6a minus A6b (the two tables are disjoint; the subtraction only guards against drift)."""
+    got = _TABLES.get("stop")
+    if got is None:
+        never = {w for g in load_table("a06b_never_dropped")["groups"] for w in g["words"]}
+        got = frozenset(w for w in load_table("a06a_stop_words")["words"] if w not in never)
+        _TABLES["stop"] = got
+    return got  # membership tests only
+
+
+def _starters() -> frozenset:
+    got = _TABLES.get("starters")
+    if got is None:
+        got = frozenset(load_table("a12_sentence_starters")["words"])
+        _TABLES["starters"] = got
+    return got  # membership tests only
+
+
+def _names() -> dict:
+    """lower-cased name -> (group index, table spelling); groups keep the printed order."""
+    got = _TABLES.get("names")
+    if got is None:
+        got = {name.lower(): (g, name)
+               for g, group in enumerate(load_table("a10_first_names")["groups"])
+               for name in group}
+        _TABLES["names"] = got
+    return got
+
+
+def _name_hint():
+    """A search for any lower-cased A10 name as a substring of the lower-cased text (a
+    pre-filter only: a token whose lower-cased form is a name is such a substring)."""
+    got = _TABLES.get("hint")
+    if got is None:
+        got = re.compile("|".join(re.escape(n) for n in _names()))
+        _TABLES["hint"] = got
+    return got
+
+
+def _name_groups() -> tuple:
+    return load_table("a10_first_names")["groups"]
+
+
+def _is_alpha_token(tok: tm.Token) -> bool:
+    return tok.text.isalpha() or _HAS_NUMBER.search(tok.text) is None
+
+
+# --------------------------------------------------------------------------------------------
+# 5.10 drop_stop_words
+# --------------------------------------------------------------------------------------------
+
+@perturbation("drop_stop_words", family="word_level",
+              description="Drop grammatical stop words (Table A6a) while keeping punctuation, "
+                          "line structure and every meaning-bearing word.")
+def drop_stop_words(text: str, rng) -> Outcome:
+    """Remove free stop words (A6a) with one adjacent whitespace run; never empty a sentence.
+
+    >>> drop_stop_words("What is the capital of France?", None).text
+    'What capital France?'
+    >>> drop_stop_words("The cat is here.\\nIt is asleep.", None).text
+    'cat.\\nasleep.'
+    """
+    tokens = tm.word_tokens(text)
+    stop = _stop_words()
+    flags = bytearray(len(tokens))
+    hit = False
+    for i, tok in enumerate(tokens):
+        w = tok.text
+        if len(w) <= _STOP_MAX:
+            w = w.lower()
+            if w in stop or ("’" in w and w.replace("’", "'") in stop):
+                flags[i] = 1
+                hit = True
+    if not hit:
+        return unchanged(text, "no_candidates")
+    spans = tm.Spans(tm.protected_spans(text))
+    free = {t.start for t in tm.free_tokens(text, [t for i, t in enumerate(tokens) if flags[i]],
+                                            spans)}
+    for i, tok in enumerate(tokens):
+        if flags[i] and tok.start not in free:
+            flags[i] = 0
+    if not any(flags):
+        return unchanged(text, "no_candidates")
+    # Sentence guard: a unit whose word tokens are all candidates keeps them all.  A token
+    # outside every unit (none are expected) is never dropped.
+    drop = bytearray(len(tokens))
+    ti, n_tok = 0, len(tokens)
+    for u in tm.units(text):
+        while ti < n_tok and tokens[ti].start < u.start:
+            ti += 1
+        tj = ti
+        while tj < n_tok and tokens[tj].start < u.end:
+            tj += 1
+        block = flags[ti:tj]
+        if 0 in block:      # some word token of the unit stays, so it is not emptied
+            drop[ti:tj] = block
+        ti = tj
+    if not any(drop):
+        return unchanged(text, "no_candidates")
+    # Group dropped tokens separated only by horizontal whitespace, then remove each group with
+    # at most one adjacent horizontal-whitespace run.
+    edits = []
+    dropped = 0
+    i = 0
+    n = len(text)
+    while i < n_tok:
+        if not drop[i]:
+            i += 1
+            continue
+        j = i
+        while (j + 1 < n_tok and drop[j + 1]
+               and _all_hspace(text, tokens[j].end, tokens[j + 1].start)):
+            j += 1
+        dropped += j - i + 1
+        gs, ge = tokens[i].start, tokens[j].end
+        rs = gs
+        while rs > 0 and text[rs - 1] in _HSPACE:
+            rs -= 1
+        starts_line = rs == 0 or text[rs - 1] in "\r\n"
+        if rs < gs and not starts_line:
+            edits.append((rs, ge, ""))
+        else:
+            re_ = ge
+            while re_ < n and text[re_] in _HSPACE:
+                re_ += 1
+            edits.append((gs, re_, ""))
+        i = j + 1
+    return Outcome(tm.splice(text, edits), dropped)
+
+
+def _all_hspace(text: str, s: int, e: int) -> bool:
+    for k in range(s, e):
+        if text[k] not in _HSPACE:
+            return False
+    return s < e
+
+
+# --------------------------------------------------------------------------------------------
+# 5.11 word_merge
+# --------------------------------------------------------------------------------------------
+
+@perturbation("word_merge", family="word_level", seed_sensitive=True,
+              params=[count(1, description="number of single spaces between words to remove")],
+              description="Remove single spaces between two words, merging them.")
+def word_merge(text: str, rng, *, count: int) -> Outcome:
+    """Delete ``count`` single U+0020 gaps between two free alpha tokens.
+
+    >>> word_merge("Hello world", None, count=1).text
+    'Helloworld'
+    """
+    if " " not in text:
+        return unchanged(text, "no_candidates")
+    tokens = tm.word_tokens(text)
+    pairs = []
+    for a, b in zip(tokens, tokens[1:]):
+        if b.start == a.end + 1 and text[a.end] == " ":
+            pairs.append((a, b))
+    if not pairs:
+        return unchanged(text, "no_candidates")
+    involved = []
+    seen = -1
+    for a, b in pairs:
+        if a.start != seen:
+            involved.append(a)
+        involved.append(b)
+        seen = b.start
+    free = {t.start for t in tm.free_tokens(text, involved)}
+    gaps = [a.end for a, b in pairs
+            if a.start in free and b.start in free and _is_alpha_token(a) and _is_alpha_token(b)]
+    if not gaps:
+        return unchanged(text, "no_candidates")
+    chosen = select(gaps, rng, count=count)
+    return Outcome(tm.splice(text, [(p, p + 1, "") for p in chosen]), len(chosen))
+
+
+# --------------------------------------------------------------------------------------------
+# 5.12 word_split
+# --------------------------------------------------------------------------------------------
+
+def _split_points(tok: tm.Token) -> list[int]:
+    """Absolute offsets between two adjacent letters with >= 2 letters on each side."""
+    w = tok.text
+    if w.isascii() and w.isalpha():
+        return list(range(tok.start + 2, tok.end - 1)) if len(w) >= 4 else []
+    # clusters of the token: a base code point plus its combining marks
+    cl = [(m.start(), m.group()[0].isalpha()) for m in _IN_TOKEN_CLUSTER.finditer(w)]
+    total = sum(1 for _, letter in cl if letter)
+    if total < 4:
+        return []
+    out = []
+    before = 0
+    for k in range(len(cl) - 1):
+        if cl[k][1]:
+            before += 1
+            if cl[k + 1][1] and before >= 2 and total - before >= 2:
+                out.append(tok.start + cl[k + 1][0])
+    return out
+
+
+def _is_json_document(text: str) -> bool:
+    """The whole text, without surrounding whitespace, is one JSON object or array (the parsing
+    rule of §8 as used by §9.1's decline; duplicate keys do not matter here)."""
+    body = text.strip()
+    if len(body) < 2 or (body[0], body[-1]) not in (("{", "}"), ("[", "]")):
+        return False
+    try:
+        json.loads(body, parse_constant=_reject_constant)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+def _reject_constant(name: str):
+    raise ValueError(name)
+
+
+def _is_json_key(text: str, tok: tm.Token) -> bool:
+    """``"token":`` -- a whole JSON member name outside a JSON document."""
+    s, e = tok.start, tok.end
+    if s == 0 or text[s - 1] != '"' or e >= len(text) or text[e] != '"':
+        return False
+    k = e + 1
+    while k < len(text) and text[k] in " \t":
+        k += 1
+    return k < len(text) and text[k] == ":"
+
+
+@perturbation("word_split", family="word_level", seed_sensitive=True,
+              params=[count(1, description="number of words to split")],
+              description="Split words in two by inserting a space between two letters.")
+def word_split(text: str, rng, *, count: int) -> Outcome:
+    """Insert one space inside ``count`` free alpha tokens (>= 2 letters on each side).
+
+    >>> from perturber.rng import Draws
+    >>> word_split("abcd", Draws(0), count=1).text
+    'ab cd'
+    """
+    tokens = [t for t in tm.word_tokens(text) if t.end - t.start >= 4]
+    if not tokens or _is_json_document(text):
+        return unchanged(text, "no_candidates")
+    cands = []
+    for tok in tm.free_tokens(text, tokens):
+        w = tok.text
+        if w.isascii() and w.isalpha():   # >= 4 letters, so it has a split point
+            ok = True
+        else:
+            ok = _HAS_NUMBER.search(w) is None and bool(_split_points(tok))
+        if ok and not _is_json_key(text, tok):
+            cands.append(tok)
+    if not cands:
+        return unchanged(text, "no_candidates")
+    chosen = select(cands, rng, count=count)
+    edits = []
+    for tok in chosen:
+        p = rng.choice(_split_points(tok))
+        edits.append((p, p, " "))
+    return Outcome(tm.splice(text, edits), len(edits))
+
+
+# --------------------------------------------------------------------------------------------
+# 5.13 punctuation_spaces
+# --------------------------------------------------------------------------------------------
+
+# ASCII string.punctuation without "_", plus Pd, Ps, Pe, Pi, Pf and Po.
+_PUNCT_RUN = regex.compile(r"[!-/:-@\[-^`{-~\p{Pd}\p{Ps}\p{Pe}\p{Pi}\p{Pf}\p{Po}]+")
+
+
+# Exemptions of §5.13, as patterns over the whole text (each follows the normative token regex
+# of §1.6 and the sign rule of §1.10 exactly):
+# - a joiner inside a word token: after a word character (and its marks), before one;
+_IN_TOKEN_JOINER = regex.compile(r"(?<=[\p{L}\p{N}]\p{M}*)['’\-‐‑](?=[\p{L}\p{N}])")
+# - two or more one-letter word tokens, each directly followed by "." (e.g. p.m. U.S.);
+_DOTTED = regex.compile(r"(?<![\p{L}\p{N}]\p{M}*)(?<![\p{L}\p{N}]\p{M}*['’\-‐‑])"
+                        r"(?:\p{L}\p{M}*\.){2,}")
+# - the "-" sign of a numeric literal: not after a word character, directly before a digit.
+_SIGN = regex.compile(r"(?<![\p{L}\p{N}])-(?=[0-9])")
+
+
+@perturbation("punctuation_spaces", family="word_level",
+              description="Insert a space between each punctuation run and an adjacent "
+                          "non-space character.")
+def punctuation_spaces(text: str, rng) -> Outcome:
+    """Surround punctuation runs with spaces; numbers, contractions, abbreviations and protected
+    spans are exempt, and existing whitespace is kept.
+
+    >>> punctuation_spaces("Wait... really?! It costs $12.50 (e.g. today).", None).text
+    'Wait ... really ?! It costs $ 12.50 ( e.g. today ).'
+    """
+    runs = [m.span() for m in _PUNCT_RUN.finditer(text)]
+    if not runs:
+        return unchanged(text, "no_candidates")
+    n = len(text)
+    ex = bytearray(n)
+    for s, e in tm.protected_spans(text):
+        ex[s:e] = b"\x01" * (e - s)
+    for m in _IN_TOKEN_JOINER.finditer(text):
+        ex[m.start()] = 1
+    if "." in text:
+        for m in _DOTTED.finditer(text):
+            s, e = m.span()
+            ex[s:e] = b"\x01" * (e - s)
+    if "-" in text:
+        for m in _SIGN.finditer(text):
+            ex[m.start()] = 1
+    positions = []
+    for s, e in runs:
+        if ex.find(1, s, e) == -1:
+            # A character between two digits is a run of its own (its neighbours are digits).
+            if e - s == 1 and 0 < s < n - 1 and text[s - 1].isdigit() and text[s + 1].isdigit():
+                continue
+            if s > 0 and not text[s - 1].isspace():
+                positions.append(s)
+            if e < n and not text[e].isspace():
+                positions.append(e)
+            continue
+        a = s
+        for i in range(s, e + 1):
+            if i < e and not ex[i]:
+                continue
+            if a < i:  # a punctuation sub-run [a, i) between exempt (ordinary) characters
+                if a > 0 and not text[a - 1].isspace():
+                    positions.append(a)
+                if i < n and not text[i].isspace():
+                    positions.append(i)
+            a = i + 1
+    if not positions:
+        return unchanged(text, "no_candidates")
+    # Insert only at cluster boundaries (never between a base and its extenders).
+    starts = None if text.isascii() else tm.clusters(text)
+    dense = starts is None or len(starts) == n
+    edits = []
+    last = -1
+    for p in positions:
+        if p == last:
+            continue
+        if not dense and p < n:
+            k = bisect_left(starts, p)
+            if k == len(starts) or starts[k] != p:
+                continue
+        edits.append((p, p, " "))
+        last = p
+    if not edits:
+        return unchanged(text, "no_candidates")
+    return Outcome(tm.splice(text, edits), len(edits))
+
+
+# --------------------------------------------------------------------------------------------
+# 5.14 sequence_spaces
+# --------------------------------------------------------------------------------------------
+
+_NOT_WS = "[^" + "".join(regex.escape(c) for c in tm.WHITESPACE) + "]"
+_INNER_SPACES = regex.compile("(?<=" + _NOT_WS + ") +(?=" + _NOT_WS + ")")
+
+
+@perturbation("sequence_spaces", family="word_level", seed_sensitive=True,
+              params=[rate(0.5, "fraction of inner space runs to widen")],
+              description="Widen a fraction of the inner space runs by 1-4 extra spaces each.")
+def sequence_spaces(text: str, rng, *, rate: float) -> Outcome:
+    """Append 1-4 spaces (``rng.randint(1, 4)``) to chosen runs of U+0020 between two
+    non-whitespace characters on one line, outside protected spans.
+
+    >>> sequence_spaces("one", None, rate=1.0).reason
+    'no_candidates'
+    """
+    runs = [m.span() for m in _INNER_SPACES.finditer(text)]
+    if runs:
+        spans = tm.protected_spans(text)
+        if spans:
+            sp = tm.Spans(spans)
+            runs = [r for r in runs if not sp.overlaps(r[0], r[1])]
+    if not runs:
+        return unchanged(text, "no_candidates")
+    chosen = select(runs, rng, rate=rate)
+    edits = []
+    for s, e in chosen:
+        edits.append((e, e, " " * rng.randint(1, 4)))
+    return Outcome(tm.splice(text, edits), len(edits))
+
+
+# --------------------------------------------------------------------------------------------
+# 5.15 punctuation_drop
+# --------------------------------------------------------------------------------------------
+
+_CLOSERS = frozenset("\"'”’)]}»")
+_TERMINAL = frozenset(".!?…")
+
+
+def _abbreviations() -> frozenset:
+    """A13 entries that make a following single period a non-terminator by themselves.
+    Dotted entries (``e.g``, ``i.e``) end in a one-letter token and are covered by that rule;
+    ``no`` needs a following digit, which never happens at the end of a sentence."""
+    got = _TABLES.get("a13")
+    if got is None:
+        table = load_table("a13_abbreviations")
+        digit = set(table["digit_must_follow"])
+        got = frozenset(a for a in table["abbreviations"] if a not in digit and "." not in a)
+        _TABLES["a13"] = got
+    return got  # membership tests only
+
+
+def _one_letter(word: str) -> bool:
+    return word[0].isalpha() and (len(word) == 1 or _IN_TOKEN_CLUSTER.fullmatch(word) is not None)
+
+
+def _terminal_run(text: str, u: tm.Unit, spans: tm.Spans, tokens: list,
+                  tends: list) -> tuple[int, int] | None:
+    """The terminal run of a sentence unit, or None when the sentence has no terminator.
+
+    Only the final sentence of a paragraph can lack one; it may still end in a run that the
+    §1.9 splitter rejects: a run inside a protected span, or a single ``.`` directly after an
+    A13 abbreviation or a one-letter word token (``... at 5 p.m.``, ``... met Dr.``)."""
+    e = u.end
+    while e > u.start and text[e - 1] in _CLOSERS:
+        e -= 1
+    s = e
+    while s > u.start and text[s - 1] in _TERMINAL:
+        s -= 1
+    if s == e or s == u.start or (spans and spans.contains(s)):
+        return None   # no run; a sentence that is only a run is kept whole; protected
+    if e - s == 1 and text[s] == "." and not (spans and spans.contains(s - 1)):
+        k = bisect_left(tends, s)
+        if k < len(tends) and tends[k] == s:
+            w = tokens[k].text
+            if _one_letter(w) or w.lower() in _abbreviations():
+                return None
+    return s, e
+
+
+@perturbation("punctuation_drop", family="word_level",
+              description="Drop sentence-final punctuation and lower-case function-word "
+                          "sentence starters.")
+def punctuation_drop(text: str, rng) -> Outcome:
+    """Delete plain terminal runs (``.``, ``!``, ``?``; not ellipses) and lower-case a first
+    word of Table A12.
+
+    >>> punctuation_drop("Dr. Smith left at 5 p.m. today. Is that late? I think so!", None).text
+    'Dr. Smith left at 5 p.m. today is that late I think so'
+    """
+    sents = tm.sentences(text)
+    if not sents:
+        return unchanged(text, "no_candidates")
+    spans = tm.Spans(tm.protected_spans(text))
+    starters = _starters()
+    tokens = tm.word_tokens(text)
+    tstarts = [t.start for t in tokens]
+    tends = [t.end for t in tokens]
+    edits = []
+    for u in sents:
+        k = bisect_left(tstarts, u.start)
+        if k < len(tokens) and tokens[k].start < u.end:
+            tok = tokens[k]
+            w = tok.text
+            if (w.lower() in starters and tm.case_class(w) == "title"
+                    and not tm.is_bound(text, tok) and not spans.overlaps(tok.start, tok.end)):
+                first = w[0].lower()
+                if first != w[0]:
+                    edits.append((tok.start, tok.start + 1, first))
+        run = _terminal_run(text, u, spans, tokens, tends)
+        if run is not None:
+            s, e = run
+            chunk = text[s:e]
+            if "…" not in chunk and ".." not in chunk:
+                edits.append((s, e, ""))
+    if not edits:
+        return unchanged(text, "no_candidates")
+    return Outcome(tm.splice(text, edits), len(edits))
+
+
+# --------------------------------------------------------------------------------------------
+# 5.16 name_swap
+# --------------------------------------------------------------------------------------------
+
+_POSSESSIVE = ("'s", "’s")
+_NAME_MAX = 14   # longer than any A10 name plus a possessive; a cheap pre-filter
+
+
+def _name_part(word: str) -> tuple[str, str]:
+    """Split a possessive ``'s``/``’s`` (any case) off a token: (name, suffix)."""
+    if len(word) > 2 and word[-2:].lower() in _POSSESSIVE:
+        return word[:-2], word[-2:]
+    return word, ""
+
+
+@perturbation("name_swap", family="word_level", in_scope=False, seed_sensitive=True,
+              params=[rate(1.0, "fraction of distinct first names to swap")],
+              description="Replace first names (Table A10) with unused names of the same group.")
+def name_swap(text: str, rng, *, rate: float) -> Outcome:
+    """Swap a fraction of the distinct A10 first names for names of the same group that occur
+    nowhere in the text; every free title/upper occurrence is replaced, possessives kept.
+
+    >>> name_swap("no names here", None, rate=1.0).reason
+    'no_candidates'
+    """
+    index = _names()
+    if _name_hint().search(text.lower()) is None:      # cheap pre-filter
+        return unchanged(text, "no_candidates")
+    tokens = tm.word_tokens(text)
+    present = set()           # lower-cased table names occurring as any word token
+    hits = []                 # (token, table name, suffix) of possible candidate occurrences
+    for tok in tokens:
+        w = tok.text
+        if len(w) > _NAME_MAX:
+            continue
+        name, suffix = _name_part(w.lower())
+        if name in index:
+            present.add(name)
+            hits.append((tok, name, w[-2:] if suffix else ""))
+    if not hits:
+        return unchanged(text, "no_candidates")
+    free = {t.start for t in tm.free_tokens(text, [h[0] for h in hits])}
+    occurrences = []
+    order = []                # distinct names in first-occurrence order
+    listed = set()
+    for tok, name, suffix in hits:
+        cls = tm.case_class(tok.text)
+        if tok.start in free and (cls == "title" or cls == "upper"):
+            occurrences.append((tok, name, suffix, cls))
+            if name not in listed:
+                listed.add(name)
+                order.append(name)
+    if not order:
+        return unchanged(text, "no_candidates")
+    chosen = select(order, rng, rate=rate)
+    groups = _name_groups()
+    assigned = set()
+    mapping = {}
+    for name in chosen:
+        group = groups[index[name][0]]
+        options = [c for c in group if c not in assigned and c.lower() not in present]
+        if not options:
+            continue
+        new = rng.choice(options)
+        assigned.add(new)
+        mapping[name] = new
+    edits = []
+    for tok, name, suffix, cls in occurrences:
+        new = mapping.get(name)
+        if new is None:
+            continue
+        edits.append((tok.start, tok.end, (new.upper() if cls == "upper" else new) + suffix))
+    if not edits:
+        return unchanged(text, "no_change")
+    return Outcome(tm.splice(text, edits), len(edits))
