@@ -700,5 +700,7 @@ def test_punctuation_drop_terminal_runs_agree_with_the_sentence_splitter(text):
             continue      # no run, or a sentence that is only a run (kept whole by design)
         ours = spacing._terminal_run(text, u, spans, tokens, tends) is not None
         probe = text[:u.end] + " Zz" + text[u.end:]
+        if [ln.cls for ln in tm.lines(probe)] != [ln.cls for ln in tm.lines(text)]:
+            continue      # the probe turned the line into another class (e.g. "5. Zz" is ordered)
         ends = {v.end for v in tm.sentences(probe)}
         assert ours == (u.end in ends), (text, u)

@@ -1,0 +1,666 @@
+"""character: case, leet, vowels, diacritics, look-alikes and invisible characters (CATALOG.md §6).
+
+Shared rules of the family: positions are clusters (§1.5); protected spans are skipped by every
+entry except ``full_width``; an edit of a letter changes only its cluster's base and keeps the
+marks; the table-driven entries (``leetspeak``, ``homoglyph``, ``ocr_noise``) and the vowel
+entries only consider letters that are a cluster of one code point.
+
+>>> from perturber.rng import Draws
+>>> upper_case("see https://ex.com/Path", Draws(0)).text
+'SEE https://ex.com/Path'
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from bisect import bisect_left
+from collections.abc import Iterator
+from functools import lru_cache
+from types import MappingProxyType
+
+import regex
+
+from .. import text as tm
+from ..data import load_table
+from ..registry import Outcome, perturbation, choice, rate, unchanged
+from ..rng import Draws, select
+
+__all__ = [
+    "random_case", "upper_case", "lower_case", "title_case", "leetspeak", "disemvowel",
+    "diacritics_add", "diacritics_strip", "homoglyph", "full_width", "zero_width",
+    "bidi_override", "ocr_noise",
+]
+
+_FAMILY = "character"
+
+# ---------------------------------------------------------------------------------------------
+# Shared helpers
+# ---------------------------------------------------------------------------------------------
+
+# Every letter and a few other alphanumerics (``re``'s Unicode \w minus digits and "_"): a
+# superset filter; the exact §6 "cased letter" test is applied to the non-ASCII matches.
+_ALPHA_RE = re.compile(r"[^\W\d_]")
+_ASCII_ALPHA_RE = re.compile(r"[A-Za-z]")
+_VOWELS = "aeiouAEIOU"
+_VOWEL_RE = re.compile(r"[aeiouAEIOU]")
+_JOINERS = "'’-‐‑"
+_HYPHENS_RE = re.compile(r"[\-‐‑]")
+_ACUTE = "\u0301"
+
+
+def _spans(text: str) -> tm.Spans:
+    return tm.Spans(tm.protected_spans(text))
+
+
+def _starts_mask(text: str) -> bytearray | None:
+    """``None`` when every letter and every in-token position is a one-code-point cluster
+    (always so for ASCII text); else ``m`` with ``m[i] == 1`` where a cluster starts and
+    ``m[len(text)] == 1``."""
+    if text.isascii():
+        return None
+    starts = tm.clusters(text)
+    n = len(text)
+    if len(starts) == n:
+        return None
+    mask = bytearray(n + 1)
+    for s in starts:
+        mask[s] = 1
+    mask[n] = 1
+    return mask
+
+
+def _all_single(mask: bytearray | None, start: int, end: int) -> bool:
+    """True when every code point of ``[start, end)`` is a cluster of its own."""
+    return mask is None or mask.find(0, start, end + 1) == -1
+
+
+def _by_token(starts: list[int], tokens) -> Iterator[tuple[tm.Token, int, int]]:
+    """For each token holding hits, ``(token, i, j)`` with ``starts[i:j]`` inside it.
+    ``starts`` are ascending hit positions found by one scan of the whole text."""
+    i, n = 0, len(starts)
+    for tok in tokens:
+        i = bisect_left(starts, tok.start, i)
+        if i == n:
+            return
+        j = bisect_left(starts, tok.end, i)
+        if j > i:
+            yield tok, i, j
+            i = j
+
+
+def _single(found: list[int], mask: bytearray | None, tok: tm.Token) -> list[int]:
+    """The positions of ``found`` (inside ``tok``) that are a cluster of one code point."""
+    if _all_single(mask, tok.start, tok.end):
+        return found
+    return [p for p in found if mask[p] and mask[p + 1]]
+
+
+def _letters_and_alpha(word: str) -> tuple[int, bool]:
+    """(number of L* code points, True when the token holds no N* code point)."""
+    if word.isalpha():
+        return len(word), True
+    letters = sum(map(str.isalpha, word))
+    return letters, letters == sum(map(str.isalnum, word))
+
+
+def _segments(text: str, sp: tm.Spans) -> list[tuple[int, int]]:
+    return sp.gaps(0, len(text)) if sp else [(0, len(text))]
+
+
+def _map_outside(text: str, fn) -> str:
+    """Apply ``fn`` to every maximal segment outside protected spans."""
+    sp = _spans(text)
+    if not sp:
+        return fn(text)
+    parts = []
+    pos = 0
+    for s, e in sp:
+        parts.append(fn(text[pos:s]))
+        parts.append(text[s:e])
+        pos = e
+    parts.append(fn(text[pos:]))
+    return "".join(parts)
+
+
+@lru_cache(maxsize=None)
+def _pairs(table: str) -> MappingProxyType:
+    """A table's ``map`` as a read-only dict (lookups only; never iterated to decide anything)."""
+    return MappingProxyType({a: b for a, b in load_table(table)["map"]})
+
+
+@lru_cache(maxsize=None)
+def _leet() -> tuple:
+    """(source -> replacement for both cases, pattern matching any source)."""
+    out = {}
+    for a, b in load_table("a08a_leet")["map"]:
+        out[a] = b
+        out[a.upper()] = b
+    pattern = re.compile("[" + "".join(re.escape(a) for a in out) + "]")
+    return MappingProxyType(out), pattern
+
+
+@lru_cache(maxsize=None)
+def _homoglyphs() -> tuple:
+    """(Latin letter -> look-alike, pattern matching any Latin source letter)."""
+    rows = load_table("a08b_homoglyphs")["map"]
+    pattern = re.compile("[" + "".join(re.escape(a) for a, _ in rows) + "]")
+    return _pairs("a08b_homoglyphs"), pattern
+
+
+@lru_cache(maxsize=None)
+def _unit_symbols() -> frozenset:
+    return frozenset(s for row in load_table("a09_units")["rows"] for s in row["symbols"])
+
+
+@lru_cache(maxsize=None)
+def _ocr() -> tuple:
+    """(compiled scan pattern, sources in priority order, {source: (target, letter delta)})."""
+    rows = list(load_table("a08c_ocr_confusions")["map"])
+    rows.sort(key=lambda r: -len(r[0]))  # stable: longest first, then printed order
+    info = {}
+    for src, dst in rows:
+        info[src] = (dst, sum(map(str.isalpha, dst)) - sum(map(str.isalpha, src)))
+    pattern = re.compile("|".join(re.escape(src) for src, _ in rows))
+    return pattern, tuple(src for src, _ in rows), MappingProxyType(info)
+
+
+def _rate_edits(rng: Draws, rate_: float, candidates: list) -> list | None:
+    """Rate selection over ``candidates``; ``None`` when there are none."""
+    if not candidates:
+        return None
+    return select(candidates, rng, rate=rate_)
+
+
+# ---------------------------------------------------------------------------------------------
+# 6.1 - 6.4 case
+# ---------------------------------------------------------------------------------------------
+
+@perturbation("random_case", family=_FAMILY, seed_sensitive=True, params=[rate(0.5)],
+              description="Flip the case of a fraction of the cased letters.")
+def random_case(text: str, rng: Draws, *, rate: float) -> Outcome:
+    """Flip the case of ``rate`` of the cased letters outside protected spans (§6.1).
+
+    >>> random_case("hello `code` world", Draws(0), rate=1.0).text
+    'HELLO `code` WORLD'
+    """
+    sp = _spans(text)
+    mask = _starts_mask(text)
+    ascii_text = text.isascii()
+    finder = (_ASCII_ALPHA_RE if ascii_text else _ALPHA_RE).finditer
+    cased = tm.is_cased_letter
+    cands: list[int] = []
+    for s, e in _segments(text, sp):
+        if ascii_text:
+            cands.extend([m.start() for m in finder(text, s, e)])
+        else:
+            for m in finder(text, s, e):
+                p = m.start()
+                if (text[p] < "\x80" or cased(text[p])) and (mask is None or mask[p]):
+                    cands.append(p)
+    chosen = _rate_edits(rng, rate, cands)
+    if chosen is None:
+        return unchanged(text, "no_candidates")
+    return Outcome(tm.splice(text, [(p, p + 1, text[p].swapcase()) for p in chosen]), len(chosen))
+
+
+@perturbation("upper_case", family=_FAMILY,
+              description="Upper-case the text (full Unicode mapping) outside URLs and code.")
+def upper_case(text: str, rng: Draws) -> Outcome:
+    """``str.upper()`` on every maximal segment outside protected spans (§6.2).
+
+    >>> upper_case("Call me at 9am, see https://ex.com/Path", None).text
+    'CALL ME AT 9AM, SEE https://ex.com/Path'
+    >>> upper_case("straße", None).text
+    'STRASSE'
+    """
+    out = _map_outside(text, str.upper)
+    return Outcome(out, 1) if out != text else unchanged(text, "no_change")
+
+
+@perturbation("lower_case", family=_FAMILY,
+              description="Lower-case the text (full Unicode mapping) outside URLs and code.")
+def lower_case(text: str, rng: Draws) -> Outcome:
+    """``str.lower()`` on every maximal segment outside protected spans (§6.3).
+
+    >>> lower_case("Is NASA's Budget PUBLIC?", None).text
+    "is nasa's budget public?"
+    """
+    out = _map_outside(text, str.lower)
+    return Outcome(out, 1) if out != text else unchanged(text, "no_change")
+
+
+def _title_token(word: str) -> str:
+    """Upper-case the first code point of each hyphen-joined part when it is a lower-case
+    cased letter; text after an apostrophe inside a part is never touched."""
+    out = []
+    pos = 0
+    for m in _HYPHENS_RE.finditer(word):
+        out.append(_cap_first(word[pos:m.start()]))
+        out.append(m.group())
+        pos = m.end()
+    out.append(_cap_first(word[pos:]))
+    return "".join(out)
+
+
+def _cap_first(part: str) -> str:
+    c = part[:1]
+    if c and c.islower() and tm.is_cased_letter(c):
+        return c.swapcase() + part[1:]
+    return part
+
+
+@perturbation("title_case", family=_FAMILY,
+              description="Capitalise every lower-case or title-case word, hyphen parts included.")
+def title_case(text: str, rng: Draws) -> Outcome:
+    """Capitalise free ``lower``/``title`` tokens that start with a letter, except unit symbols
+    (§6.4). Acronyms, mixed-case names and text after apostrophes stay as they are.
+
+    >>> title_case("don't convert 5km or the iPhone price in km", None).text
+    "Don't Convert 5km Or The iPhone Price In km"
+    >>> title_case("a well-known o'neil", None).text
+    "A Well-Known O'neil"
+    """
+    units = _unit_symbols()
+    mask = _starts_mask(text)
+    case_class = tm.case_class
+    edits = []
+    for tok in tm.free_tokens(text):
+        word = tok.text
+        first = word[0]
+        hyphenated = "-" in word or "‐" in word or "‑" in word
+        if not hyphenated and not first.islower():
+            continue  # nothing could change: only part-initial lower-case letters are edited
+        if not first.isalpha() or word in units or (mask is not None and not mask[tok.start]):
+            continue
+        # islower(): every cased letter is lower case, so the class is lower (or none, where
+        # no part starts with a cased letter and nothing changes anyway).
+        if not word.islower() and case_class(word) not in ("lower", "title"):
+            continue
+        new = _title_token(word) if hyphenated else _cap_first(word)
+        if new != word:
+            edits.append((tok.start, tok.end, new))
+    if not edits:
+        return unchanged(text, "no_change")
+    return Outcome(tm.splice(text, edits), len(edits))
+
+
+# ---------------------------------------------------------------------------------------------
+# 6.5 leetspeak, 6.6 disemvowel
+# ---------------------------------------------------------------------------------------------
+
+@perturbation("leetspeak", family=_FAMILY, seed_sensitive=True, params=[rate(0.5)],
+              description="Replace a fraction of the letters with leet digits and symbols.")
+def leetspeak(text: str, rng: Draws, *, rate: float) -> Outcome:
+    """Replace letters of Table A8a inside free alpha tokens of at least 2 letters (§6.5).
+    A token whose every letter is chosen keeps its last chosen letter.
+
+    >>> leetspeak("to I", Draws(0), rate=1.0).text
+    '7o I'
+    """
+    table, leet_re = _leet()
+    hits = [m.start() for m in leet_re.finditer(text)]
+    if not hits:
+        return unchanged(text, "no_candidates")
+    mask = _starts_mask(text)
+    cands: list[int] = []
+    full: list[tuple[int, int, int]] = []   # tokens whose every letter is a candidate
+    for tok, i, j in _by_token(hits, tm.free_tokens(text)):
+        letters, alpha = _letters_and_alpha(tok.text)
+        if alpha and letters >= 2:
+            found = _single(hits[i:j], mask, tok)
+            cands.extend(found)
+            if len(found) == letters:
+                full.append((len(cands) - letters, len(cands), found[-1]))
+    chosen = _rate_edits(rng, rate, cands)
+    if chosen is None:
+        return unchanged(text, "no_candidates")
+    # Guard: a token whose every letter is chosen drops its highest chosen position (which is
+    # then its last candidate).
+    drop = _fully_chosen(cands, chosen, full)
+    edits = [(p, p + 1, table[text[p]]) for p in chosen if p not in drop]
+    return Outcome(tm.splice(text, edits), len(edits))
+
+
+def _fully_chosen(cands: list[int], chosen: list[int], tokens: list[tuple[int, int, int]]) -> set:
+    """The ``last`` of each ``(i, j, last)`` whose candidates ``cands[i:j]`` were all chosen."""
+    drop = set()   # membership tests only
+    if tokens:
+        for i, j, last in tokens:
+            a = bisect_left(chosen, cands[i])
+            if bisect_left(chosen, last + 1, a) - a == j - i:
+                drop.add(last)
+    return drop
+
+
+@perturbation("disemvowel", family=_FAMILY, seed_sensitive=True, params=[rate(0.5)],
+              description="Delete a fraction of the non-initial vowels of longer words.")
+def disemvowel(text: str, rng: Draws, *, rate: float) -> Outcome:
+    """Delete ASCII vowels (not first letters) in free alpha tokens of at least 3 letters (§6.6);
+    every token keeps its first letter and at least 2 letters.
+
+    >>> disemvowel("a cat eats", Draws(0), rate=1.0).text
+    'a ct ets'
+    """
+    hits = [m.start() for m in _VOWEL_RE.finditer(text)]
+    if not hits:
+        return unchanged(text, "no_candidates")
+    mask = _starts_mask(text)
+    cands: list[int] = []
+    capped: list[tuple[int, int, int]] = []   # (first, end, allowed) of tokens that may overflow
+    for tok, i, j in _by_token(hits, tm.free_tokens(text)):
+        word = tok.text
+        letters, alpha = _letters_and_alpha(word)
+        if not alpha or letters < 3:
+            continue
+        s, e = tok.start, tok.end
+        found = hits[i:j]
+        if found[0] == s:
+            found = found[1:]   # never the first letter
+        found = _single(found, mask, tok)
+        if found and ("'" in word or "’" in word or "-" in word or "‐" in word or "‑" in word):
+            # A vowel that is a whole part between joiners is a word of its own ("x-a-y").
+            found = [p for p in found
+                     if not (text[p - 1] in _JOINERS and (p + 1 == e or text[p + 1] in _JOINERS))]
+        if found:
+            cands.extend(found)
+            if len(found) > letters - 2:
+                capped.append((found[0], found[-1] + 1, letters - 2))
+    chosen = _rate_edits(rng, rate, cands)
+    if chosen is None:
+        return unchanged(text, "no_candidates")
+    # Guard: at most (letters - 2) deletions per token; its highest chosen positions are dropped.
+    drop = set()   # membership tests only
+    for first, end, allowed in capped:
+        a = bisect_left(chosen, first)
+        b = bisect_left(chosen, end, a)
+        if b - a > allowed:
+            drop.update(chosen[a + allowed:b])
+    return Outcome(tm.splice(text, [(p, p + 1, "") for p in chosen if p not in drop]),
+                   len(chosen) - len(drop))
+
+
+# ---------------------------------------------------------------------------------------------
+# 6.7 - 6.9 diacritics and look-alikes
+# ---------------------------------------------------------------------------------------------
+
+_PRECOMPOSED = {v: unicodedata.normalize("NFC", v + _ACUTE) for v in _VOWELS}
+
+
+def _vowel_sites(text: str) -> list[int]:
+    """ASCII vowels that are a cluster of their own inside free word tokens."""
+    hits = [m.start() for m in _VOWEL_RE.finditer(text)]
+    if not hits:
+        return hits
+    mask = _starts_mask(text)
+    out: list[int] = []
+    for tok, i, j in _by_token(hits, tm.free_tokens(text)):
+        out.extend(_single(hits[i:j], mask, tok))
+    return out
+
+
+@perturbation("diacritics_add", family=_FAMILY, seed_sensitive=True,
+              params=[rate(0.5), choice("form", "combining", ("combining", "precomposed"),
+                                        "combining U+0301 after the vowel, or the NFC letter")],
+              description="Put an acute accent on a fraction of the unmarked vowels.")
+def diacritics_add(text: str, rng: Draws, *, rate: float, form: str) -> Outcome:
+    """Mark ASCII vowels inside free word tokens with an acute accent (§6.7).
+
+    >>> diacritics_add("Open", Draws(0), rate=1.0, form="precomposed").text
+    'Ópén'
+    >>> diacritics_add("Open", Draws(0), rate=1.0, form="combining").text == "O\\u0301pe\\u0301n"
+    True
+    """
+    chosen = _rate_edits(rng, rate, _vowel_sites(text))
+    if chosen is None:
+        return unchanged(text, "no_candidates")
+    if form == "combining":
+        edits = [(p + 1, p + 1, _ACUTE) for p in chosen]
+    else:
+        edits = [(p, p + 1, _PRECOMPOSED[text[p]]) for p in chosen]
+    return Outcome(tm.splice(text, edits), len(chosen))
+
+
+# A code point that can start or sit in a strippable cluster: a canonically decomposable
+# character (Hangul syllables excluded), a Table A11 letter, or a run of non-spacing marks.
+_STRIP_HIT = regex.compile(
+    r"(?![\uAC00-\uD7A3])[\p{dt=canonical}ØøŁłĐđĦħŦŧ]\p{Mn}*|\p{Mn}+")
+_SCRIPT_WORDS = ("LATIN", "GREEK", "CYRILLIC")
+
+
+def _strippable_base(ch: str) -> bool:
+    if not ch.isalpha():
+        return False
+    words = unicodedata.name(ch, "").split()
+    return any(w in words for w in _SCRIPT_WORDS)
+
+
+def _strip_cluster(cluster: str, folds) -> str:
+    """NFD, drop the Mn marks, fold the base by Table A11, NFC. A cluster without Mn marks
+    (even after NFD) and without an A11 base is not a site and comes back as it is, so that
+    singleton decompositions (U+1FBE -> U+03B9) are never applied on their own."""
+    d = unicodedata.normalize("NFD", cluster)
+    kept = "".join([c for c in d if unicodedata.category(c) != "Mn"])
+    folded = kept[:1] in folds
+    if len(kept) == len(d) and not folded:
+        return cluster
+    if folded:
+        kept = folds[kept[0]] + kept[1:]
+    return unicodedata.normalize("NFC", kept)
+
+
+@perturbation("diacritics_strip", family=_FAMILY,
+              description="Remove the accents of Latin, Greek and Cyrillic letters.")
+def diacritics_strip(text: str, rng: Draws) -> Outcome:
+    """Per cluster with a Latin/Greek/Cyrillic base letter: NFD, drop Mn marks, NFC; plus the
+    folds of Table A11 (§6.8). No compatibility folding.
+
+    >>> diacritics_strip("Café crème in São Paulo, naïve Øresund, ﬁve ½", None).text
+    'Cafe creme in Sao Paulo, naive Oresund, ﬁve ½'
+    """
+    if text.isascii():
+        return unchanged(text, "no_candidates")
+    sp = _spans(text)
+    hits = [m.start() for s, e in _segments(text, sp) for m in _STRIP_HIT.finditer(text, s, e)]
+    if not hits:
+        return unchanged(text, "no_candidates")
+    folds = _pairs("a11_strip_folds")
+    mask = _starts_mask(text)
+    done: dict[str, str | None] = {}   # cluster -> stripped form (None: not a site); lookups only
+    edits = []
+    last_end = 0
+    for p in hits:
+        if mask is None:
+            cs, ce = p, p + 1
+        else:
+            cs = p
+            while not mask[cs]:
+                cs -= 1
+            ce = p + 1
+            while not mask[ce]:
+                ce += 1
+        if cs < last_end:
+            continue
+        last_end = ce
+        if sp and sp.overlaps(cs, ce):
+            continue
+        cluster = text[cs:ce]
+        if cluster in done:
+            new = done[cluster]
+        else:
+            new = _strip_cluster(cluster, folds) if _strippable_base(cluster[0]) else None
+            done[cluster] = new
+        if new is not None and new != cluster:
+            edits.append((cs, ce, new))
+    if not edits:
+        return unchanged(text, "no_candidates")
+    return Outcome(tm.splice(text, edits), len(edits))
+
+
+@perturbation("homoglyph", family=_FAMILY, seed_sensitive=True, params=[rate(0.3)],
+              description="Swap a fraction of the letters for Cyrillic or Greek look-alikes.")
+def homoglyph(text: str, rng: Draws, *, rate: float) -> Outcome:
+    """Replace letters of Table A8b (separate lower- and upper-case columns) inside free word
+    tokens with their look-alike (§6.9).
+
+    >>> [hex(ord(c)) for c in homoglyph("Hi", Draws(0), rate=1.0).text]
+    ['0x41d', '0x456']
+    """
+    table, pattern = _homoglyphs()
+    hits = [m.start() for m in pattern.finditer(text)]
+    if not hits:
+        return unchanged(text, "no_candidates")
+    mask = _starts_mask(text)
+    cands: list[int] = []
+    for tok, i, j in _by_token(hits, tm.free_tokens(text)):
+        cands.extend(_single(hits[i:j], mask, tok))
+    chosen = _rate_edits(rng, rate, cands)
+    if chosen is None:
+        return unchanged(text, "no_candidates")
+    return Outcome(tm.splice(text, [(p, p + 1, table[text[p]]) for p in chosen]), len(chosen))
+
+
+# ---------------------------------------------------------------------------------------------
+# 6.10 - 6.12 encodings and invisible characters
+# ---------------------------------------------------------------------------------------------
+
+_FULL_WIDTH = {c: c + 0xFEE0 for c in range(0x21, 0x7F)}
+_FULL_WIDTH[0x20] = 0x3000
+_PRINTABLE_ASCII = re.compile(r"[\x20-\x7e]")
+
+
+@perturbation("full_width", family=_FAMILY,
+              description="Write every printable ASCII character in its full-width form.")
+def full_width(text: str, rng: Draws) -> Outcome:
+    """U+0021-U+007E move by 0xFEE0 and U+0020 becomes U+3000, everywhere (§6.10).
+
+    >>> full_width("Hi 2 you!", None).text
+    'Ｈｉ\\u3000２\\u3000ｙｏｕ！'
+    """
+    if _PRINTABLE_ASCII.search(text) is None:
+        return unchanged(text, "no_candidates")
+    return Outcome(text.translate(_FULL_WIDTH), 1)
+
+
+_ZERO_WIDTH = {"u200b": "\u200b", "u200c": "\u200c", "u2060": "\u2060"}
+
+
+@perturbation("zero_width", family=_FAMILY, seed_sensitive=True,
+              params=[rate(0.3), choice("char", "u200b", ("u200b", "u200c", "u2060"),
+                                        "ZERO WIDTH SPACE, ZERO WIDTH NON-JOINER or WORD JOINER")],
+              description="Insert an invisible character at a fraction of the in-word boundaries.")
+def zero_width(text: str, rng: Draws, *, rate: float, char: str) -> Outcome:
+    """Insert ``char`` at chosen boundaries between two clusters inside free word tokens (§6.11).
+
+    >>> zero_width("ab c", Draws(0), rate=1.0, char="u2060").text == "a\\u2060b c"
+    True
+    """
+    mask = _starts_mask(text)
+    cands: list[int] = []
+    for tok in tm.free_tokens(text):
+        if mask is None:
+            cands.extend(range(tok.start + 1, tok.end))
+        else:
+            cands.extend([p for p in range(tok.start + 1, tok.end) if mask[p]])
+    chosen = _rate_edits(rng, rate, cands)
+    if chosen is None:
+        return unchanged(text, "no_candidates")
+    z = _ZERO_WIDTH[char]
+    return Outcome(tm.splice(text, [(p, p, z) for p in chosen]), len(chosen))
+
+
+_RLO, _PDF = "\u202e", "\u202c"
+
+
+@perturbation("bidi_override", family=_FAMILY,
+              description="Wrap every non-blank line in a right-to-left override.")
+def bidi_override(text: str, rng: Draws) -> Outcome:
+    """Each line with non-whitespace content, fenced code excepted, becomes RLO + line + PDF;
+    line breaks stay outside (§6.12).
+
+    >>> bidi_override("Hello\\nWorld", None).text == "\\u202eHello\\u202c\\n\\u202eWorld\\u202c"
+    True
+    """
+    edits = []
+    for line in tm.lines(text):
+        if line.cls != "blank" and line.cls != "code":
+            edits.append((line.start, line.start, _RLO))
+            edits.append((line.end, line.end, _PDF))
+    if not edits:
+        return unchanged(text, "no_candidates")
+    return Outcome(tm.splice(text, edits), len(edits) // 2)
+
+
+# ---------------------------------------------------------------------------------------------
+# 6.13 ocr_noise
+# ---------------------------------------------------------------------------------------------
+
+def _ocr_scan_slow(text: str, s: int, e: int, mask: bytearray, sources: tuple) -> list:
+    """The left-to-right scan of §6.13 with the one-code-point-cluster condition."""
+    out = []
+    p = s
+    while p < e:
+        for src in sources:
+            q = p + len(src)
+            if q <= e and text.startswith(src, p) and all(
+                    mask[i] and mask[i + 1] for i in range(p, q)):
+                out.append((p, q, src))
+                p = q
+                break
+        else:
+            p += 1
+    return out
+
+
+@perturbation("ocr_noise", family=_FAMILY, seed_sensitive=True, params=[rate(0.2)],
+              description="Introduce OCR confusions such as rn/m, cl/d and l/1.")
+def ocr_noise(text: str, rng: Draws, *, rate: float) -> Outcome:
+    """Replace chosen Table A8c sources in free alpha tokens of at least 3 letters (§6.13);
+    every token keeps at least 2 letters.
+
+    >>> ocr_noise("modern clinic", Draws(0), rate=1.0).text
+    'rnoclcm dinie'
+    """
+    pattern, sources, info = _ocr()
+    # One scan of the whole text: a two-letter source never spans two tokens (adjacent
+    # letters always belong to one token), so this equals scanning each token on its own.
+    matches = [(m.start(), m.end(), m.group()) for m in pattern.finditer(text)]
+    if not matches:
+        return unchanged(text, "no_candidates")
+    starts = [m[0] for m in matches]
+    mask = _starts_mask(text)
+    cands: list[tuple[int, int, str, int]] = []   # (start, end, source, index of the token)
+    letters_of: list[int] = []
+    for tok, i, j in _by_token(starts, tm.free_tokens(text)):
+        letters, alpha = _letters_and_alpha(tok.text)
+        if not alpha or letters < 3:
+            continue
+        ti = len(letters_of)
+        if _all_single(mask, tok.start, tok.end):
+            found = [(s, e, src, ti) for s, e, src in matches[i:j]]
+        else:
+            found = [(s, e, src, ti)
+                     for s, e, src in _ocr_scan_slow(text, tok.start, tok.end, mask, sources)]
+        if found:
+            letters_of.append(letters)
+            cands.extend(found)
+    chosen = _rate_edits(rng, rate, cands)
+    if chosen is None:
+        return unchanged(text, "no_candidates")
+    # G3 guard: per token, drop the highest chosen candidates until it keeps 2 letters.
+    edits = []
+    i, n = 0, len(chosen)
+    while i < n:
+        ti = chosen[i][3]
+        after = letters_of[ti]
+        j = i
+        while j < n and chosen[j][3] == ti:
+            after += info[chosen[j][2]][1]
+            j += 1
+        end = j
+        while after < 2 and end > i:
+            end -= 1
+            after -= info[chosen[end][2]][1]
+        edits.extend([(c[0], c[1], info[c[2]][0]) for c in chosen[i:end]])
+        i = j
+    return Outcome(tm.splice(text, edits), len(edits))
