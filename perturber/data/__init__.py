@@ -15,7 +15,7 @@ from functools import lru_cache
 from importlib import resources
 from types import MappingProxyType
 
-__all__ = ["load_table"]
+__all__ = ["load_table", "table_digests", "write_sums"]
 
 
 def _freeze(obj):
@@ -33,3 +33,21 @@ def load_table(name: str) -> object:
         name += ".json"
     raw = resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
     return _freeze(json.loads(raw))
+
+
+def table_digests() -> dict[str, str]:
+    """sha256 of every packaged table file, by file name (sorted)."""
+    import hashlib
+
+    root = resources.files(__package__)
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.iterdir(), key=lambda p: p.name) if p.name.endswith(".json")}
+
+
+def write_sums() -> str:
+    """Rewrite ``SHA256SUMS`` (``python -m perturber.data``); returns its path."""
+    path = resources.files(__package__).joinpath("SHA256SUMS")
+    lines = "".join(f"{digest}  {name}\n" for name, digest in table_digests().items())
+    with resources.as_file(path) as real:
+        real.write_text(lines, encoding="utf-8")
+        return str(real)
