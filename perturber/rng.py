@@ -14,23 +14,26 @@ import random
 from collections.abc import Sequence
 from threading import Lock
 
-_STATE_CACHE: dict[int, tuple] = {}
+_STATE_CACHE: dict[int, tuple | None] = {}
+_UNSEEN = object()
 _STATE_CACHE_MAX = 256
 _STATE_LOCK = Lock()
 
 
 def _seeded(seed: int) -> random.Random:
-    """``random.Random(seed)``, restored from a cached state when the seed was seen before.
+    """``random.Random(seed)``, restored from a cached state when the seed recurs.
 
-    ``Random.__new__`` skips ``__init__``, which would first seed from the OS (tens of µs).
+    Seeding costs about as much as ``getstate``, so a state is cached only on the second use
+    of a seed; ``Random.__new__`` + ``setstate`` then skips ``__init__`` (which would also pull
+    OS entropy first).
     """
-    state = _STATE_CACHE.get(seed)
-    if state is None:
+    state = _STATE_CACHE.get(seed, _UNSEEN)
+    if state is _UNSEEN or state is None:
         gen = random.Random(seed)
         with _STATE_LOCK:
             if len(_STATE_CACHE) >= _STATE_CACHE_MAX:
                 _STATE_CACHE.pop(next(iter(_STATE_CACHE)), None)
-            _STATE_CACHE[seed] = gen.getstate()
+            _STATE_CACHE[seed] = None if state is _UNSEEN else gen.getstate()
         return gen
     gen = random.Random.__new__(random.Random)
     gen.setstate(state)
