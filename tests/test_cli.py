@@ -59,7 +59,10 @@ def test_list_and_describe():
     out = cli("list", "--family", "padding", "--json")
     assert [e["name"] for e in json.loads(out.stdout)] == ["quotes", "spaces", "new_lines", "trailing_newline"]
     table = cli("list", "--in-scope").stdout.decode()
-    assert "native/quotes" in table and " out " not in table
+    rows = [line.split() for line in table.splitlines()]
+    assert "native/quotes" in table and rows and all(r[2] == "in" for r in rows)
+    everything = [line.split() for line in cli("list").stdout.decode().splitlines()]
+    assert any(r[2] == "out" for r in everything)
     assert json.loads(cli("describe", "quotes").stdout) == perturber.describe("quotes")
 
 
