@@ -102,13 +102,33 @@ def perturb(text: str, name: str, params: Mapping[str, Any] | None = None, seed:
     return _run(spec, check_text(text), resolved, seed).text
 
 
+def _sequence_matcher():
+    """``cydifflib.SequenceMatcher`` (a compiled port of difflib's algorithm, with the same
+    results: tests/test_core.py checks it) when installed, else ``difflib.SequenceMatcher``."""
+    global _SequenceMatcher
+    if _SequenceMatcher is None:
+        try:
+            from cydifflib import SequenceMatcher
+        except ImportError:  # pragma: no cover - the pure-Python original
+            SequenceMatcher = difflib.SequenceMatcher
+        _SequenceMatcher = SequenceMatcher
+    return _SequenceMatcher
+
+
+_SequenceMatcher = None
+
+
 def magnitude(original: str, perturbed: str) -> float | None:
-    """``1 - SequenceMatcher(None, a, b).ratio()``, or None above the cost guard (§1.13)."""
+    """``1 - difflib.SequenceMatcher(None, a, b).ratio()``, or None above the cost guard (§1.13).
+
+    >>> magnitude("abcd", "abxd")
+    0.25
+    """
     if original == perturbed:
         return 0.0
     if len(original) + len(perturbed) > LIMITS.magnitude_max_chars:
         return None
-    return 1.0 - difflib.SequenceMatcher(None, original, perturbed).ratio()
+    return 1.0 - _sequence_matcher()(None, original, perturbed).ratio()
 
 
 def apply(text: str, name: str, params: Mapping[str, Any] | None = None, seed: int = 0,

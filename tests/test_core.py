@@ -6,6 +6,8 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import perturber
 from perturber import registry
@@ -214,3 +216,21 @@ def test_import_is_light():
             "print(sorted(heavy & set(sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+@settings(max_examples=300, deadline=None)
+@given(a=st.text(alphabet="ab cd\u200b\u00e9", max_size=300), edits=st.lists(
+    st.tuples(st.integers(0, 300), st.sampled_from(["x", " ", "a", "\u200b", ""])), max_size=40))
+def test_fast_magnitude_equals_difflib(a, edits):
+    """The compiled SequenceMatcher gives difflib's exact ratio (autojunk included, len >= 200)."""
+    import difflib
+
+    from perturber.core import _sequence_matcher
+    b = list(a)
+    for pos, ch in edits:
+        if ch:
+            b.insert(min(pos, len(b)), ch)
+        elif b:
+            del b[min(pos, len(b) - 1)]
+    b = "".join(b)
+    assert _sequence_matcher()(None, a, b).ratio() == difflib.SequenceMatcher(None, a, b).ratio()
