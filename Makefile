@@ -50,6 +50,7 @@ test-versions:
 
 bench: venv nltk-data
 	$(BIN)/python eval/bench.py
+	$(BIN)/python eval/bench_service.py
 
 lambda-local: venv nltk-data
 	$(BIN)/python -m functions.api.local --host $(HOST) --port $(PORT)
