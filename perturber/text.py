@@ -148,6 +148,8 @@ def word_tokens(text: str) -> list[Token]:
 
 
 _BINDERS = frozenset("_/\\@#$%&=+<>|^~[]{}")
+# A superset of what can make a token bound: a binder, or "." / ":" followed by a non-space.
+_MAYBE_BOUND = _re.compile(r"[_/\\@#$%&=+<>|^~\[\]{}]|[.:]\S")
 
 
 def _bound(text: str, s: int, e: int) -> bool:
@@ -182,6 +184,8 @@ def free_tokens(text: str, tokens: Sequence[Token] | None = None,
     if tokens is None:
         tokens = word_tokens(text)
     sp = _as_spans(text, spans)
+    if not _MAYBE_BOUND.search(text):  # common prose: no binder, no "x.y"/"x:y" anywhere
+        return [t for t in tokens if not sp.overlaps(t[0], t[1])] if sp else list(tokens)
     if sp:
         return [t for t in tokens if not _bound(text, t[0], t[1]) and not sp.overlaps(t[0], t[1])]
     return [t for t in tokens if not _bound(text, t[0], t[1])]
