@@ -761,6 +761,24 @@ def _sentences(text: str, ps: int, pe: int, sp: Spans, out: list) -> None:
         out.append(_new_token(Unit, (st, _rstrip_end(text, st, pe), "sentence", False)))
 
 
+def trailing_run(text: str, unit: Unit) -> tuple[int, int]:
+    """The run of ``. ! ? …`` that ends ``unit`` before its closers, as ``(start, end)``;
+    empty (``start == end``) when the unit does not end in one. A sentence's run is its
+    terminal run unless the splitter rejected it (a final sentence may end in ``Dr.``).
+
+    >>> t = 'He said "stop!?" twice.'
+    >>> u = sentences(t)[0]; s, e = trailing_run(t, u); t[s:e]
+    '.'
+    """
+    e = unit.end
+    while e > unit.start and text[e - 1] in _CLOSERS:
+        e -= 1
+    s = e
+    while s > unit.start and text[s - 1] in ".!?…":
+        s -= 1
+    return s, e
+
+
 def _line_question(text: str, s: int, e: int) -> bool:
     e = _rstrip_end(text, s, e)
     while e > s and text[e - 1] in _CLOSERS:

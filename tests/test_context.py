@@ -4,6 +4,7 @@ context_load)."""
 import pytest
 
 import perturber
+from helpers import NoDraws
 from perturber import registry
 from perturber.data import load_table
 from perturber.errors import InvalidParams
@@ -19,9 +20,6 @@ def ap(text, name, params=None, seed=0):
     return perturber.apply(text, name, params, seed)
 
 
-class NoDraws:
-    def __getattr__(self, name):
-        raise AssertionError(f"unexpected draw: {name}")
 
 
 def remove_inserted(out, ids):

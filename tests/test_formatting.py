@@ -7,6 +7,7 @@ import sys
 import pytest
 
 import perturber
+from helpers import NoDraws
 from perturber import registry
 from perturber.errors import InvalidParams
 from perturber.text import cluster_spans
@@ -19,11 +20,6 @@ def ap(text, name, params=None, seed=0):
     return perturber.apply(text, name, params, seed)
 
 
-class NoDraws:
-    """An rng stand-in that fails on any draw (seed-insensitive entries make none)."""
-
-    def __getattr__(self, name):
-        raise AssertionError(f"unexpected draw: {name}")
 
 
 # --------------------------------------------------------------------------------------------

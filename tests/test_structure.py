@@ -6,6 +6,7 @@ import re
 import pytest
 
 import perturber
+from helpers import NoDraws
 from perturber import registry
 from perturber.data import load_table
 from perturber.errors import InvalidParams
@@ -24,11 +25,6 @@ def ap(text, name, params=None, seed=0):
     return perturber.apply(text, name, params, seed)
 
 
-class NoDraws:
-    """An rng stand-in that fails on any draw (seed-insensitive entries make none)."""
-
-    def __getattr__(self, name):
-        raise AssertionError(f"unexpected draw: {name}")
 
 
 # --------------------------------------------------------------------------------------------

@@ -690,12 +690,7 @@ def test_punctuation_drop_terminal_runs_agree_with_the_sentence_splitter(text):
     tokens = tm.word_tokens(text)
     tends = [t.end for t in tokens]
     for u in sents:
-        e = u.end
-        while e > u.start and text[e - 1] in spacing._CLOSERS:
-            e -= 1
-        s = e
-        while s > u.start and text[s - 1] in spacing._TERMINAL:
-            s -= 1
+        s, e = tm.trailing_run(text, u)
         if s == u.start:
             continue      # no run, or a sentence that is only a run (kept whole by design)
         ours = spacing._terminal_run(text, u, spans, tokens, tends) is not None

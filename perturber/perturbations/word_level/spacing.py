@@ -416,8 +416,6 @@ def sequence_spaces(text: str, rng, *, rate: float) -> Outcome:
 # 5.15 punctuation_drop
 # --------------------------------------------------------------------------------------------
 
-_CLOSERS = frozenset("\"'”’)]}»")
-_TERMINAL = frozenset(".!?…")
 
 
 def _abbreviations() -> frozenset:
@@ -444,12 +442,7 @@ def _terminal_run(text: str, u: tm.Unit, spans: tm.Spans, tokens: list,
     Only the final sentence of a paragraph can lack one; it may still end in a run that the
     §1.9 splitter rejects: a run inside a protected span, or a single ``.`` directly after an
     A13 abbreviation or a one-letter word token (``... at 5 p.m.``, ``... met Dr.``)."""
-    e = u.end
-    while e > u.start and text[e - 1] in _CLOSERS:
-        e -= 1
-    s = e
-    while s > u.start and text[s - 1] in _TERMINAL:
-        s -= 1
+    s, e = tm.trailing_run(text, u)
     if s == e or s == u.start or (spans and spans.contains(s)):
         return None   # no run; a sentence that is only a run is kept whole; protected
     if e - s == 1 and text[s] == "." and not (spans and spans.contains(s - 1)):

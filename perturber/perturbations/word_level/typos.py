@@ -706,8 +706,6 @@ def confusable_words(text: str, rng, *, rate: float) -> Outcome:
 # 5.4 repeated_chars
 # --------------------------------------------------------------------------------------------
 
-_TERMINAL = ".!?…"
-_CLOSERS = "\"'”’)]}»"
 
 
 def _terminal_runs(text: str) -> list[tuple[int, int]]:
@@ -716,12 +714,7 @@ def _terminal_runs(text: str) -> list[tuple[int, int]]:
         return []
     out = []
     for u in tm.sentences(text):
-        e = u.end
-        while e > u.start and text[e - 1] in _CLOSERS:
-            e -= 1
-        s = e
-        while s > u.start and text[s - 1] in _TERMINAL:
-            s -= 1
+        s, e = tm.trailing_run(text, u)
         if 1 <= e - s <= 3 and all(c == "!" or c == "?" for c in text[s:e]):
             out.append((s, e))
     return out
