@@ -766,9 +766,9 @@ def trailing_run(text: str, unit: Unit) -> tuple[int, int]:
     empty (``start == end``) when the unit does not end in one. A sentence's run is its
     terminal run unless the splitter rejected it (a final sentence may end in ``Dr.``).
 
-    >>> t = 'He said "stop!?" twice.'
-    >>> u = sentences(t)[0]; s, e = trailing_run(t, u); t[s:e]
-    '.'
+    >>> t = 'He said "stop!?" Then he left. Bye'
+    >>> [t[slice(*trailing_run(t, u))] for u in sentences(t)]
+    ['!?', '.', '']
     """
     e = unit.end
     while e > unit.start and text[e - 1] in _CLOSERS:

@@ -7,7 +7,9 @@ from ..registry import Outcome, perturbation, unchanged
 
 @perturbation("baseline", family="control", description="Return the input unchanged (the control).")
 def baseline(text: str, rng) -> Outcome:
-    """>>> baseline("What is 2+2?", None).text
+    """The input, unchanged, with reason ``control``.
+
+    >>> baseline("What is 2+2?", None).text
     'What is 2+2?'
     """
     return unchanged(text, "control")

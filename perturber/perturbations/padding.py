@@ -18,7 +18,9 @@ def _pad(text: str, char: str, n: int) -> Outcome:
 @perturbation("quotes", family="padding", params=[_n(5)], intensity="n",
               description='Pad with n double quotes and one space on each side.')
 def quotes(text: str, rng, *, n: int) -> Outcome:
-    """>>> quotes("Hi there", None, n=3).text == '\"\"\" Hi there \"\"\"'
+    """``n`` double quotes, a space, the text, a space, ``n`` double quotes.
+
+    >>> quotes("Hi there", None, n=3).text == '\"\"\" Hi there \"\"\"'
     True
     """
     return _pad(text, '"', n)
@@ -27,7 +29,9 @@ def quotes(text: str, rng, *, n: int) -> Outcome:
 @perturbation("spaces", family="padding", params=[_n(5)], intensity="n",
               description="Pad with n spaces plus one space on each side.")
 def spaces(text: str, rng, *, n: int) -> Outcome:
-    """>>> spaces("Hi", None, n=2).text
+    """``n + 1`` spaces on each side.
+
+    >>> spaces("Hi", None, n=2).text
     '   Hi   '
     """
     return _pad(text, " ", n)
@@ -36,7 +40,9 @@ def spaces(text: str, rng, *, n: int) -> Outcome:
 @perturbation("new_lines", family="padding", params=[_n(5)], intensity="n",
               description="Pad with n line feeds and one space on each side.")
 def new_lines(text: str, rng, *, n: int) -> Outcome:
-    """>>> new_lines("Hi", None, n=2).text
+    """``n`` line feeds and a space on each side (always LF, for tier parity).
+
+    >>> new_lines("Hi", None, n=2).text
     '\\n\\n Hi \\n\\n'
     """
     return _pad(text, "\n", n)
@@ -46,7 +52,9 @@ def new_lines(text: str, rng, *, n: int) -> Outcome:
               params=[Param("n", int, 1, "number of line breaks appended", 1, 100)],
               intensity="n", description="Append n line breaks in the text's own style.")
 def trailing_newline(text: str, rng, *, n: int) -> Outcome:
-    """>>> trailing_newline("What is 2+2?", None, n=1).text
+    """The text's line-break style, ``n`` times, at the end.
+
+    >>> trailing_newline("What is 2+2?", None, n=1).text
     'What is 2+2?\\n'
     """
     return Outcome(text + newline_style(text) * n, 1)
