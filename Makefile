@@ -8,8 +8,9 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8080
 NLTK_BUILD ?= build
 PYENV_ROOT ?= $(HOME)/.pyenv
-PY312 ?= $(firstword $(shell command -v python3.12) $(wildcard $(PYENV_ROOT)/versions/3.12*/bin/python3.12))
-PY313 ?= $(firstword $(shell command -v python3.13) $(wildcard $(PYENV_ROOT)/versions/3.13*/bin/python3.13))
+# Real interpreters first: a pyenv shim on PATH may exist without that version being selected.
+PY312 ?= $(firstword $(wildcard $(PYENV_ROOT)/versions/3.12*/bin/python3.12) $(shell command -v python3.12))
+PY313 ?= $(firstword $(wildcard $(PYENV_ROOT)/versions/3.13*/bin/python3.13) $(shell command -v python3.13))
 PYTEST_ARGS ?=
 
 export NLTK_DATA := $(CURDIR)/$(NLTK_BUILD)/nltk_data
@@ -39,6 +40,7 @@ test-fast: venv
 
 # The golden files must hold unchanged on Python 3.11, 3.12 and 3.13 (CATALOG.md §1.4).
 test-versions:
+	@[ -n "$(PY312)" ] && [ -n "$(PY313)" ] || { echo "test-versions needs python3.12 and python3.13 (pyenv or PATH)"; exit 1; }
 	@for py in $(PY312) $(PY313); do \
 	  v=$$($$py -c 'import sys; print("%d.%d" % sys.version_info[:2])'); \
 	  [ -x $(VENV)-$$v/bin/.installed ] || { $$py -m venv $(VENV)-$$v && \
