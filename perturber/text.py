@@ -138,13 +138,27 @@ class Token(NamedTuple):
 _new_token = tuple.__new__
 
 
-def word_tokens(text: str) -> list[Token]:
-    """All word tokens of ``text`` in order (normative regex of §1.6).
+def word_tokens(text: str) -> Sequence[Token]:
+    """All word tokens of ``text`` in order (normative regex of §1.6), as a read-only sequence.
+
+    Short texts are memoised (studies apply many perturbations and seeds to the same text).
 
     >>> [t.text for t in word_tokens('"hello," my_var 3rd-grade')]
     ['hello', 'my', 'var', '3rd-grade']
     """
-    return [_new_token(Token, (m.start(), m.end(), m.group())) for m in _WORD_RE.finditer(text)]
+    if len(text) <= _MEMO_MAX_CHARS:
+        return _word_tokens_memo(text)
+    return _scan_tokens(text)
+
+
+_MEMO_MAX_CHARS = 4096
+
+
+def _scan_tokens(text: str) -> tuple[Token, ...]:
+    return tuple([_new_token(Token, (m.start(), m.end(), m.group())) for m in _WORD_RE.finditer(text)])
+
+
+_word_tokens_memo = lru_cache(maxsize=256)(_scan_tokens)
 
 
 _BINDERS = frozenset("_/\\@#$%&=+<>|^~[]{}")
