@@ -834,7 +834,7 @@ def _units(text: str, kinds: str = "all") -> list[Unit]:
     return out
 
 
-def units(text: str) -> list[Unit]:
+def units(text: str) -> Sequence[Unit]:
     """The units of §1.9 in text order: sentences of plain paragraphs, every other non-blank
     line, and each whole fenced code block.  Each unit runs from its first to its last
     non-whitespace character, so the gaps between units are pure whitespace.
@@ -843,16 +843,24 @@ def units(text: str) -> list[Unit]:
     >>> [(t[u.start:u.end], u.kind, u.is_question) for u in units(t)]
     [('Dr. Li left at 5 p.m. today.', 'sentence', False), ('Why?', 'sentence', True), ('- item', 'line', False)]
     """
-    return _units(text)
+    return _units_memo(text, "all") if len(text) <= _MEMO_MAX_CHARS else tuple(_units(text))
 
 
-def sentences(text: str) -> list[Unit]:
+def sentences(text: str) -> Sequence[Unit]:
     """Only the sentences of the plain paragraphs (the ``sentence`` units).
 
     >>> [u[:2] for u in sentences("It is 3.14. Yes…  ok")]
     [(0, 11), (12, 16), (18, 20)]
     """
-    return _units(text, "sentences")
+    if len(text) <= _MEMO_MAX_CHARS:
+        return _units_memo(text, "sentences")
+    return tuple(_units(text, "sentences"))
+
+
+@lru_cache(maxsize=256)
+def _units_memo(text: str, kinds: str) -> tuple[Unit, ...]:
+    """Read-only memo of :func:`units` / :func:`sentences` for short texts."""
+    return tuple(_units(text, kinds))
 
 
 # --------------------------------------------------------------------------------------------

@@ -337,14 +337,14 @@ def test_units_mixed_document():
         ("B. Jupiter", "line", False),
         ("Answer:", "line", False),
     ]
-    assert [u for u in units(t) if u.kind == "sentence"] == sentences(t)
+    assert [u for u in units(t) if u.kind == "sentence"] == list(sentences(t))
     for a, b in zip(units(t), units(t)[1:]):
         assert a.end <= b.start and t[a.end:b.start].strip() == ""
 
 
 def test_units_edge():
-    assert units("") == [] and units(" \n\t ") == []
-    assert units("Hello") == [Unit(0, 5, "sentence", False)]
+    assert units("") == () and units(" \n\t ") == ()
+    assert units("Hello") == (Unit(0, 5, "sentence", False),)
     assert unit_view("  ```\n  x\n") == [("```\n  x", "code", False)]
 
 
