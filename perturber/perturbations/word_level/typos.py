@@ -455,10 +455,6 @@ def _substitutes(w: _Word, min_letters: int):
                 yield i
 
 
-def _applies(producer, w: _Word, min_letters: int) -> bool:
-    return next(producer(w, min_letters), None) is not None
-
-
 # Edits (absolute ``(start, end, replacement)``) for the positional mechanisms.
 
 def _edit_sub(w: _Word, i: int, letter: str) -> tuple:
@@ -577,6 +573,18 @@ def _realise(w: _Word, mech: str, rng) -> tuple:
     return _edit_double(w, i)  # double, consonant_double
 
 
+def _rt_applicable(w: _Word) -> tuple[str, ...]:
+    """The positional mechanisms of ``realistic_typos`` that have an option left for ``w``."""
+    return tuple(name for name, producer in _RT_PRODUCERS
+                 if next(producer(w, _RT_MIN), None) is not None)
+
+
+@lru_cache(maxsize=4096)
+def _rt_applicable_memo(word: str) -> tuple[str, ...]:
+    """:func:`_rt_applicable` of a token with no run carried in: a pure function of its text."""
+    return _rt_applicable(_Word(tm.Token(0, len(word), word)))
+
+
 @perturbation("realistic_typos", family="word_level", seed_sensitive=True,
               params=[count(3, description="number of tokens to mistype")],
               description="Mistype words the way people do: common misspellings, phonetic "
@@ -608,8 +616,7 @@ def realistic_typos(text: str, rng, *, count: int) -> Outcome:
         phonetic = _phonetic_options(w)
         if phonetic:
             mechs.append("phonetic")
-        mechs += [name for name, producer in _RT_PRODUCERS
-                  if next(producer(w, _RT_MIN), None) is not None]
+        mechs += (_rt_applicable(w) if idx == inherit_at else _rt_applicable_memo(tok.text))
         joined = _missed_space(text, w, free, idx)
         if joined is not None:
             mechs.append("missed_space")
@@ -636,6 +643,16 @@ _TY_OPS = (("swap", _swaps), ("delete", _drops), ("duplicate", _doubles),
            ("substitute", _substitutes))
 
 
+@lru_cache(maxsize=4096)
+def _typo_options(word: str) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """The ops of ``typos`` that apply to ``word``, each with its cluster positions, in
+    ``_TY_OPS`` order (after the option filter). A pure function of the word's text, so it is
+    memoised: words recur across texts and seeds."""
+    w = _Word(tm.Token(0, len(word), word))
+    found = ((op, tuple(producer(w, _TY_MIN))) for op, producer in _TY_OPS)
+    return tuple((op, positions) for op, positions in found if positions)
+
+
 @perturbation("typos", family="word_level", seed_sensitive=True,
               params=[count(5, description="number of tokens to mistype")],
               description="One mechanical typo (swap, delete, duplicate or shift a letter) in "
@@ -655,8 +672,8 @@ def typos(text: str, rng, *, count: int) -> Outcome:
     edits = []
     for idx in select(cands, rng, count=count):
         w = _Word(free[idx])
-        op, producer = rng.choice([op for op in _TY_OPS if _applies(op[1], w, _TY_MIN)])
-        i = rng.choice(list(producer(w, _TY_MIN)))
+        op, positions = rng.choice(_typo_options(w.tok.text))
+        i = rng.choice(positions)
         if op == "swap":
             edits.append(_edit_swap(w, i))
         elif op == "delete":
