@@ -11,6 +11,7 @@ memoised, so a chosen token costs O(its length) and a whole call O(len(text)).
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Sequence
 from functools import lru_cache
 from itertools import accumulate
 
@@ -156,6 +157,24 @@ def _typo_candidates(text: str, free: list, min_letters: int) -> list[int]:
                 and _lower_or_title(word) and not _glued(text, tok)):
             out.append(i)
     return out
+
+
+def _typo_sites(text: str, min_letters: int) -> tuple[Sequence[tm.Token], Sequence[int]]:
+    """The free tokens of ``text`` and the indices of the typo candidates among them
+    (memoised for short texts, like the text model's tokens)."""
+    if len(text) <= _SITES_MEMO_MAX_CHARS:
+        return _typo_sites_memo(text, min_letters)
+    free = tm.free_tokens(text)
+    return free, _typo_candidates(text, free, min_letters)
+
+
+_SITES_MEMO_MAX_CHARS = 4096
+
+
+@lru_cache(maxsize=256)
+def _typo_sites_memo(text: str, min_letters: int) -> tuple[tuple[tm.Token, ...], tuple[int, ...]]:
+    free = tuple(tm.free_tokens(text))
+    return free, tuple(_typo_candidates(text, free, min_letters))
 
 
 def _split(word: str) -> list[str]:
@@ -597,8 +616,7 @@ def realistic_typos(text: str, rng, *, count: int) -> Outcome:
     >>> out.edits, out.text != "Please receive the parcel today."
     (2, True)
     """
-    free = tm.free_tokens(text)
-    cands = _typo_candidates(text, free, _RT_MIN)
+    free, cands = _typo_sites(text, _RT_MIN)
     if not cands:
         return unchanged(text, "no_candidates")
     misspell, longest = _misspellings()
@@ -665,8 +683,7 @@ def typos(text: str, rng, *, count: int) -> Outcome:
     >>> out.edits, out.text.split()[0]
     (2, 'The')
     """
-    free = tm.free_tokens(text)
-    cands = _typo_candidates(text, free, _TY_MIN_CAND)
+    free, cands = _typo_sites(text, _TY_MIN_CAND)
     if not cands:
         return unchanged(text, "no_candidates")
     edits = []
