@@ -10,7 +10,7 @@ import regex
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import perturber.text as T
+import perturber.text.spans as T
 from perturber.data import load_table
 from perturber.text import (HSPACE, WHITESPACE, Body, Line, Number, Spans, Token, Unit,
                             answer_cue, append_material, apostrophe_style, apply_apostrophe,

@@ -273,8 +273,6 @@ def markdown_wrap(text: str, rng) -> Outcome:
 # --------------------------------------------------------------------------------------------
 
 _MD_HINT = re.compile(r"[#=\-*_>+`~\\\[<]|[0-9][.)]")
-_FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})")
-_FENCE_CLOSE = re.compile(r" {0,3}(`{3,}|~{3,})[^\S\r\n]*\Z")
 _HEAD_OPEN = re.compile(r" {0,3}(#{1,6})[ \t]")
 _HEAD_CLOSE = re.compile(r"[ \t]#+(?=[ \t]*\Z)")
 _SETEXT = re.compile(r" {0,3}(?:=+|-+)[ \t]*\Z")
@@ -655,24 +653,21 @@ def strip_markdown(text: str, rng) -> Outcome:
     dels: list[tuple[int, int, str]] = []
     removed = bytearray(len(lines))
     edits = 0
-    fence: tuple[str, int] | None = None
+    fence: str | None = None
     prev_plain = False
     for i, ln in enumerate(lines):
         s, e, cls = ln.start, ln.end, ln.cls
         if cls == "code":
             prev_plain = False
             if fence is None:
-                m = _FENCE_OPEN.match(text, s, e)
-                if m is not None:
-                    fence = (m.group(1)[0], len(m.group(1)))
+                fence = tm.fence_opening(text, s, e)
+                if fence is not None:
                     removed[i] = 1
                     edits += 1
-            else:
-                m = _FENCE_CLOSE.match(text, s, e)
-                if m is not None and m.group(1)[0] == fence[0] and len(m.group(1)) >= fence[1]:
-                    removed[i] = 1
-                    edits += 1
-                    fence = None
+            elif tm.closes_fence(text, s, e, fence):
+                removed[i] = 1
+                edits += 1
+                fence = None
             continue
         fence = None
         if cls == "blank":

@@ -40,8 +40,6 @@ _BULLET_HINT = re.compile(r"(?:^|[\r\n])[ \t]*[\-*+•][ \t]")
 # The prefix of a ``bullet`` line: indentation, marker, and the whitespace after the marker.
 _BULLET_PREFIX = re.compile(r"([ \t]*)([\-*+•])[ \t][^\S\r\n]*")
 _INDENT = re.compile(r"[ \t]*")
-_FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})")
-_FENCE_CLOSE = re.compile(r" {0,3}(`{3,}|~{3,})[^\S\r\n]*\Z")
 
 
 def _width(indent: str) -> int:
@@ -57,16 +55,11 @@ def _width(indent: str) -> int:
 def _unclosed_fence(text: str, s: int, e: int) -> bool:
     """True when the protected span ``(s, e)`` is a fenced block without its closing line
     (it runs to the end of the text, so moving it would swallow what follows)."""
-    opening = _FENCE_OPEN.match(text, s, e)
-    if opening is None or (s > 0 and text[s - 1] not in "\r\n"):
+    run = tm.fence_opening(text, s, e)
+    if run is None or (s > 0 and text[s - 1] not in "\r\n"):
         return False
     last = max(text.rfind("\n", s, e), text.rfind("\r", s, e)) + 1
-    if last <= s:
-        return True
-    closing = _FENCE_CLOSE.match(text, last, e)
-    run = opening.group(1)
-    return not (closing is not None and closing.group(1)[0] == run[0]
-                and len(closing.group(1)) >= len(run))
+    return last <= s or not tm.closes_fence(text, last, e, run)
 
 
 def _permutation(m: int, rng) -> list[int]:

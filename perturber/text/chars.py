@@ -1,0 +1,36 @@
+"""Character classes of §1.5–§1.6 (whitespace, word characters)."""
+
+from __future__ import annotations
+
+# --------------------------------------------------------------------------------------------
+# Character classes
+# --------------------------------------------------------------------------------------------
+
+#: Every code point with ``str.isspace()`` true (checked against Python in the tests).
+WHITESPACE = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004"
+              "\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
+#: Horizontal whitespace (§1.5): every whitespace character except ``\r`` and ``\n``.
+HSPACE = WHITESPACE.replace("\r", "").replace("\n", "")
+
+
+def _cls(chars: str) -> str:
+    return "".join("\\" + c if c in "\\]^-[" else c for c in chars)
+
+
+_WS_C = _cls(WHITESPACE)
+_HS_C = _cls(HSPACE)
+
+
+def is_word_char(ch: str) -> bool:
+    """True for a code point of category L* or N* (§1.6).
+
+    >>> is_word_char("é"), is_word_char("_"), is_word_char("3")
+    (True, False, True)
+    """
+    return ch.isalnum()  # equals category L*/N* for every code point (checked in the tests)
+
+
+#: Fast NamedTuple construction: ``_new_token(Token, (s, e, t))`` skips ``__new__``'s argument parsing.
+_new_token = tuple.__new__
+#: Texts up to this length have their tokens and units memoised.
+_MEMO_MAX_CHARS = 4096

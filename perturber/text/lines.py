@@ -1,0 +1,162 @@
+"""Lines, newline style and fenced code blocks (§1.5, §1.8 rule 1, §1.9)."""
+
+from __future__ import annotations
+
+import re as _re
+from typing import NamedTuple
+
+from .chars import _HS_C, _WS_C, _new_token
+
+# --------------------------------------------------------------------------------------------
+# Lines and fenced blocks (§1.5, §1.8 rule 1, §1.9)
+# --------------------------------------------------------------------------------------------
+
+_LB = _re.compile(r"\r\n|\r|\n")
+_FENCE_OPEN = _re.compile(r" {0,3}(`{3,}|~{3,})")
+_FENCE_CLOSE = {
+    "`": _re.compile(r" {0,3}(`{3,})[" + _HS_C + r"]*\Z"),
+    "~": _re.compile(r" {0,3}(~{3,})[" + _HS_C + r"]*\Z"),
+}
+
+
+def _line_bounds(text: str) -> list[tuple[int, int, int]]:
+    """(start, end of content, start of next line); a final line break opens no new line."""
+    out = []
+    pos = 0
+    for m in _LB.finditer(text):
+        s, e = m.span()
+        out.append((pos, s, e))
+        pos = e
+    if pos < len(text):
+        out.append((pos, len(text), len(text)))
+    return out
+
+
+def fence_opening(text: str, s: int, e: int) -> str | None:
+    """The backtick or tilde run when the line ``text[s:e]`` opens a fenced block, else None.
+
+    >>> fence_opening("  ````py", 0, 8), fence_opening("    ```", 0, 7)
+    ('````', None)
+    """
+    m = _FENCE_OPEN.match(text, s, e)
+    return None if m is None else m.group(1)
+
+
+def closes_fence(text: str, s: int, e: int, run: str) -> bool:
+    """True when the line ``text[s:e]`` closes a block opened by ``run`` (same character, at
+    least as long, nothing but horizontal whitespace after it).
+
+    >>> closes_fence("````  ", 0, 6, "```"), closes_fence("~~~", 0, 3, "```")
+    (True, False)
+    """
+    m = _FENCE_CLOSE[run[0]].match(text, s, e)
+    return m is not None and len(m.group(1)) >= len(run)
+
+
+def _fences(text: str, lb: list[tuple[int, int, int]]) -> list[tuple[int, int, int, int]]:
+    """Fenced blocks as (first line index, last line index, span start, span end)."""
+    if "```" not in text and "~~~" not in text:
+        return []
+    out = []
+    i, n = 0, len(lb)
+    while i < n:
+        s, e, _ = lb[i]
+        run = fence_opening(text, s, e)
+        if run is None:
+            i += 1
+            continue
+        j = i + 1
+        while j < n and not closes_fence(text, lb[j][0], lb[j][1], run):
+            j += 1
+        if j < n:
+            out.append((i, j, s, lb[j][1]))
+            i = j + 1
+        else:
+            out.append((i, n - 1, s, len(text)))
+            i = n
+    return out
+
+
+def newline_style(text: str) -> str:
+    """``NL`` of §1.5: ``"\\r\\n"`` if the first line break is CRLF, else ``"\\n"``.
+
+    >>> newline_style("a\\r\\nb\\n"), newline_style("a\\rb\\r\\n"), newline_style("a")
+    ('\\r\\n', '\\n', '\\n')
+    """
+    m = _LB.search(text)
+    return "\r\n" if m is not None and m.end() - m.start() == 2 else "\n"
+
+
+class Line(NamedTuple):
+    """A line: content ``text[start:end]``, the next line starts at ``next``."""
+    start: int
+    end: int
+    next: int
+    cls: str
+
+
+_LINE_CLS = _re.compile(
+    r"(?P<heading> {0,3}#{1,6}[ \t])"
+    r"|(?P<bullet>[ \t]*[\-*+•][ \t])"
+    r"|(?P<ordered>[ \t]*[0-9]{1,3}[.)][ \t])"
+    r"|(?P<option> {0,3}\(?[A-Za-z][.)][ \t])"
+    r"|(?P<quote> {0,3}>)"
+    r"|(?P<table> {0,3}\|)")
+_BLANK = _re.compile(r"[" + _HS_C + r"]*\Z")
+_CUE = _re.compile(
+    r"[" + _HS_C + r"]*(?:[aA][nN][sS][wW][eE][rR]|[fF][iI][nN][aA][lL][" + _HS_C + r"]+"
+    r"[aA][nN][sS][wW][eE][rR]|[aA]|[rR][eE][sS][pP][oO][nN][sS][eE]|[oO][uU][tT][pP][uU][tT]"
+    r"|[sS][oO][lL][uU][tT][iI][oO][nN])[" + _HS_C + r"]*:[" + _HS_C + r"]*\Z")
+_NON_WS = _re.compile(r"[^" + _WS_C + r"]")
+
+
+def _cue_line(text: str, lb, fences) -> int | None:
+    """Index of the answer-cue line in ``lb``, or None."""
+    last = None
+    for i in range(len(lb) - 1, -1, -1):
+        s, e, _ = lb[i]
+        if not _BLANK.match(text, s, e):
+            last = i
+            break
+    if last is None:
+        return None
+    s, e, _ = lb[last]
+    if not _CUE.match(text, s, e):
+        return None
+    for f in fences:
+        if f[0] <= last <= f[1]:
+            return None
+    if _NON_WS.search(text, 0, s) is None:  # no other non-blank line
+        return None
+    return last
+
+
+def _classify(text: str, lb, fences) -> list[str]:
+    code = bytearray(len(lb))
+    for a, b, _, _ in fences:
+        code[a:b + 1] = b"\x01" * (b + 1 - a)
+    cue = _cue_line(text, lb, fences)
+    out = []
+    blank, match = _BLANK.match, _LINE_CLS.match
+    for i, (s, e, _) in enumerate(lb):
+        if blank(text, s, e):
+            out.append("blank")
+        elif code[i]:
+            out.append("code")
+        elif i == cue:
+            out.append("cue")
+        else:
+            m = match(text, s, e)
+            out.append(m.lastgroup if m is not None else "plain")
+    return out
+
+
+def lines(text: str) -> list[Line]:
+    """The lines of ``text`` with their §1.9 class (a final line break opens no new line).
+
+    >>> [(l.start, l.end, l.next, l.cls) for l in lines("# T\\n\\n- a\\nQ?\\nAnswer:")]
+    [(0, 3, 4, 'heading'), (4, 4, 5, 'blank'), (5, 8, 9, 'bullet'), (9, 11, 12, 'plain'), (12, 19, 19, 'cue')]
+    """
+    lb = _line_bounds(text)
+    cls = _classify(text, lb, _fences(text, lb))
+    return [_new_token(Line, (s, e, nx, c)) for (s, e, nx), c in zip(lb, cls)]

@@ -1,0 +1,206 @@
+"""Units: sentences, lines and code blocks (§1.9)."""
+
+from __future__ import annotations
+
+import re as _re
+import unicodedata
+from functools import lru_cache
+from typing import NamedTuple, Sequence
+
+from .chars import _MEMO_MAX_CHARS, _new_token
+from .lines import _NON_WS, _classify, _fences, _line_bounds
+from .spans import Spans, _protected
+
+# --------------------------------------------------------------------------------------------
+# Units: sentences, lines, code blocks (§1.9)
+# --------------------------------------------------------------------------------------------
+
+class Unit(NamedTuple):
+    """A unit span from its first to its last non-whitespace character."""
+    start: int
+    end: int
+    kind: str           # "sentence", "line" or "code"
+    is_question: bool
+
+
+_TERM = _re.compile(r"[.!?…]+([\"'”’)\]}»]*)")
+_CLOSERS = "\"'”’)]}»"
+
+
+_JOINERS = "'’-‐‑"
+_DIGIT_AFTER = _re.compile(r" ?[0-9]")
+
+
+def _is_mark(c: str) -> bool:
+    return c >= "\u0300" and unicodedata.category(c)[0] == "M"
+
+
+@lru_cache(maxsize=1)
+def _abbr() -> tuple[frozenset, frozenset, tuple]:
+    """(plain abbreviations, those needing a following digit, dotted ones) of Table A13."""
+    from ..data import load_table
+    table = load_table("a13_abbreviations")
+    digit = frozenset(table["digit_must_follow"])
+    plain = frozenset(a for a in table["abbreviations"] if a not in digit and "." not in a)
+    dotted = tuple(a for a in table["abbreviations"] if "." in a)
+    return plain, digit, dotted
+
+
+def _no_end_before(text: str, p: int) -> bool:
+    """True when the "." at ``p`` directly follows a Table A13 abbreviation or a one-letter
+    word token (§1.9), so that it does not end a sentence."""
+    j = p
+    while j > 0:
+        c = text[j - 1]
+        if c.isalnum() or _is_mark(c):
+            j -= 1
+        else:
+            break
+    if j == p:
+        return False
+    if j > 1 and text[j - 1] in _JOINERS and (text[j - 2].isalnum() or _is_mark(text[j - 2])) \
+            and text[j].isalnum():
+        return False  # the token goes on to the left: not an abbreviation, not one letter
+    while j < p and _is_mark(text[j]):
+        j += 1
+    if j == p:
+        return False
+    seg = text[j:p]
+    if seg[0].isalpha() and (len(seg) == 1 or all(_is_mark(c) for c in seg[1:])):
+        return True
+    plain, digit, dotted = _abbr()
+    if seg.isascii():
+        low = seg.lower()
+        if low in plain:
+            return True
+        if low in digit:
+            return _DIGIT_AFTER.match(text, p + 1) is not None
+    for d in dotted:
+        k = p - len(d)
+        if k >= 0 and text[k:p].lower() == d and (k == 0 or not (
+                text[k - 1].isalnum() or _is_mark(text[k - 1]))):
+            return True
+    return False
+
+
+def _rstrip_end(text: str, s: int, e: int) -> int:
+    """End of ``text[s:e]`` without trailing whitespace."""
+    while e > s and text[e - 1].isspace():
+        e -= 1
+    return e
+
+
+def _lstrip_start(text: str, s: int, e: int) -> int:
+    m = _NON_WS.search(text, s, e)
+    return m.start() if m is not None else e
+
+
+def _sentences(text: str, ps: int, pe: int, sp: Spans, out: list) -> None:
+    cur = ps
+    for m in _TERM.finditer(text, ps, pe):
+        ce = m.end()
+        if ce < pe and not text[ce].isspace():
+            continue
+        rs = m.start()
+        re_ = m.start(1)
+        if re_ - rs == 1 and text[rs] == "." and _no_end_before(text, rs) and not (
+                sp and sp.contains(rs - 1)):
+            continue
+        if rs > 0 and text[rs - 1].isdigit() and ce < pe and text[ce].isdigit():
+            continue
+        if sp and sp.contains(rs):
+            continue
+        st = _lstrip_start(text, cur, rs)
+        out.append(_new_token(Unit, (st, ce, "sentence", "?" in text[rs:re_])))
+        cur = ce
+    st = _lstrip_start(text, cur, pe)
+    if st < pe:
+        out.append(_new_token(Unit, (st, _rstrip_end(text, st, pe), "sentence", False)))
+
+
+def trailing_run(text: str, unit: Unit) -> tuple[int, int]:
+    """The run of ``. ! ? …`` that ends ``unit`` before its closers, as ``(start, end)``;
+    empty (``start == end``) when the unit does not end in one. A sentence's run is its
+    terminal run unless the splitter rejected it (a final sentence may end in ``Dr.``).
+
+    >>> t = 'He said "stop!?" Then he left. Bye'
+    >>> [t[slice(*trailing_run(t, u))] for u in sentences(t)]
+    ['!?', '.', '']
+    """
+    e = unit.end
+    while e > unit.start and text[e - 1] in _CLOSERS:
+        e -= 1
+    s = e
+    while s > unit.start and text[s - 1] in ".!?…":
+        s -= 1
+    return s, e
+
+
+def _line_question(text: str, s: int, e: int) -> bool:
+    e = _rstrip_end(text, s, e)
+    while e > s and text[e - 1] in _CLOSERS:
+        e -= 1
+    return e > s and text[e - 1] == "?"
+
+
+def _units(text: str, kinds: str = "all") -> list[Unit]:
+    lb = _line_bounds(text)
+    fences = _fences(text, lb)
+    cls = _classify(text, lb, fences)
+    sp = Spans(_protected(text, lb, fences))
+    fence_at = {f[0]: f for f in fences}
+    out: list[Unit] = []
+    i, n = 0, len(lb)
+    while i < n:
+        c = cls[i]
+        if i in fence_at:
+            _, last, s, e = fence_at[i]
+            if kinds == "all":
+                s = _lstrip_start(text, s, e)
+                out.append(_new_token(Unit, (s, _rstrip_end(text, s, e), "code", False)))
+            i = last + 1
+        elif c == "plain":
+            j = i
+            while j + 1 < n and cls[j + 1] == "plain":
+                j += 1
+            _sentences(text, lb[i][0], lb[j][1], sp, out)
+            i = j + 1
+        elif c == "blank":
+            i += 1
+        else:
+            if kinds == "all":
+                s, e, _ = lb[i]
+                s = _lstrip_start(text, s, e)
+                e = _rstrip_end(text, s, e)
+                out.append(_new_token(Unit, (s, e, "line", _line_question(text, s, e))))
+            i += 1
+    return out
+
+
+def units(text: str) -> Sequence[Unit]:
+    """The units of §1.9 in text order: sentences of plain paragraphs, every other non-blank
+    line, and each whole fenced code block.  Each unit runs from its first to its last
+    non-whitespace character, so the gaps between units are pure whitespace.
+
+    >>> t = "Dr. Li left at 5 p.m. today. Why?\\n\\n- item"
+    >>> [(t[u.start:u.end], u.kind, u.is_question) for u in units(t)]
+    [('Dr. Li left at 5 p.m. today.', 'sentence', False), ('Why?', 'sentence', True), ('- item', 'line', False)]
+    """
+    return _units_memo(text, "all") if len(text) <= _MEMO_MAX_CHARS else tuple(_units(text))
+
+
+def sentences(text: str) -> Sequence[Unit]:
+    """Only the sentences of the plain paragraphs (the ``sentence`` units).
+
+    >>> [u[:2] for u in sentences("It is 3.14. Yes…  ok")]
+    [(0, 11), (12, 16), (18, 20)]
+    """
+    if len(text) <= _MEMO_MAX_CHARS:
+        return _units_memo(text, "sentences")
+    return tuple(_units(text, "sentences"))
+
+
+@lru_cache(maxsize=256)
+def _units_memo(text: str, kinds: str) -> tuple[Unit, ...]:
+    """Read-only memo of :func:`units` / :func:`sentences` for short texts."""
+    return tuple(_units(text, kinds))
