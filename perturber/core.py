@@ -17,7 +17,7 @@ from typing import Any, Mapping
 from . import registry
 from .errors import InputTooLarge, InvalidParams
 from .rng import Draws
-from .settings import LIMITS
+from .settings import Limits, default_limits
 
 MAX_SEED = 2**63 - 1
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -67,14 +67,15 @@ def check_seed(seed: Any) -> int:
     return seed
 
 
-def check_text(text: Any) -> str:
-    """A text is a ``str`` without lone surrogates, at most ``max_text_chars`` code points."""
+def check_text(text: Any, limits: Limits | None = None) -> str:
+    """A text is a ``str`` without lone surrogates, at most ``max_text_chars`` code points
+    (of ``limits``, default ``default_limits()``)."""
     if type(text) is not str:
         raise InvalidParams(f"text must be a string, got {type(text).__name__}", field="text")
-    if len(text) > LIMITS.max_text_chars:
-        raise InputTooLarge(
-            f"text has {len(text)} characters; the limit is {LIMITS.max_text_chars}",
-            field="text", limit=LIMITS.max_text_chars)
+    limit = (limits or default_limits()).max_text_chars
+    if len(text) > limit:
+        raise InputTooLarge(f"text has {len(text)} characters; the limit is {limit}",
+                            field="text", limit=limit)
     if not text.isascii():
         bad = _LONE_SURROGATE.search(text)
         if bad is not None:
@@ -94,12 +95,12 @@ def _run(spec: registry.Perturbation, text: str, params: dict, seed: int) -> reg
 
 
 def perturb(text: str, name: str, params: Mapping[str, Any] | None = None, seed: int = 0,
-            category: str = "native") -> str:
-    """Apply one perturbation and return the perturbed text."""
+            category: str = "native", *, limits: Limits | None = None) -> str:
+    """Apply one perturbation and return the perturbed text (``limits``: see ``apply``)."""
     spec = registry.get(name, category)
     resolved = spec.resolve(params)
     check_seed(seed)
-    return _run(spec, check_text(text), resolved, seed).text
+    return _run(spec, check_text(text, limits), resolved, seed).text
 
 
 def _sequence_matcher():
@@ -118,7 +119,7 @@ def _sequence_matcher():
 _SequenceMatcher = None
 
 
-def magnitude(original: str, perturbed: str) -> float | None:
+def magnitude(original: str, perturbed: str, limits: Limits | None = None) -> float | None:
     """``1 - difflib.SequenceMatcher(None, a, b).ratio()``, or None above the cost guard (§1.13).
 
     >>> magnitude("abcd", "abxd")
@@ -126,21 +127,28 @@ def magnitude(original: str, perturbed: str) -> float | None:
     """
     if original == perturbed:
         return 0.0
-    if len(original) + len(perturbed) > LIMITS.magnitude_max_chars:
+    if len(original) + len(perturbed) > (limits or default_limits()).magnitude_max_chars:
         return None
     return 1.0 - _sequence_matcher()(None, original, perturbed).ratio()
 
 
 def apply(text: str, name: str, params: Mapping[str, Any] | None = None, seed: int = 0,
-          category: str = "native") -> Result:
-    """Apply one perturbation and return the full ``Result`` (CATALOG.md §1.2)."""
+          category: str = "native", *, limits: Limits | None = None) -> Result:
+    """Apply one perturbation and return the full ``Result`` (CATALOG.md §1.2).
+
+    ``limits`` (a ``perturber.Limits``) overrides the process defaults for this call only.
+
+    >>> apply("Hello", "spaces", {"n": 1}, limits=Limits(magnitude_max_chars=0)).magnitude is None
+    True
+    """
+    limits = limits or default_limits()
     spec = registry.get(name, category)
     resolved = spec.resolve(params)
     check_seed(seed)
-    outcome = _run(spec, check_text(text), resolved, seed)
+    outcome = _run(spec, check_text(text, limits), resolved, seed)
     applied = outcome.text != text
     details = dict(outcome.details) if outcome.details else {}
-    mag = magnitude(text, outcome.text)
+    mag = magnitude(text, outcome.text, limits)
     if mag is None:
         details["magnitude_skipped"] = True
     return Result(

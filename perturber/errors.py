@@ -53,6 +53,14 @@ class InputTooLarge(PerturberError):
     http_status = 413
 
 
+class ConfigurationError(PerturberError, ValueError):
+    """A bad ``PERTURBER_*`` setting or ``Limits`` value (raised when it is read, never at import)."""
+
+    code = "configuration_error"
+    exit_code = 2
+    http_status = 500
+
+
 class ResourceUnavailable(PerturberError):
     """Required data, optional extra or model endpoint missing."""
 

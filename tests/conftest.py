@@ -8,9 +8,8 @@ sys.path.insert(0, str(ROOT / "tests" / "golden"))
 
 import perturber  # noqa: E402
 
-# The 1 MB tests need the library's hard upper limit; the default stays 100,000.
-perturber.configure(max_text_chars=1_000_000)
-
+#: The library's hard upper limit, for the 1 MB tests (pass ``limits=BIG``; the default stays 100,000).
+BIG = perturber.Limits(max_text_chars=1_000_000)
 SHARED = ROOT.parent / "shared"
 
 

@@ -111,27 +111,20 @@ def test_text_validation():
         perturber.perturb(b"x", "quotes")
     with pytest.raises(perturber.InvalidParams, match="surrogate"):
         perturber.perturb("a\udc00b", "quotes")
-    limits = perturber.configure()
-    old = limits.max_text_chars
-    try:
-        perturber.configure(max_text_chars=10)
-        with pytest.raises(perturber.InputTooLarge) as err:
-            perturber.perturb("x" * 11, "quotes")
-        assert err.value.details["limit"] == 10 and err.value.http_status == 413
-        assert perturber.perturb("x" * 10, "baseline") == "x" * 10
-    finally:
-        perturber.configure(max_text_chars=old)
+    ten = perturber.Limits(max_text_chars=10)
+    with pytest.raises(perturber.InputTooLarge) as err:
+        perturber.perturb("x" * 11, "quotes", limits=ten)
+    assert err.value.details["limit"] == 10 and err.value.http_status == 413
+    assert perturber.perturb("x" * 10, "baseline", limits=ten) == "x" * 10
+    with pytest.raises(perturber.InputTooLarge):
+        perturber.apply("x" * 11, "baseline", limits=ten)
+    assert perturber.apply("x" * 11, "baseline").text == "x" * 11  # the defaults are untouched
 
 
 def test_magnitude_cost_guard():
-    limits = perturber.configure()
-    old = limits.magnitude_max_chars
-    try:
-        perturber.configure(magnitude_max_chars=10)
-        r = perturber.apply("Hello", "spaces", {"n": 2})
-        assert r.magnitude is None and r.details == {"magnitude_skipped": True}
-    finally:
-        perturber.configure(magnitude_max_chars=old)
+    r = perturber.apply("Hello", "spaces", {"n": 2}, limits=perturber.Limits(magnitude_max_chars=10))
+    assert r.magnitude is None and r.details == {"magnitude_skipped": True}
+    assert perturber.apply("Hello", "spaces", {"n": 2}).magnitude > 0  # the defaults are untouched
 
 
 def test_error_hierarchy_and_mapping():

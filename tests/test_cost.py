@@ -23,16 +23,6 @@ cost = importlib.util.module_from_spec(_spec)
 sys.modules["eval_cost"] = cost  # dataclasses look their module up while the class is created
 _spec.loader.exec_module(cost)
 
-@pytest.fixture(scope="module", autouse=True)
-def restore_library_limits():
-    """Building the app (create_app, importing the handler) reconfigures the library's limits."""
-    from perturber.settings import LIMITS, configure
-
-    before = (LIMITS.max_text_chars, LIMITS.magnitude_max_chars)
-    yield
-    configure(max_text_chars=before[0], magnitude_max_chars=before[1])
-
-
 REGION = "us-east-1"
 
 # REPORT lines in the formats Lambda writes (tab separated, trailing tab; X-Ray suffix; SnapStart).

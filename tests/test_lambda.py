@@ -23,8 +23,7 @@ def load_handler(monkeypatch, **env):
 
 @pytest.fixture
 def handler(monkeypatch):
-    yield load_handler(monkeypatch)
-    perturber.configure(max_text_chars=1_000_000)
+    return load_handler(monkeypatch)
 
 
 def call(handler, event):
@@ -96,7 +95,6 @@ def test_body_limit_from_environment(monkeypatch):
     assert response["statusCode"] == 413 and b"2048" in body
     monkeypatch.delenv("PERTURBER_MAX_BODY_BYTES")
     load_handler(monkeypatch)
-    perturber.configure(max_text_chars=1_000_000)
 
 
 def test_stage_base_path_is_stripped(monkeypatch):
@@ -110,7 +108,6 @@ def test_stage_base_path_is_stripped(monkeypatch):
     assert json.loads(body)["name"] == "typos"
     monkeypatch.delenv("PERTURBER_API_BASE_PATH")
     load_handler(monkeypatch)
-    perturber.configure(max_text_chars=1_000_000)
 
 
 def test_plain_text_body_and_base64_flag(handler):
@@ -137,7 +134,6 @@ def test_invoke_module_prints_the_response(capsys):
     out = capsys.readouterr().out
     assert json.loads(out)["results"][0]["text"] == perturber.perturb("Hi there", "quotes", {"n": 3})
     assert invoke.main(["/nonexistent.json"]) == 2
-    perturber.configure(max_text_chars=1_000_000)
 
 
 def test_local_adapter_serves_the_handler():
@@ -157,4 +153,3 @@ def test_local_adapter_serves_the_handler():
             assert json.loads(resp.read())["results"][0]["text"] == '" Hi "'
     finally:
         server.shutdown()
-        perturber.configure(max_text_chars=1_000_000)

@@ -36,7 +36,6 @@ def server():
     yield f"http://127.0.0.1:{port}/"
     srv.should_exit = True
     thread.join(10)
-    perturber.configure(max_text_chars=1_000_000)
 
 
 @pytest.fixture(scope="module")

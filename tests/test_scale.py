@@ -4,6 +4,7 @@ import harness
 import pytest
 
 import perturber
+from conftest import BIG
 from test_properties import strongest
 
 MEGABYTE_TEXT = None
@@ -21,7 +22,7 @@ def megabyte_text() -> str:
 @pytest.mark.parametrize("spec", harness.deterministic_entries(), ids=lambda s: s.key)
 def test_one_megabyte_at_maximum_parameters_completes(spec):
     text = megabyte_text()
-    result = perturber.apply(text, spec.name, strongest(spec), 7, spec.category)
+    result = perturber.apply(text, spec.name, strongest(spec), 7, spec.category, limits=BIG)
     assert isinstance(result.text, str)
     assert len(result.text) <= 8 * len(text) + 100_000
     assert result.magnitude is None and result.details.get("magnitude_skipped") is True or not result.applied

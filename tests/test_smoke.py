@@ -17,16 +17,6 @@ smoke = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(smoke)
 
 
-@pytest.fixture(scope="module", autouse=True)
-def restore_library_limits():
-    """Building the app (create_app, importing the handler) reconfigures the library's limits."""
-    from perturber.settings import LIMITS, configure
-
-    before = (LIMITS.max_text_chars, LIMITS.magnitude_max_chars)
-    yield
-    configure(max_text_chars=before[0], magnitude_max_chars=before[1])
-
-
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

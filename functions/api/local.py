@@ -16,6 +16,8 @@ import sys
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from urllib.parse import urlsplit
 
+from perturber.errors import InputTooLarge
+
 from .events import LocalContext, http_api_event, response_body
 
 MAX_EVENT_BYTES = 6 * 1024 * 1024  # the Lambda synchronous payload limit
@@ -40,9 +42,10 @@ def make_server(host: str, port: int, stage: str = "$default") -> HTTPServer:
             url = urlsplit(self.path)
             length = int(self.headers.get("content-length") or 0)
             if length > MAX_EVENT_BYTES:
-                self._send(413, {"content-type": "application/json"}, json.dumps({"error": {
-                    "code": "input_too_long",
-                    "message": f"request of {length} bytes is over the Lambda payload limit"}}).encode())
+                err = InputTooLarge(f"request of {length} bytes is over the Lambda payload limit",
+                                    limit=MAX_EVENT_BYTES)
+                self._send(err.http_status, {"content-type": "application/json"},
+                           json.dumps({"error": err.to_dict()}).encode())
                 return
             body = self.rfile.read(length) if length else b""
             path = url.path

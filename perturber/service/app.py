@@ -22,7 +22,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from .. import __version__, core, registry
 from ..errors import InputTooLarge, InvalidParams, PerturberError
 from ..params_model import params_model
-from ..settings import configure
+from ..settings import Limits
 from .limits import BodySizeLimit
 from .settings import Settings
 
@@ -100,13 +100,14 @@ def _texts(body: dict, settings: Settings, allow_single: bool) -> list[str]:
     return texts
 
 
-def run(spec: registry.Perturbation, texts: list, params: dict, seed: Any) -> dict:
+def run(spec: registry.Perturbation, texts: list, params: dict, seed: Any,
+        limits: Limits | None = None) -> dict:
     """Apply ``spec`` to every text (all validated before any work); the response body."""
     resolved = spec.resolve(params)
     core.check_seed(seed)
     for i, text in enumerate(texts):
         try:
-            core.check_text(text)
+            core.check_text(text, limits)
         except PerturberError as err:
             err.message = f"texts[{i}]: {err.message}"
             err.details["index"] = i
@@ -114,7 +115,7 @@ def run(spec: registry.Perturbation, texts: list, params: dict, seed: Any) -> di
     results = []
     for text in texts:
         start = time.perf_counter()
-        r = core.apply(text, spec.name, resolved, seed, spec.category)
+        r = core.apply(text, spec.name, resolved, seed, spec.category, limits=limits)
         elapsed = (time.perf_counter() - start) * 1e6
         results.append({"text": r.text, "applied": r.applied, "reason": r.reason, "edits": r.edits,
                         "magnitude": r.magnitude, "details": r.details,
@@ -166,7 +167,8 @@ def _add_typed_route(app: FastAPI, spec: registry.Perturbation, settings: Settin
             raise InvalidParams(f"{spec.name}: unknown field {extra[0]!r} (allowed: "
                                 f"{', '.join(sorted(allowed))})", field=extra[0])
         params = {k: v for k, v in body.items() if k not in ("texts", "seed")}
-        return _json(run(spec, _texts(body, settings, False), params, body.get("seed", 0)))
+        return _json(run(spec, _texts(body, settings, False), params, body.get("seed", 0),
+                         settings.limits))
 
     scope = "" if spec.in_scope else " (out of scope)"
     app.add_api_route(
@@ -185,8 +187,6 @@ def _add_typed_route(app: FastAPI, spec: registry.Perturbation, settings: Settin
 def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the service: catalog, typed and generic routes, playground, limits, error mapping."""
     settings = settings or Settings()
-    configure(max_text_chars=settings.max_text_chars,
-              magnitude_max_chars=settings.magnitude_max_chars)
     specs = registry.entries()
     families = list(dict.fromkeys(s.family for s in specs))
     app = FastAPI(
@@ -271,7 +271,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         params = body.get("params") or {}
         if not isinstance(params, dict):
             raise InvalidParams("'params' must be an object", field="params")
-        return _json(run(spec, _texts(body, settings, True), params, body.get("seed", 0)))
+        return _json(run(spec, _texts(body, settings, True), params, body.get("seed", 0),
+                         settings.limits))
 
     for spec in specs:
         _add_typed_route(app, spec, settings)

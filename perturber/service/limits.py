@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from ..errors import InputTooLarge
+
 
 class BodySizeLimit:
     """Checks ``Content-Length`` up front and counts streamed bytes for chunked bodies."""
@@ -39,10 +41,10 @@ class BodySizeLimit:
             await self._reject(send, seen)
 
     async def _reject(self, send, size: int) -> None:
-        body = json.dumps({"error": {
-            "code": "input_too_long", "limit": self.max_bytes,
-            "message": f"request body of {size} bytes is over the limit of {self.max_bytes} bytes"}}).encode()
-        await send({"type": "http.response.start", "status": 413,
+        err = InputTooLarge(f"request body of {size} bytes is over the limit of {self.max_bytes} bytes",
+                            limit=self.max_bytes)
+        body = json.dumps({"error": err.to_dict()}).encode()
+        await send({"type": "http.response.start", "status": err.http_status,
                     "headers": [(b"content-type", b"application/json"),
                                 (b"content-length", str(len(body)).encode())]})
         await send({"type": "http.response.body", "body": body})

@@ -1,38 +1,45 @@
-"""Service configuration, from environment variables with embedded defaults.
+"""Service configuration: the ``PERTURBER_*`` variables of ``perturber.settings.VARIABLES``.
 
-| variable | default | meaning |
-|---|---|---|
-| ``PERTURBER_MAX_TEXT_CHARS`` | 100000 | longest text, in code points (hard cap 1,000,000) |
-| ``PERTURBER_MAX_TEXTS`` | 1000 | texts per request |
-| ``PERTURBER_MAX_BODY_BYTES`` | 6291456 | request body size (6 MiB, the Lambda payload limit) |
-| ``PERTURBER_MAGNITUDE_MAX_CHARS`` | 20000 | cost guard of ``magnitude`` |
-| ``PERTURBER_ROOT_PATH`` | "" | path prefix the app is mounted under (behind a proxy) |
+>>> s = Settings.from_env({"PERTURBER_MAX_TEXTS": "7"})
+>>> (s.max_texts, s.limits)
+(7, Limits(max_text_chars=100000, magnitude_max_chars=20000))
 """
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from functools import cached_property
+from typing import Mapping
 
-from ..settings import HARD_MAX_TEXT_CHARS, env_int
+from ..settings import VARIABLES, Limits, int_default, from_env
 
 
 @dataclass(frozen=True)
 class Settings:
-    max_text_chars: int = 100_000
-    max_texts: int = 1000
-    max_body_bytes: int = 6 * 1024 * 1024
-    magnitude_max_chars: int = 20_000
-    root_path: str = ""
+    """What one app instance uses (each app holds its own; nothing process-wide is written)."""
+
+    max_text_chars: int = int_default("max_text_chars")
+    max_texts: int = int_default("max_texts")
+    max_body_bytes: int = int_default("max_body_bytes")
+    magnitude_max_chars: int = int_default("magnitude_max_chars")
+    root_path: str = str(VARIABLES["root_path"].default)
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            if f.name != "root_path":
+                VARIABLES[f.name].check(getattr(self, f.name), f.name)
+
+    @cached_property
+    def limits(self) -> Limits:
+        """The library limits of this app's calls."""
+        return Limits(max_text_chars=self.max_text_chars,
+                      magnitude_max_chars=self.magnitude_max_chars)
 
     @classmethod
-    def from_env(cls, environ: dict | None = None) -> "Settings":
-        """Read the ``PERTURBER_*`` variables (bad values raise ``ValueError`` at start-up)."""
-        env = os.environ if environ is None else environ
-        return cls(
-            max_text_chars=env_int("PERTURBER_MAX_TEXT_CHARS", 100_000, 1, HARD_MAX_TEXT_CHARS, env),
-            max_texts=env_int("PERTURBER_MAX_TEXTS", 1000, 1, 100_000, env),
-            max_body_bytes=env_int("PERTURBER_MAX_BODY_BYTES", 6 * 1024 * 1024, 1024, 10**9, env),
-            magnitude_max_chars=env_int("PERTURBER_MAGNITUDE_MAX_CHARS", 20_000, 0, 10**9, env),
-            root_path=env.get("PERTURBER_ROOT_PATH", ""),
-        )
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        """Read the ``PERTURBER_*`` variables (a bad value raises ``ConfigurationError``)."""
+        env = from_env([f.name for f in fields(cls)], environ)
+        return cls(max_text_chars=int(env["max_text_chars"]), max_texts=int(env["max_texts"]),
+                   max_body_bytes=int(env["max_body_bytes"]),
+                   magnitude_max_chars=int(env["magnitude_max_chars"]),
+                   root_path=str(env["root_path"]))
