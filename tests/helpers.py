@@ -6,3 +6,21 @@ class NoDraws:
 
     def __getattr__(self, name):
         raise AssertionError(f"unexpected draw: rng.{name}")
+
+
+def run(text, name, params=None, seed=0):
+    """``perturber.apply`` under the library's hard limit (the 1 MB tests pass through it)."""
+    import perturber
+    from conftest import BIG
+
+    return perturber.apply(text, name, params, seed, limits=BIG)
+
+
+def out(text, name, params=None, seed=0):
+    """The perturbed text of ``run``."""
+    return run(text, name, params, seed).text
+
+
+def outputs(text, name, params=None, seeds=range(150)):
+    """The perturbed texts of ``run`` over ``seeds``."""
+    return [run(text, name, params, seed).text for seed in seeds]

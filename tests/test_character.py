@@ -8,6 +8,7 @@ import perturber
 from perturber import registry
 from perturber.data import load_table
 from perturber.rng import Draws
+from helpers import run
 
 CHARACTER = ["random_case", "upper_case", "lower_case", "title_case", "leetspeak", "disemvowel",
              "diacritics_add", "diacritics_strip", "homoglyph", "full_width", "zero_width",
@@ -22,10 +23,6 @@ PROTECTED = ["https://Ex.com/Páth_(Abc)?Open=Tea", "Some.Body@Example.org", "`C
              "```\nPrint Öpen Toe\n```"]
 PROTECTED_TEXT = ("See https://Ex.com/Páth_(Abc)?Open=Tea or mail Some.Body@Example.org, "
                   "run `Cödé Here` now.\n```\nPrint Öpen Toe\n```\nLast Line tésts it.")
-
-
-def run(text, name, params=None, seed=0):
-    return perturber.apply(text, name, params, seed)
 
 
 def full(name):

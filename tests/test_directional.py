@@ -12,25 +12,18 @@ import perturber
 from perturber import registry
 from perturber.data import load_table
 from perturber.perturbations import directional as D
+from helpers import out, run
 
 NAMES = ["insert_negation", "scale_quantity", "deadline_passed"]
 CATALOG = pathlib.Path(__file__).resolve().parents[2] / "shared" / "docs" / "CATALOG.md"
 
 
-def res(text, name, params=None, seed=0):
-    return perturber.apply(text, name, params, seed)
-
-
-def out(text, name, params=None, seed=0):
-    return perturber.apply(text, name, params, seed).text
-
-
 def neg(text, target="last"):
-    return res(text, "insert_negation", {"target": target})
+    return run(text, "insert_negation", {"target": target})
 
 
 def dl(text, days=30):
-    return res(text, "deadline_passed", {"days": days})
+    return run(text, "deadline_passed", {"days": days})
 
 
 # --------------------------------------------------------------------------------------------
@@ -64,13 +57,13 @@ def test_declared_params():
 
 @pytest.mark.parametrize("name", NAMES)
 def test_empty_input(name):
-    r = res("", name)
+    r = run("", name)
     assert (r.text, r.applied, r.reason, r.edits, r.details) == ("", False, "empty_input", 0, {})
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_no_candidates(name):
-    r = res("Hello there, friend", name)
+    r = run("Hello there, friend", name)
     assert (r.applied, r.reason, r.edits) == (False, "no_candidates", 0)
     assert r.text == "Hello there, friend"
 
@@ -87,7 +80,7 @@ def test_no_candidates(name):
 ])
 def test_validation(name, params):
     with pytest.raises(perturber.InvalidParams):
-        res("It is 5 on 2026-01-01.", name, params)
+        run("It is 5 on 2026-01-01.", name, params)
 
 
 @pytest.mark.parametrize("name", ["insert_negation", "deadline_passed"])
@@ -108,7 +101,7 @@ TRICKY = [
 @pytest.mark.parametrize("text", TRICKY)
 def test_never_raises(name, text):
     params = {"count": 10, "exponent": -3} if name == "scale_quantity" else None
-    r = res(text, name, params)
+    r = run(text, name, params)
     assert r.applied == (r.text != text)
 
 
@@ -337,13 +330,13 @@ def test_scale_quantity_example():
     text = "A box holds 12 eggs and costs $3.50."
     outs = {out(text, "scale_quantity", seed=s) for s in range(20)}
     assert outs == {"A box holds 120 eggs and costs $3.50.", "A box holds 12 eggs and costs $35."}
-    r = res(text, "scale_quantity", seed=1)
+    r = run(text, "scale_quantity", seed=1)
     assert r.edits == 1 and r.details["scaled"] in ([["12", "120"]], [["3.50", "35"]])
 
 
 def test_scale_quantity_example_negative_exponent():
     text = "A box holds 12 eggs and costs $3.50."
-    r = res(text, "scale_quantity", {"count": 2, "exponent": -1})
+    r = run(text, "scale_quantity", {"count": 2, "exponent": -1})
     assert r.text == "A box holds 1.2 eggs and costs $0.35."
     assert r.edits == 2 and r.details == {"scaled": [["12", "1.2"], ["3.50", "0.35"]]}
     prices = {out(text, "scale_quantity", {"exponent": -1}, s) for s in range(20)}
@@ -393,7 +386,7 @@ def test_scale_quantity_grouping_kept_only_if_grouped():
 
 def test_scale_quantity_must_not_scale_zero():
     text = "There were 0 errors and 0.00 warnings."
-    assert res(text, "scale_quantity", {"count": 10}).reason == "no_candidates"
+    assert run(text, "scale_quantity", {"count": 10}).reason == "no_candidates"
     assert out("0 errors, 7 warnings", "scale_quantity", {"count": 10}) == "0 errors, 70 warnings"
 
 
@@ -421,35 +414,35 @@ def test_scale_quantity_must_not_scale_zero():
     "Marks 5\u0301 and x\u200d7.",            # a digit inside a cluster
 ])
 def test_scale_quantity_must_not_scale_excluded_numbers(text):
-    r = res(text, "scale_quantity", {"count": 10, "exponent": 3})
+    r = run(text, "scale_quantity", {"count": 10, "exponent": 3})
     assert (r.reason, r.text) == ("no_candidates", text)
 
 
 def test_scale_quantity_mixed_text_only_quantities():
     text = "In 2026, 5 of 10 items cost $20 (call 555-0100, ref #3) by 2026-01-15."
-    r = res(text, "scale_quantity", {"count": 10})
+    r = run(text, "scale_quantity", {"count": 10})
     assert r.text == "In 2026, 50 of 100 items cost $200 (call 555-0100, ref #3) by 2026-01-15."
     assert r.edits == 3
 
 
 def test_scale_quantity_date_and_time_words_are_not_too_greedy():
     text = "5 amps, 32 March, 5 months, 5 Marches, a 3-day trip"
-    r = res(text, "scale_quantity", {"count": 10})
+    r = run(text, "scale_quantity", {"count": 10})
     assert r.text == "50 amps, 320 March, 50 months, 50 Marches, a 30-day trip"
 
 
 def test_scale_quantity_count_zero():
-    r = res("5 apples", "scale_quantity", {"count": 0})
+    r = run("5 apples", "scale_quantity", {"count": 0})
     assert (r.reason, r.text, r.edits) == ("zero_intensity", "5 apples", 0)
 
 
 def test_scale_quantity_count_rule_and_seeds():
     text = " ".join(f"{i} apples" for i in range(1, 41))
-    outs = [res(text, "scale_quantity", {"count": 3}, seed) for seed in range(6)]
+    outs = [run(text, "scale_quantity", {"count": 3}, seed) for seed in range(6)]
     assert all(r.edits == 3 and len(r.details["scaled"]) == 3 for r in outs)
     assert len({r.text for r in outs}) > 1                              # seeds differ
     assert out(text, "scale_quantity", {"count": 3}, 4) == outs[4].text  # same seed, same output
-    full = res("1 and 2 and 3", "scale_quantity", {"count": 10})
+    full = run("1 and 2 and 3", "scale_quantity", {"count": 10})
     assert full.text == "10 and 20 and 30" and full.edits == 3
     for r in outs:  # pairs in text order (the numbers ascend through the text)
         olds = [int(old) for old, _ in r.details["scaled"]]
@@ -464,7 +457,7 @@ def test_scale_quantity_draws_follow_selection_rule():
     for seed in range(5):
         chosen = sorted(Draws(seed).sample(range(len(nums)), 2))
         expected = [nums[i].text for i in chosen]
-        got = [p[0] for p in res(text, "scale_quantity", {"count": 2}, seed).details["scaled"]]
+        got = [p[0] for p in run(text, "scale_quantity", {"count": 2}, seed).details["scaled"]]
         assert got == expected
 
 

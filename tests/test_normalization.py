@@ -6,7 +6,7 @@ import emoji as emoji_package
 import pytest
 
 import perturber
-from helpers import NoDraws
+from helpers import NoDraws, out, run
 from perturber import registry
 from perturber.data import load_table
 from perturber.perturbations import normalization as N
@@ -14,14 +14,6 @@ from perturber.perturbations import normalization as N
 NAMES = ["quote_style", "smart_to_ascii", "abbreviations", "date_unit", "emoji", "emoticon",
          "url_email_mask", "emoji_shortcode", "shortcode_emoji"]
 EMOJI_VERSION = "emoji==2.16.0"
-
-
-def out(text, name, seed=0):
-    return perturber.apply(text, name, seed=seed).text
-
-
-def res(text, name, seed=0):
-    return perturber.apply(text, name, seed=seed)
 
 
 # --------------------------------------------------------------------------------------------
@@ -42,7 +34,7 @@ def test_declaration(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_empty_input(name):
-    r = res("", name)
+    r = run("", name)
     assert (r.text, r.applied, r.reason, r.edits) == ("", False, "empty_input", 0)
 
 
@@ -59,7 +51,7 @@ RICH = ('She said "it\'s fine" — e.g. ship 1 kg by 2024-02-29 :) 🙂 ❤️ �
 
 @pytest.mark.parametrize("name", NAMES)
 def test_seed_insensitive(name):
-    outputs = {out(RICH, name, seed) for seed in (0, 1, 7, 2**63 - 1)}
+    outputs = {out(RICH, name, seed=seed) for seed in (0, 1, 7, 2**63 - 1)}
     assert len(outputs) == 1
 
 
@@ -72,7 +64,7 @@ def test_makes_no_draws(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_applied_on_rich_text_and_fenced_code_kept(name):
-    r = res(RICH, name)
+    r = run(RICH, name)
     assert r.applied and r.edits >= 1
     assert "```\n\"raw\" :) 5 km\n```\n" in r.text  # fenced code untouched
     assert "\r\n" in r.text  # line endings copied
@@ -98,7 +90,7 @@ def _fuzz_texts(count, seed):
 @pytest.mark.parametrize("name", NAMES)
 def test_never_raises_and_reports_consistently(name):
     for text in _fuzz_texts(1500, NAMES.index(name)):
-        r = res(text, name)
+        r = run(text, name)
         assert isinstance(r.text, str)
         assert r.applied == (r.text != text)
         if not r.applied:
@@ -112,7 +104,7 @@ def test_never_raises_and_reports_consistently(name):
 # --------------------------------------------------------------------------------------------
 
 def test_quote_style_example():
-    r = res("She said \"it's fine\" and left 'early'. He is 6'2\".", "quote_style")
+    r = run("She said \"it's fine\" and left 'early'. He is 6'2\".", "quote_style")
     assert r.text == "She said “it’s fine” and left ‘early’. He is 6'2\"."
     assert r.edits == 5
 
@@ -139,14 +131,14 @@ def test_quote_style_local_rules():
 
 
 def test_quote_style_primes_stay_straight():
-    r = res("6'2\" and 5'", "quote_style")
+    r = run("6'2\" and 5'", "quote_style")
     assert r.text == "6'2\" and 5'" and r.reason == "no_candidates"
 
 
 def test_quote_style_must_not_change_json():
     for text in ('{"a": "it\'s", "b": [1, "x"]}', '  [1, "x", {"k": null}]\n', '[]',
                  '{"a": 1, "a": 2}', "[" * 5000 + '"x"' + "]" * 5000):
-        r = res(text, "quote_style")
+        r = run(text, "quote_style")
         assert (r.text, r.reason) == (text, "structured_input")
 
 
@@ -164,8 +156,8 @@ def test_quote_style_must_not_change_code_or_urls():
 
 
 def test_quote_style_no_candidates():
-    assert res("no quotes here", "quote_style").reason == "no_candidates"
-    assert res("only `'code'`", "quote_style").reason == "no_candidates"
+    assert run("no quotes here", "quote_style").reason == "no_candidates"
+    assert run("only `'code'`", "quote_style").reason == "no_candidates"
 
 
 # --------------------------------------------------------------------------------------------
@@ -173,14 +165,14 @@ def test_quote_style_no_candidates():
 # --------------------------------------------------------------------------------------------
 
 def test_smart_to_ascii_example():
-    r = res("“Yes” — it’s… fine", "smart_to_ascii")
+    r = run("“Yes” — it’s… fine", "smart_to_ascii")
     assert r.text == '"Yes" -- it\'s... fine'
     assert r.edits == 5
 
 
 def test_smart_to_ascii_whole_table():
     src = "\u201c\u201d\u201e\u201f\u2018\u2019\u201a\u201b\u2013\u2014\u2026\u00a0\u202f\u2032\u2033"
-    r = res(src, "smart_to_ascii")
+    r = run(src, "smart_to_ascii")
     assert r.text == '""""' + "''''" + "---" + "..." + "  " + "'" + '"'
     assert r.edits == 15
 
@@ -191,8 +183,8 @@ def test_smart_to_ascii_protected_spans_kept():
 
 
 def test_smart_to_ascii_no_candidates():
-    assert res("plain \"ascii\" text -- ok", "smart_to_ascii").reason == "no_candidates"
-    assert res("`“only code”`", "smart_to_ascii").reason == "no_candidates"
+    assert run("plain \"ascii\" text -- ok", "smart_to_ascii").reason == "no_candidates"
+    assert run("`“only code”`", "smart_to_ascii").reason == "no_candidates"
 
 
 # --------------------------------------------------------------------------------------------
@@ -202,7 +194,7 @@ def test_smart_to_ascii_no_candidates():
 def test_abbreviations_example():
     text = ("Ask Dr. Lee, e.g. by email (info@acme.com), then drive to Main St. in St. Louis etc. "
             "FYI it takes approx. 10 min.")
-    r = res(text, "abbreviations")
+    r = run(text, "abbreviations")
     assert r.text == ("Ask Doctor Lee, for example by email (info@acme.com), then drive to Main "
                       "Street in Saint Louis and so on. For your information it takes "
                       "approximately 10 minutes.")
@@ -211,7 +203,7 @@ def test_abbreviations_example():
 
 def test_abbreviations_must_not_rewrite_emails_or_urls():
     text = "mail info@x.com or see https://x.com/e.g./info?etc. or www.info.com"
-    r = res(text, "abbreviations")
+    r = run(text, "abbreviations")
     assert (r.text, r.reason) == (text, "no_candidates")
 
 
@@ -268,11 +260,11 @@ def test_abbreviations_case():
 
 def test_abbreviations_protected_code():
     text = "`e.g. info` and\n```\netc.\n```\n"
-    assert res(text, "abbreviations").reason == "no_candidates"
+    assert run(text, "abbreviations").reason == "no_candidates"
 
 
 def test_abbreviations_no_candidates():
-    assert res("Nothing to expand here.", "abbreviations").reason == "no_candidates"
+    assert run("Nothing to expand here.", "abbreviations").reason == "no_candidates"
 
 
 # --------------------------------------------------------------------------------------------
@@ -280,7 +272,7 @@ def test_abbreviations_no_candidates():
 # --------------------------------------------------------------------------------------------
 
 def test_date_unit_example():
-    r = res("Due 2024-02-29: ship 1 kg and 2.5 km by 2023-02-30.", "date_unit")
+    r = run("Due 2024-02-29: ship 1 kg and 2.5 km by 2023-02-30.", "date_unit")
     assert r.text == "Due February 29, 2024: ship 1 kilogram and 2.5 kilometers by 2023-02-30."
     assert r.edits == 3
 
@@ -288,7 +280,7 @@ def test_date_unit_example():
 def test_date_unit_must_not_accept_impossible_dates():
     for text in ("2023-02-29", "2026-04-31", "2024-13-01", "2024-00-10", "2024-01-00",
                  "1900-02-29", "0000-01-01"):
-        r = res(text, "date_unit")
+        r = run(text, "date_unit")
         assert (r.text, r.reason) == (text, "no_candidates"), text
     assert out("2000-02-29", "date_unit") == "February 29, 2000"
     assert out("on 2026-01-05.", "date_unit") == "on January 5, 2026."
@@ -310,7 +302,7 @@ def test_date_unit_must_not_pluralise_after_one():
 
 def test_date_unit_must_not_join_across_line_break():
     for text in ("5\nkm", "5\r\nkm", "5\rkg", "5  km"):
-        r = res(text, "date_unit")
+        r = run(text, "date_unit")
         assert (r.text, r.reason) == (text, "no_candidates")
 
 
@@ -337,8 +329,8 @@ def test_date_unit_number_exclusions():
 
 
 def test_date_unit_no_candidates():
-    assert res("No digits at all", "date_unit").reason == "no_candidates"
-    assert res("Only 42 here", "date_unit").reason == "no_candidates"
+    assert run("No digits at all", "date_unit").reason == "no_candidates"
+    assert run("Only 42 here", "date_unit").reason == "no_candidates"
 
 
 # --------------------------------------------------------------------------------------------
@@ -346,7 +338,7 @@ def test_date_unit_no_candidates():
 # --------------------------------------------------------------------------------------------
 
 def test_emoji_example():
-    r = res("Thanks :) see you <3 but x<3 and 2<30", "emoji")
+    r = run("Thanks :) see you <3 but x<3 and 2<30", "emoji")
     assert r.text == "Thanks 🙂 see you ❤️ but x<3 and 2<30"
     assert r.text.count("\u2764\ufe0f") == 1
     assert r.edits == 2
@@ -363,7 +355,7 @@ def test_emoji_whole_table_longest_first():
 def test_emoji_must_not_fire_inside_tokens_urls_or_code():
     for text in ("<30", "x<3", "a:)b", ":)x", "http://x.com", "see http://x.com/:)", "`:)`",
                  "```\n:)\n```", "ratio 1:D2", "re:D", "x;)"):
-        r = res(text, "emoji")
+        r = run(text, "emoji")
         assert (r.text, r.reason) == (text, "no_candidates"), text
 
 
@@ -377,13 +369,13 @@ def test_emoji_standalone_context():
 # --------------------------------------------------------------------------------------------
 
 def test_emoticon_example():
-    r = res("Great 🙂 ❤ 😀", "emoticon")
+    r = run("Great 🙂 ❤ 😀", "emoticon")
     assert r.text == "Great :) <3 :D"
     assert r.edits == 3
 
 
 def test_emoticon_must_not_leave_stray_fe0f():
-    r = res("love ❤️ and ☹️ and 🙂\ufe0f", "emoticon")
+    r = run("love ❤️ and ☹️ and 🙂\ufe0f", "emoticon")
     assert r.text == "love <3 and :( and :)"
     assert "\ufe0f" not in r.text
 
@@ -400,7 +392,7 @@ def test_emoticon_reverse_table():
 def test_emoticon_only_whole_clusters():
     for text in ("❤️\u200d🔥", "👨\u200d❤️\u200d👨", "🙂🏽", "🙂\u0301", "x\u200d🙂",
                  "❤\ufe0f\ufe0f", "❤\ufe0e", "`🙂`", "👍"):
-        r = res(text, "emoticon")
+        r = run(text, "emoticon")
         assert (r.text, r.reason) == (text, "no_candidates"), text
 
 
@@ -409,7 +401,7 @@ def test_emoticon_only_whole_clusters():
 # --------------------------------------------------------------------------------------------
 
 def test_url_email_mask_example():
-    r = res("See (https://ex.com/a), or mail bob@ex.com.", "url_email_mask")
+    r = run("See (https://ex.com/a), or mail bob@ex.com.", "url_email_mask")
     assert r.text == "See (<URL>), or mail <EMAIL>."
     assert r.edits == 2
     assert r.in_scope is False
@@ -428,8 +420,8 @@ def test_url_email_mask_skips_code():
 
 
 def test_url_email_mask_no_candidates():
-    assert res("no links, 10 @ 5, a@b", "url_email_mask").reason == "no_candidates"
-    assert res("`http://x.com`", "url_email_mask").reason == "no_candidates"
+    assert run("no links, 10 @ 5, a@b", "url_email_mask").reason == "no_candidates"
+    assert run("`http://x.com`", "url_email_mask").reason == "no_candidates"
 
 
 # --------------------------------------------------------------------------------------------
@@ -437,14 +429,14 @@ def test_url_email_mask_no_candidates():
 # --------------------------------------------------------------------------------------------
 
 def test_emoji_shortcode_example_and_data_version():
-    r = res("Great job 👍 team 🇫🇷!", "emoji_shortcode")
+    r = run("Great job 👍 team 🇫🇷!", "emoji_shortcode")
     assert r.text == "Great job :thumbs_up: team :France:!"
     assert r.edits == 2
     assert r.details["data_version"] == EMOJI_VERSION == f"emoji=={emoji_package.__version__}"
 
 
 def test_emoji_shortcode_data_version_when_not_applied():
-    r = res("plain text", "emoji_shortcode")
+    r = run("plain text", "emoji_shortcode")
     assert r.reason == "no_candidates" and r.details["data_version"] == EMOJI_VERSION
 
 
@@ -461,7 +453,7 @@ def test_emoji_shortcode_must_not_split_sequences():
 
 
 def test_emoji_shortcode_must_not_leave_stray_selector_or_modifier():
-    r = res("ok 👍\ufe0f and ❤\ufe0e!", "emoji_shortcode")
+    r = run("ok 👍\ufe0f and ❤\ufe0e!", "emoji_shortcode")
     assert r.text == "ok :thumbs_up: and :red_heart:!"
     for text in ("a🏽", "é\u0301🏽"):  # a modifier that belongs to a letter's cluster
         assert out(text, "emoji_shortcode") == text
@@ -470,14 +462,14 @@ def test_emoji_shortcode_must_not_leave_stray_selector_or_modifier():
 
 def test_emoji_shortcode_must_not_touch_text_that_is_not_emoji():
     text = "Hello, world: 1 # * 2 -> done…"
-    r = res(text, "emoji_shortcode")
+    r = run(text, "emoji_shortcode")
     assert (r.text, r.reason) == (text, "no_candidates")
     assert out("a 👍 b", "emoji_shortcode") == "a :thumbs_up: b"
 
 
 def test_emoji_shortcode_must_not_edit_inside_code_or_urls():
     text = "`👍` and\n```\n🇫🇷\n```\nhttps://x.com/👍"
-    assert res(text, "emoji_shortcode").reason == "no_candidates"
+    assert run(text, "emoji_shortcode").reason == "no_candidates"
 
 
 def test_emoji_windows_match_whole_text_emoji_list():
@@ -502,7 +494,7 @@ def test_emoji_windows_match_whole_text_emoji_list():
 # --------------------------------------------------------------------------------------------
 
 def test_shortcode_emoji_example_and_data_version():
-    r = res("ship it :rocket: at 10:30:45 :notanemoji:", "shortcode_emoji")
+    r = run("ship it :rocket: at 10:30:45 :notanemoji:", "shortcode_emoji")
     assert r.text == "ship it 🚀 at 10:30:45 :notanemoji:"
     assert r.edits == 1
     assert r.details["data_version"] == EMOJI_VERSION
@@ -517,14 +509,14 @@ def test_shortcode_emoji_names_and_aliases():
 def test_shortcode_emoji_must_not_fire_in_urls_code_times_or_key_value():
     for text in ("https://x.com/:rocket:", "`:rocket:`", "```\n:rocket:\n```", "10:30:45",
                  "key:value:other", "a:rocket:b", ":rocket:x", "x:rocket:", ":100: :1234:"):
-        r = res(text, "shortcode_emoji")
+        r = run(text, "shortcode_emoji")
         assert (r.text, r.reason) == (text, "no_candidates"), text
         assert r.details["data_version"] == EMOJI_VERSION
 
 
 def test_shortcode_emoji_must_not_change_unknown_words():
     text = ":notanemoji: :france: :Rocket: :: :a b:"
-    assert res(text, "shortcode_emoji").reason == "no_candidates"
+    assert run(text, "shortcode_emoji").reason == "no_candidates"
 
 
 # --------------------------------------------------------------------------------------------

@@ -19,7 +19,6 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-ne
 def server():
     import uvicorn
 
-    import perturber
     from perturber.service import Settings, create_app
 
     with socket.socket() as s:

@@ -14,7 +14,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import perturber
-from perturber import registry
 
 SPECS = harness.deterministic_entries()
 FRAGMENTS = [

@@ -11,22 +11,16 @@ from hypothesis import strategies as st
 
 import perturber
 from perturber import registry
+from perturber import jsontext
 from perturber.perturbations import schema as S
 from perturber.rng import Draws
+from helpers import out, run
 
 SCHEMA_ENTRIES = ["reorder_properties", "reorder_enum", "reorder_union", "expand_type_shorthand",
                   "inline_defs", "add_redundant_constraints", "additional_properties_false"]
 SEEDED = ["reorder_properties", "reorder_enum", "reorder_union"]
 UNSEEDED = [n for n in SCHEMA_ENTRIES if n not in SEEDED]
 EQUIVALENT = [n for n in SCHEMA_ENTRIES if n != "additional_properties_false"]
-
-
-def run(text, name, params=None, seed=0):
-    return perturber.apply(text, name, params, seed)
-
-
-def out(text, name, params=None, seed=0):
-    return perturber.apply(text, name, params, seed).text
 
 
 def c(obj):
@@ -187,7 +181,7 @@ def test_nesting_up_to_1000_levels_is_accepted_and_1001_rejected():
     deep = '{"type":["string","null"],"x":[[' + inner + "]]}"
     assert run(deep, "expand_type_shorthand").reason == "not_json_schema"
     # The same limits hold in the token parser (used when the stdlib decoder cannot be).
-    assert S._parse_tokens(ok) is not None and S._parse_tokens(deep) is None
+    assert jsontext.parse_tokens(ok) is not None and jsontext.parse_tokens(deep) is None
 
 
 def test_deep_nesting_survives_a_low_recursion_limit():
@@ -1153,8 +1147,8 @@ def test_parser_agrees_with_strict_json(text):
         ok = isinstance(_strict_loads(body), dict)
     except (ValueError, RecursionError):
         ok = False
-    assert (S._parse(body) is not None) == ok if body else True
-    assert (S._parse_tokens(body) is not None) == ok if body else True
+    assert (jsontext.parse_object(body) is not None) == ok if body else True
+    assert (jsontext.parse_tokens(body) is not None) == ok if body else True
 
 
 def _formatted(draw_obj, indent, ensure_ascii):
@@ -1173,7 +1167,7 @@ json_objects = st.dictionaries(
 @given(json_objects, st.sampled_from([None, 0, 2, "\t"]), st.booleans())
 def test_fast_and_token_parsers_build_the_same_tree(obj, indent, ensure_ascii):
     body = _formatted(obj, indent, ensure_ascii)
-    a, b = S._parse(body), S._parse_tokens(body)
+    a, b = jsontext.parse_object(body), jsontext.parse_tokens(body)
     assert a is not None and b is not None and S._same(a, b)
     doc = S._load(body)
     assert S._emit(doc, doc.root)[0] == body  # json.dumps' own layouts are reproduced

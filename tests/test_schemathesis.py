@@ -10,7 +10,6 @@ from hypothesis import HealthCheck, settings
 from schemathesis.checks import (content_type_conformance, not_a_server_error,
                                  response_schema_conformance, status_code_conformance)
 
-import perturber
 from perturber.service import Settings, create_app
 
 APP = create_app(Settings(max_text_chars=5000, max_texts=20))

@@ -1,6 +1,5 @@
 """The HTTP service: routes, limits, error mapping (no input may produce a 500)."""
 
-import json
 import threading
 
 import pytest

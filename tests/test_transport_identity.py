@@ -8,7 +8,6 @@ import json
 import sys
 
 import harness
-import pytest
 from fastapi.testclient import TestClient
 
 import perturber

@@ -14,19 +14,12 @@ from perturber import registry
 from perturber import text as tm
 from perturber.data import load_table
 from perturber.rng import Draws, select
+from helpers import out, run
 
 ENTRIES = ["drop_stop_words", "word_merge", "word_split", "punctuation_spaces",
            "sequence_spaces", "punctuation_drop", "name_swap"]
 SEEDED = {"word_merge": "count", "word_split": "count", "sequence_spaces": "rate",
           "name_swap": "rate"}
-
-
-def run(text, name, params=None, seed=0):
-    return perturber.apply(text, name, params, seed)
-
-
-def out(text, name, params=None, seed=0):
-    return run(text, name, params, seed).text
 
 
 def outputs_over_seeds(text, name, params=None, seeds=range(40)):

@@ -17,17 +17,10 @@ import perturber.perturbations.word_level.typos as T
 from perturber import text as tm
 from perturber.registry import get
 from perturber.rng import Draws
+from helpers import outputs, run
 
 SEEDS = range(150)
 TRIPLE = re.compile(r"([^\W\d_])\1\1", re.IGNORECASE)
-
-
-def run(text, name, params=None, seed=0):
-    return perturber.apply(text, name, params, seed=seed)
-
-
-def outputs(text, name, params=None, seeds=SEEDS):
-    return [run(text, name, params, seed).text for seed in seeds]
 
 
 def captured_edits(monkeypatch, fn, text, **params):

@@ -16,6 +16,7 @@ import unicodedata
 
 import regex
 
+from .. import jsontext
 from .. import text as tm
 from ..data import load_table
 from ..registry import Outcome, perturbation, unchanged
@@ -29,80 +30,6 @@ def _spans(text: str) -> tm.Spans:
 
 def _is_mark(ch: str) -> bool:
     return unicodedata.category(ch)[0] == "M"
-
-
-# --------------------------------------------------------------------------------------------
-# JSON detection for quote_style (RFC 8259, iterative: no recursion limit, never raises)
-# --------------------------------------------------------------------------------------------
-
-_JSON_TOKEN = re.compile(
-    r'[ \t\n\r]*(?:([{}\[\],:])'
-    r'|("(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*")'
-    r'|(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false|null))')
-
-
-def _is_json_container(text: str) -> bool:
-    """True if ``text`` without surrounding whitespace is one RFC 8259 JSON object or array.
-
-    ``NaN``/``Infinity`` are not JSON.  Validation is iterative, so any nesting depth is
-    handled without recursion (and without ``RecursionError``).
-
-    >>> _is_json_container(' {"a": [1, {"b": null}]}\\n'), _is_json_container('[NaN]')
-    (True, False)
-    """
-    s = text.strip()
-    if len(s) < 2 or s[0] not in "{[" or s[-1] not in "}]":
-        return False
-    stack: list[str] = []
-    # states: "value" (a value is due), "first_value" (after "[": value or "]"),
-    # "key" (after "," in an object), "first_key" (after "{": key or "}"),
-    # "colon", "after" (after a value: "," or a closer)
-    state = "value"
-    pos, n = 0, len(s)
-    match = _JSON_TOKEN.match
-    while pos < n:
-        m = match(s, pos)
-        if m is None:
-            return False
-        pos = m.end()
-        punct, string, scalar = m.group(1), m.group(2), m.group(3)
-        if state in ("first_value", "value", "first_key", "key"):
-            if punct in ("{", "["):
-                if state in ("first_key", "key"):
-                    return False
-                stack.append(punct)
-                state = "first_key" if punct == "{" else "first_value"
-                continue
-            if punct in ("}", "]"):
-                if (punct == "}" and state != "first_key") or (punct == "]" and state != "first_value"):
-                    return False
-                stack.pop()
-                state = "after"
-            elif string is not None:
-                if not stack:
-                    return False
-                state = "colon" if state in ("first_key", "key") else "after"
-            elif scalar is not None:
-                if not stack or state in ("first_key", "key"):
-                    return False
-                state = "after"
-            else:  # "," or ":"
-                return False
-        elif state == "colon":
-            if punct != ":":
-                return False
-            state = "value"
-        else:  # after
-            if not stack:
-                return False  # a second top-level value
-            if punct == ",":
-                state = "key" if stack[-1] == "{" else "value"
-            elif punct == "}" and stack[-1] == "{" or punct == "]" and stack[-1] == "[":
-                stack.pop()
-                state = "after"
-            else:
-                return False
-    return not stack and state == "after"
 
 
 # --------------------------------------------------------------------------------------------
@@ -133,7 +60,7 @@ def quote_style(text: str, rng) -> Outcome:
     >>> quote_style('She said "it\\'s fine" and left \\'early\\'. He is 6\\'2".', None).text
     'She said “it’s fine” and left ‘early’. He is 6\\'2".'
     """
-    if _is_json_container(text):
+    if jsontext.is_container(text):
         return unchanged(text, "structured_input")
     if "'" not in text and '"' not in text:
         return unchanged(text, "no_candidates")

@@ -20,12 +20,14 @@ limit of §1.14 (``size_limit`` beyond it; ``inline_defs`` has its own, smaller 
 
 from __future__ import annotations
 
-import json
-import re
-from itertools import accumulate
 from urllib.parse import unquote
 
 from .. import text as tm
+from ..jsontext import MAX_NESTING, Copy, Obj, detect_style, dump, parse_object
+from ..jsontext import decode_string as _dec
+from ..jsontext import is_string as _is_str
+from ..jsontext import key_lexeme as _key
+from ..jsontext import string_value as _str_value
 from ..registry import Outcome, perturbation, rate, unchanged
 from ..rng import select
 
@@ -34,289 +36,8 @@ __all__ = [
     "add_redundant_constraints", "additional_properties_false",
 ]
 
-MAX_NESTING = 1000  # JSON containers, the root object being level 1 (§8 Parsing)
 MAX_SCHEMA_LEVEL = 100  # schema nodes deeper than this below the root are not walked (§8)
 PERM_TRIES = 10  # draws of P(m) before the rotation fallback (§8)
-
-
-# --------------------------------------------------------------------------------------------
-# Lexeme tree
-# --------------------------------------------------------------------------------------------
-
-class Obj:
-    """A JSON object: ``members`` are ``(key, key_lexeme, value)`` in document order.
-
-    ``index`` maps each decoded key to its value (lookup only; never iterated). A value is a
-    lexeme ``str`` (number, string with its quotes, ``true``/``false``/``null``), a ``list``
-    (array), an ``Obj``, or a ``Copy`` (``inline_defs`` only).
-    """
-
-    __slots__ = ("members", "index")
-
-    def __init__(self, members=None) -> None:
-        if members is None:
-            self.members, self.index = [], {}
-        else:
-            self.members = list(members)
-            self.index = {m[0]: m[2] for m in self.members}
-
-    def get(self, key, default=None):
-        return self.index.get(key, default)
-
-
-class Copy:
-    """An inlined definition: ``node`` is emitted in place, once per occurrence (``inline_defs``)."""
-
-    __slots__ = ("key", "node")
-
-    def __init__(self, key, node) -> None:
-        self.key, self.node = key, node
-
-
-def _dec(lexeme: str) -> str:
-    """Decoded value of a string lexeme (with its quotes)."""
-    return lexeme[1:-1] if "\\" not in lexeme else json.loads(lexeme)
-
-
-def _is_str(value) -> bool:
-    return type(value) is str and value[:1] == '"'
-
-
-def _str_value(value):
-    """The decoded string if ``value`` is a string lexeme, else None."""
-    return _dec(value) if type(value) is str and value[:1] == '"' else None
-
-
-def _key(name: str) -> str:
-    """Lexeme of a new key (shortest JSON form, ``ensure_ascii=False``)."""
-    return json.dumps(name, ensure_ascii=False)
-
-
-# --------------------------------------------------------------------------------------------
-# Parsing (RFC 8259, no NaN/Infinity, no duplicate keys, at most 1,000 levels)
-# --------------------------------------------------------------------------------------------
-
-_TOKEN = re.compile(
-    r'[ \t\n\r]*(?:'
-    r'([{\[])'                                                                     # 1 open
-    r'|([}\]])'                                                                    # 2 close
-    r'|(,)'                                                                        # 3
-    r'|(:)'                                                                        # 4
-    r'|("[^"\\\x00-\x1f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*)*")'  # 5 string
-    r'|(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false|null)'     # 6 scalar
-    r'|(.))',                                                                      # 7 junk
-    re.S)
-
-# What the parser expects next.
-_VALUE, _VALUE_OR_CLOSE, _KEY, _KEY_OR_CLOSE, _COLON, _COMMA_OR_CLOSE, _END = range(7)
-
-
-def _parse(body: str):
-    """The lexeme tree of ``body`` (no surrounding whitespace), or None if it is not a JSON object.
-
-    The stdlib ``json`` decoder (C scanner) does the validation and the structure, with hooks
-    that keep number lexemes and build ``Obj`` nodes; string lexemes are restored from a table of
-    the escaped spellings. Inputs it cannot represent exactly (one value spelled two ways) or that
-    exhaust the interpreter's recursion limit go through ``_parse_tokens``, the iterative parser.
-
-    >>> _parse('{"a": [1e5, "\\\\u00e9"]}').members
-    [('a', '"a"', ['1e5', '"\\\\u00e9"'])]
-    >>> _parse('{"a": 1, "a": 2}') is None, _parse('[1]') is None, _parse('{"a": NaN}') is None
-    (True, True, True)
-    """
-    if body[:1] != "{":
-        return None
-    try:
-        return _parse_fast(body)
-    except _Invalid:
-        return None
-    except (_Fallback, RecursionError):
-        return _parse_tokens(body)
-
-
-class _Invalid(Exception):
-    """The input is not a JSON object under §8's rules."""
-
-
-class _Fallback(Exception):
-    """The fast parser cannot keep every lexeme exactly; use the token parser."""
-
-
-class _Num(str):
-    """A number lexeme while the decoder runs (``parse_int``/``parse_float``)."""
-
-    __slots__ = ()
-
-
-def _reject_constant(name):
-    raise _Invalid(name)
-
-
-_LITERALS = {True: "true", False: "false", None: "null"}
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
-_NON_BRACKET = re.compile(r'[^\[\]{}]+')
-_DEPTH_STEP = {"{": 1, "[": 1, "}": -1, "]": -1}
-
-
-def _parse_fast(body: str):
-    if body.count("{") + body.count("[") > MAX_NESTING:  # only then can nesting pass the limit
-        brackets = _NON_BRACKET.sub("", _STRING.sub("", body))
-        if brackets and max(accumulate(map(_DEPTH_STEP.__getitem__, brackets))) > MAX_NESTING:
-            raise _Invalid("too deep")
-    spelled: dict = {}  # decoded value -> its escaped lexeme
-    if "\\" in body:
-        lexemes = _STRING.findall(body)
-        for lexeme in lexemes:
-            if "\\" in lexeme:
-                try:
-                    value = json.loads(lexeme)
-                except ValueError:
-                    raise _Invalid("bad string") from None
-                if spelled.setdefault(value, lexeme) != lexeme:
-                    raise _Fallback
-        if spelled:
-            plain = set(lx for lx in lexemes if "\\" not in lx)
-            if any('"' + value + '"' in plain for value in spelled):
-                raise _Fallback
-
-    if spelled:
-        def quote(value: str) -> str:
-            return spelled.get(value) or '"' + value + '"'
-    else:
-        def quote(value: str) -> str:
-            return '"' + value + '"'
-
-    def lexeme_list(items: list) -> None:
-        stack = [items]
-        while stack:
-            current = stack.pop()
-            for i, x in enumerate(current):
-                t = type(x)
-                if t is str:
-                    current[i] = quote(x)
-                elif t is _Num:
-                    current[i] = str(x)
-                elif t is list:
-                    stack.append(x)
-                elif t is not Obj:
-                    current[i] = _LITERALS[x]
-
-    def build(pairs: list) -> Obj:
-        members = []
-        append = members.append
-        for k, v in pairs:
-            t = type(v)
-            if t is str:
-                v = quote(v)
-            elif t is _Num:
-                v = str(v)
-            elif t is list:
-                lexeme_list(v)
-            elif t is not Obj:
-                v = _LITERALS[v]
-            append((k, quote(k), v))
-        index = {m[0]: m[2] for m in members}
-        if len(index) != len(members):
-            raise _Invalid("duplicate key")
-        node = Obj.__new__(Obj)
-        node.members, node.index = members, index
-        return node
-
-    decoder = json.JSONDecoder(object_pairs_hook=build, parse_int=_Num, parse_float=_Num,
-                               parse_constant=_reject_constant)
-    try:
-        root = decoder.decode(body)
-    except json.JSONDecodeError:
-        raise _Invalid("not JSON") from None
-    if type(root) is not Obj:
-        raise _Invalid("not an object")
-    return root
-
-
-def _parse_tokens(body: str):
-    """Iterative validating parser over ``_TOKEN`` (any nesting up to ``MAX_NESTING``).
-
-    >>> _parse_tokens('{"a": "\\\\u00e9", "b": "é"}').members[0][1:]
-    ('"a"', '"\\\\u00e9"')
-    """
-    if body[:1] != "{":
-        return None
-    root = None
-    stack: list = []
-    expect = _VALUE
-    pending = None  # (key, key_lexeme) of the member whose value comes next
-    for m in _TOKEN.finditer(body):
-        kind = m.lastindex
-        if kind == 5:
-            lexeme = m.group(5)
-            if expect == _KEY or expect == _KEY_OR_CLOSE:
-                key = lexeme[1:-1] if "\\" not in lexeme else json.loads(lexeme)
-                if key in stack[-1].index:
-                    return None
-                pending = (key, lexeme)
-                expect = _COLON
-                continue
-            value = lexeme
-        elif kind == 6:
-            value = m.group(6)
-        elif kind == 1:
-            if expect != _VALUE and expect != _VALUE_OR_CLOSE:
-                return None
-            if m.group(1) == "{":
-                value, nxt = Obj(), _KEY_OR_CLOSE
-            else:
-                value, nxt = [], _VALUE_OR_CLOSE
-            if stack:
-                top = stack[-1]
-                if type(top) is list:
-                    top.append(value)
-                else:
-                    top.members.append((pending[0], pending[1], value))
-                    top.index[pending[0]] = value
-            elif root is None and type(value) is Obj:
-                root = value
-            else:
-                return None
-            stack.append(value)
-            if len(stack) > MAX_NESTING:
-                return None
-            expect = nxt
-            continue
-        elif kind == 2:
-            if not stack:
-                return None
-            top = stack[-1]
-            if m.group(2) == "}":
-                if type(top) is not Obj or (expect != _KEY_OR_CLOSE and expect != _COMMA_OR_CLOSE):
-                    return None
-            elif type(top) is not list or (expect != _VALUE_OR_CLOSE and expect != _COMMA_OR_CLOSE):
-                return None
-            stack.pop()
-            expect = _COMMA_OR_CLOSE if stack else _END
-            continue
-        elif kind == 3:
-            if expect != _COMMA_OR_CLOSE:
-                return None
-            expect = _KEY if type(stack[-1]) is Obj else _VALUE
-            continue
-        elif kind == 4:
-            if expect != _COLON:
-                return None
-            expect = _VALUE
-            continue
-        else:
-            return None
-        # A scalar value.
-        if (expect != _VALUE and expect != _VALUE_OR_CLOSE) or not stack:
-            return None
-        top = stack[-1]
-        if type(top) is list:
-            top.append(value)
-        else:
-            top.members.append((pending[0], pending[1], value))
-            top.index[pending[0]] = value
-        expect = _COMMA_OR_CLOSE
-    return root if expect == _END else None
 
 
 class _Doc:
@@ -341,7 +62,7 @@ def _load(text: str):
     body = text.strip()  # str.strip() strips exactly the str.isspace() characters
     if body[:1] != "{":
         return None
-    root = _parse(body)
+    root = parse_object(body, MAX_NESTING)
     if root is None:
         return None
     lead = len(text) - len(text.lstrip())
@@ -352,121 +73,6 @@ def _load(text: str):
 # Re-emission in the input's style
 # --------------------------------------------------------------------------------------------
 
-_SEPARATOR = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|([,:])([ \t\n\r]*)', re.S)
-_INDENTED = re.compile(r'[\r\n]([ \t]+)(?=[^ \t\r\n])')
-
-
-class _Style:
-    __slots__ = ("pretty", "item", "key", "unit", "nl")
-
-
-def _style(doc: _Doc) -> _Style:
-    st = _Style()
-    body = doc.body
-    st.pretty = "\n" in body or "\r" in body
-    item = key = None
-    for m in _SEPARATOR.finditer(body):
-        sep = m.group(1)
-        if sep is None:
-            continue
-        if sep == "," and item is None:
-            item = "," + m.group(2)
-        elif sep == ":" and key is None:
-            key = ":" + m.group(2)
-        if item is not None and key is not None:
-            break
-    if st.pretty:
-        # The value stays on the key's line: only the horizontal part of the separator is kept.
-        key = re.split(r"[\r\n]", key, maxsplit=1)[0] if key is not None else ":"
-        ind = _INDENTED.search(body)
-        if ind is None:
-            st.unit = ""
-        else:
-            ws = ind.group(1)
-            st.unit = "\t" if ws[0] == "\t" else ws[:len(ws) - len(ws.lstrip(" "))]
-        st.nl = tm.newline_style(doc.text)
-    else:
-        st.unit, st.nl = "", ""
-    st.item = item if item is not None else ","
-    st.key = key if key is not None else ":"
-    return st
-
-
-def _dump(root, st: _Style, budget: int):
-    """``(text, copies)``: the serialisation of ``root`` and the number of ``Copy`` nodes expanded,
-    or None as soon as the text would pass ``budget`` code points. Iterative, O(output)."""
-    out: list[str] = []
-    append = out.append
-    total = 0
-    copies = 0
-    pretty, item, key, unit = st.pretty, st.item, st.key, st.unit
-    indents = [st.nl]
-    stack: list[list] = []  # frames: [iterator, is_object, depth, prefix of the next element]
-    v = root
-    while True:
-        # Emit `v`, the value of the current element: a lexeme or an opening bracket.
-        while type(v) is Copy:
-            copies += 1
-            v = v.node
-        t = type(v)
-        if t is str:
-            append(v)
-            total += len(v)
-        elif (v.members if t is Obj else v):
-            depth = len(stack) + 1
-            if pretty:
-                while len(indents) <= depth:
-                    indents.append(indents[-1] + unit)
-                first = indents[depth]
-            else:
-                first = ""
-            append("{" if t is Obj else "[")
-            total += 1
-            stack.append([iter(v.members if t is Obj else v), t is Obj, depth, first])
-        else:
-            append("{}" if t is Obj else "[]")
-            total += 2
-        if total > budget:
-            return None
-        # Advance to the next container or Copy value, writing scalar elements on the way.
-        while stack:
-            frame = stack[-1]
-            is_object, depth, prefix = frame[1], frame[2], frame[3]
-            following = ("," + indents[depth]) if pretty else item
-            for element in frame[0]:
-                if is_object:
-                    piece = prefix + element[1] + key
-                    v = element[2]
-                else:
-                    piece = prefix
-                    v = element
-                prefix = following
-                if type(v) is str:
-                    piece += v
-                    append(piece)
-                    total += len(piece)
-                    if total > budget:
-                        return None
-                    continue
-                append(piece)
-                total += len(piece)
-                frame[3] = prefix
-                break
-            else:
-                stack.pop()
-                piece = "}" if is_object else "]"
-                if pretty:
-                    piece = indents[depth - 1] + piece
-                append(piece)
-                total += len(piece)
-                if total > budget:
-                    return None
-                continue
-            break
-        else:
-            return "".join(out), copies
-
-
 def _emit(doc: _Doc, root, limit: int | None = None):
     """``(text, copies)`` of the whole edited document, or None past ``limit`` code points.
 
@@ -476,7 +82,8 @@ def _emit(doc: _Doc, root, limit: int | None = None):
     """
     if limit is None:
         limit = 8 * len(doc.text) + 100_000
-    done = _dump(root, _style(doc), limit - len(doc.lead) - len(doc.trail))
+    done = dump(root, detect_style(doc.body, tm.newline_style(doc.text)),
+                limit - len(doc.lead) - len(doc.trail))
     if done is None:
         return None
     return doc.lead + done[0] + doc.trail, done[1]
