@@ -15,7 +15,7 @@ PYTEST_ARGS ?=
 
 export NLTK_DATA := $(CURDIR)/$(NLTK_BUILD)/nltk_data
 
-.PHONY: venv nltk-data serve test test-fast test-versions bench lambda-local eval clean
+.PHONY: venv nltk-data serve test test-fast test-versions bench lambda-local eval clean lint
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,7 +31,7 @@ nltk-data: venv
 serve: venv nltk-data
 	$(BIN)/perturber serve --host $(HOST) --port $(PORT)
 
-test: venv nltk-data
+test: venv nltk-data lint
 	$(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
 	$(MAKE) --no-print-directory test-versions
 
@@ -62,3 +62,8 @@ eval: venv nltk-data
 
 clean:
 	rm -rf $(VENV) $(VENV)-3.* build .aws-sam .serverless eval/out
+
+# Lint and types (part of `make test`). `ruff format --check` is configured but not run yet.
+lint: venv
+	$(BIN)/ruff check .
+	$(BIN)/mypy

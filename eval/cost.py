@@ -503,7 +503,7 @@ def main(argv: list[str] | None = None) -> int:
             region = args.region or os.environ.get("AWS_REGION") or "us-east-1"
             client = boto3.client("lambda", region_name=region)
             config = client.get_function_configuration(FunctionName=args.function_name)
-        except Exception as err:  # noqa: BLE001 - credentials, unknown function: one line
+        except Exception as err:
             print(f"cost: error: cannot read {args.function_name}: {type(err).__name__}: {err}", file=sys.stderr)
             return 1
         arch = args.arch or (config.get("Architectures") or ["x86_64"])[0]

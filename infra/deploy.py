@@ -148,8 +148,13 @@ def _parse_env(pairs: list[str]) -> dict[str, str | None]:
 def _explain(err: Exception) -> str:
     """One line for the errors users actually hit."""
     try:
-        from botocore.exceptions import (BotoCoreError, ClientError, NoCredentialsError,
-                                         NoRegionError, WaiterError)
+        from botocore.exceptions import (
+            BotoCoreError,
+            ClientError,
+            NoCredentialsError,
+            NoRegionError,
+            WaiterError,
+        )
     except ImportError:  # pragma: no cover - boto3 missing
         return f"{type(err).__name__}: {err}"
     if isinstance(err, NoCredentialsError):
@@ -204,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError as err:
         print(f"deploy: error: boto3 is needed ({err}); pip install boto3", file=sys.stderr)
         return 1
-    except Exception as err:  # noqa: BLE001 - reported as one line, by design
+    except Exception as err:
         print(f"deploy: error: {_explain(err)}", file=sys.stderr)
         return 1
     return 0

@@ -6,8 +6,15 @@
 """
 
 from .core import Result, apply, describe, list_perturbations, perturb
-from .errors import (ConfigurationError, InputTooLarge, InvalidParams, ModelBackendError,
-                     PerturberError, ResourceUnavailable, UnknownPerturbation)
+from .errors import (
+                     ConfigurationError,
+                     InputTooLarge,
+                     InvalidParams,
+                     ModelBackendError,
+                     PerturberError,
+                     ResourceUnavailable,
+                     UnknownPerturbation,
+)
 from .registry import catalog_digest
 from .settings import Limits, default_limits
 

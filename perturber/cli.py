@@ -20,7 +20,8 @@ import json
 import os
 import sys
 import time
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from . import __version__, core, registry
 from .errors import InvalidParams, PerturberError

@@ -10,7 +10,7 @@ library's own validator accepts. ``import perturber`` never imports pydantic.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
@@ -33,7 +33,7 @@ def _field(p: registry.Param):
     return Annotated[p.type, constraints], p.default
 
 
-@lru_cache(maxsize=None)
+@cache
 def params_model(spec: registry.Perturbation) -> type[BaseModel]:
     """A strict pydantic model (unknown fields forbidden, no coercion) of ``spec``'s params."""
     fields = {p.name: _field(p) for p in spec.params}

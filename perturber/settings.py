@@ -20,9 +20,9 @@ Limits(max_text_chars=500, magnitude_max_chars=20000)
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from functools import lru_cache
-from typing import Mapping
 
 from .errors import ConfigurationError
 

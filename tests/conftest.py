@@ -6,7 +6,7 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "golden"))
 
-import perturber  # noqa: E402
+import perturber
 
 #: The library's hard upper limit, for the 1 MB tests (pass ``limits=BIG``; the default stays 100,000).
 BIG = perturber.Limits(max_text_chars=1_000_000)

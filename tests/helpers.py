@@ -10,8 +10,9 @@ class NoDraws:
 
 def run(text, name, params=None, seed=0):
     """``perturber.apply`` under the library's hard limit (the 1 MB tests pass through it)."""
-    import perturber
     from conftest import BIG
+
+    import perturber
 
     return perturber.apply(text, name, params, seed, limits=BIG)
 

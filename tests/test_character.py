@@ -3,12 +3,12 @@
 import unicodedata
 
 import pytest
+from helpers import run
 
 import perturber
 from perturber import registry
 from perturber.data import load_table
 from perturber.rng import Draws
-from helpers import run
 
 CHARACTER = ["random_case", "upper_case", "lower_case", "title_case", "leetspeak", "disemvowel",
              "diacritics_add", "diacritics_strip", "homoglyph", "full_width", "zero_width",

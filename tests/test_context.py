@@ -2,9 +2,9 @@
 context_load)."""
 
 import pytest
+from helpers import NoDraws
 
 import perturber
-from helpers import NoDraws
 from perturber import registry
 from perturber.data import load_table
 from perturber.errors import InvalidParams

@@ -187,7 +187,7 @@ def test_selection_rule():
 def test_list_and_describe():
     names = [e["name"] for e in perturber.list_perturbations(family="padding")]
     assert names == ["quotes", "spaces", "new_lines", "trailing_newline"]
-    assert all(not e["in_scope"] is False for e in perturber.list_perturbations(in_scope=True))
+    assert all(e["in_scope"] is not False for e in perturber.list_perturbations(in_scope=True))
     d = perturber.describe("quotes")
     assert d["params"] == [{"name": "n", "type": "int", "default": 5, "minimum": 1,
                             "maximum": 1000, "description": d["params"][0]["description"]}]

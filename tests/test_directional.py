@@ -7,12 +7,12 @@ import random
 from decimal import Decimal
 
 import pytest
+from helpers import out, run
 
 import perturber
 from perturber import registry
 from perturber.data import load_table
 from perturber.perturbations import directional as D
-from helpers import out, run
 
 NAMES = ["insert_negation", "scale_quantity", "deadline_passed"]
 CATALOG = pathlib.Path(__file__).resolve().parents[2] / "shared" / "docs" / "CATALOG.md"

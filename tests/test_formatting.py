@@ -5,9 +5,9 @@ import re
 import sys
 
 import pytest
+from helpers import NoDraws
 
 import perturber
-from helpers import NoDraws
 from perturber import registry
 from perturber.errors import InvalidParams
 from perturber.text import cluster_spans

@@ -4,9 +4,9 @@ import random
 
 import emoji as emoji_package
 import pytest
+from helpers import NoDraws, out, run
 
 import perturber
-from helpers import NoDraws, out, run
 from perturber import registry
 from perturber.data import load_table
 from perturber.perturbations import normalization as N

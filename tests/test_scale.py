@@ -2,10 +2,10 @@
 
 import harness
 import pytest
-
-import perturber
 from conftest import BIG
 from test_properties import strongest
+
+import perturber
 
 MEGABYTE_TEXT = None
 

@@ -6,15 +6,14 @@ import re
 
 import jsonschema
 import pytest
+from helpers import out, run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import perturber
-from perturber import registry
-from perturber import jsontext
+from perturber import jsontext, registry
 from perturber.perturbations import schema as S
 from perturber.rng import Draws
-from helpers import out, run
 
 SCHEMA_ENTRIES = ["reorder_properties", "reorder_enum", "reorder_union", "expand_type_shorthand",
                   "inline_defs", "add_redundant_constraints", "additional_properties_false"]

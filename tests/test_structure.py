@@ -4,9 +4,9 @@ irrelevant_preamble, irrelevant_trailer, key_sentence_to_middle."""
 import re
 
 import pytest
+from helpers import NoDraws
 
 import perturber
-from helpers import NoDraws
 from perturber import registry
 from perturber.data import load_table
 from perturber.errors import InvalidParams

@@ -12,12 +12,38 @@ from hypothesis import strategies as st
 
 import perturber.text.spans as T
 from perturber.data import load_table
-from perturber.text import (HSPACE, WHITESPACE, Body, Line, Number, Spans, Token, Unit,
-                            answer_cue, append_material, apostrophe_style, apply_apostrophe,
-                            case_class, cluster_spans, clusters, free_tokens, is_bound,
-                            is_cased_letter, is_word_char, lines, match_case, newline_style,
-                            numeric_literals, prepend_material, protected_spans, sentences,
-                            splice, split_body, units, word_tokens)
+from perturber.text import (
+    HSPACE,
+    WHITESPACE,
+    Body,
+    Line,
+    Number,
+    Spans,
+    Token,
+    Unit,
+    answer_cue,
+    apostrophe_style,
+    append_material,
+    apply_apostrophe,
+    case_class,
+    cluster_spans,
+    clusters,
+    free_tokens,
+    is_bound,
+    is_cased_letter,
+    is_word_char,
+    lines,
+    match_case,
+    newline_style,
+    numeric_literals,
+    prepend_material,
+    protected_spans,
+    sentences,
+    splice,
+    split_body,
+    units,
+    word_tokens,
+)
 
 
 def texts_of(text, spans):
@@ -252,7 +278,7 @@ def test_line_classes():
     t = ("# Title\n####### not\nSome text\n\n- a\n* b\n+ c\n• d\n   -\te\n\t\t- nested\n1. one\n12) two\n"
          "1234. no\n    3. deep\nA. opt\n(b) opt\nc) opt\n> quote\n| t |\n    # deep\n-no\n"
          "```\ncode\n\n```\n \t\nQ: what?\n  Final  Answer :  \n")
-    assert [l.cls for l in lines(t)] == [
+    assert [ln.cls for ln in lines(t)] == [
         "heading", "plain", "plain", "blank", "bullet", "bullet", "bullet", "bullet", "bullet",
         "bullet", "ordered", "ordered", "plain", "ordered", "option", "option", "option", "quote",
         "table", "plain", "plain", "code", "code", "blank", "code", "blank", "plain", "cue"]
@@ -278,7 +304,7 @@ def test_answer_cue(text, cue):
     span = answer_cue(text)
     assert (text[span[0]:span[1]] if span else None) == cue
     if cue:
-        assert [l.cls for l in lines(text) if l.cls != "blank"][-1] == "cue"
+        assert [ln.cls for ln in lines(text) if ln.cls != "blank"][-1] == "cue"
 
 
 # ---------------------------------------------------------------- units (§1.9)
@@ -559,7 +585,7 @@ def test_properties(text):
     assert splice(text, []) == text
     assert splice(text, [(t.start, t.end, t.text) for t in toks]) == text
     ls = lines(text)
-    assert "".join(text[l.start:l.next] for l in ls) == text
+    assert "".join(text[ln.start:ln.next] for ln in ls) == text
     us = units(text)
     for u in us:
         assert 0 <= u.start < u.end <= n

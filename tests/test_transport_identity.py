@@ -34,7 +34,7 @@ def cli_text(name, text, params, seed, category):
 
 def groups():
     for spec in harness.deterministic_entries():
-        for set_name, params in harness.param_sets(spec).items():
+        for _set_name, params in harness.param_sets(spec).items():
             for seed in (harness.SEEDS if spec.seed_sensitive else (0,)):
                 yield spec, params, seed
 

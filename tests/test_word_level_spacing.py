@@ -5,6 +5,7 @@ import re
 import unicodedata
 
 import pytest
+from helpers import out, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -14,7 +15,6 @@ from perturber import registry
 from perturber import text as tm
 from perturber.data import load_table
 from perturber.rng import Draws, select
-from helpers import out, run
 
 ENTRIES = ["drop_stop_words", "word_merge", "word_split", "punctuation_spaces",
            "sequence_spaces", "punctuation_drop", "name_swap"]
@@ -495,7 +495,7 @@ def test_name_swap_draws_follow_the_definition():
             opts = [n for n in group if n not in mapping.values()
                     and n not in ("Tom", "Anna", "Ben")]
             mapping[name] = rng.choice(opts)
-        want = re.sub(r"\w+", lambda m: mapping.get(m.group().lower(), m.group()), text)
+        want = re.sub(r"\w+", lambda m, mapping=mapping: mapping.get(m.group().lower(), m.group()), text)
         assert out(text, "name_swap", {"rate": 0.5}, seed) == want
 
 

@@ -9,6 +9,7 @@ import time
 import unicodedata
 
 import pytest
+from helpers import outputs, run
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -17,7 +18,6 @@ import perturber.perturbations.word_level.typos as T
 from perturber import text as tm
 from perturber.registry import get
 from perturber.rng import Draws
-from helpers import outputs, run
 
 SEEDS = range(150)
 TRIPLE = re.compile(r"([^\W\d_])\1\1", re.IGNORECASE)

@@ -11,7 +11,7 @@ keep the order printed in the catalog.  No other I/O happens here.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from types import MappingProxyType
 
@@ -26,7 +26,7 @@ def _freeze(obj):
     return obj
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_table(name: str) -> object:
     """Load the packaged table ``name`` (with or without the ``.json`` suffix)."""
     if not name.endswith(".json"):

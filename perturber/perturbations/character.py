@@ -16,14 +16,14 @@ import re
 import unicodedata
 from bisect import bisect_left
 from collections.abc import Iterator
-from functools import lru_cache
+from functools import cache
 from types import MappingProxyType
 
 import regex
 
 from .. import text as tm
 from ..data import load_table
-from ..registry import Outcome, perturbation, choice, rate, unchanged
+from ..registry import Outcome, choice, perturbation, rate, unchanged
 from ..rng import Draws, select
 
 __all__ = [
@@ -123,13 +123,13 @@ def _map_outside(text: str, fn) -> str:
     return "".join(parts)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _pairs(table: str) -> MappingProxyType:
     """A table's ``map`` as a read-only dict (lookups only; never iterated to decide anything)."""
     return MappingProxyType({a: b for a, b in load_table(table)["map"]})
 
 
-@lru_cache(maxsize=None)
+@cache
 def _leet() -> tuple:
     """(source -> replacement for both cases, pattern matching any source)."""
     out = {}
@@ -140,7 +140,7 @@ def _leet() -> tuple:
     return MappingProxyType(out), pattern
 
 
-@lru_cache(maxsize=None)
+@cache
 def _homoglyphs() -> tuple:
     """(Latin letter -> look-alike, pattern matching any Latin source letter)."""
     rows = load_table("a08b_homoglyphs")["map"]
@@ -148,12 +148,12 @@ def _homoglyphs() -> tuple:
     return _pairs("a08b_homoglyphs"), pattern
 
 
-@lru_cache(maxsize=None)
+@cache
 def _unit_symbols() -> frozenset:
     return frozenset(s for row in load_table("a09_units")["rows"] for s in row["symbols"])
 
 
-@lru_cache(maxsize=None)
+@cache
 def _ocr() -> tuple:
     """(compiled scan pattern, sources in priority order, {source: (target, letter delta)})."""
     rows = list(load_table("a08c_ocr_confusions")["map"])

@@ -620,7 +620,7 @@ def inline_defs(text: str, rng) -> Outcome:
     region: list = [None] * len(entries)
     inside_id: list = [False] * len(entries)
     edges: dict = {}
-    for i, (node, level, _, parent, segs) in enumerate(entries):
+    for i, (node, _level, _, parent, segs) in enumerate(entries):
         if parent >= 0:
             region[i] = region[parent]
             inside_id[i] = inside_id[parent]

@@ -7,11 +7,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from functools import cached_property
-from typing import Mapping
 
-from ..settings import VARIABLES, Limits, int_default, from_env
+from ..settings import VARIABLES, Limits, from_env, int_default
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re as _re
-from typing import Iterable, NamedTuple
+from collections.abc import Iterable
+from typing import NamedTuple
 
 import regex
 
@@ -44,7 +45,7 @@ def _digit(c: str) -> bool:
     return "0" <= c <= "9"
 
 
-def numeric_literals(text: str, spans: "Spans | Iterable[tuple[int, int]] | None" = None) -> list[Number]:
+def numeric_literals(text: str, spans: Spans | Iterable[tuple[int, int]] | None = None) -> list[Number]:
     """Numeric literals of §1.10 with the nine exclusions applied.
 
     >>> [(n.text, n.quantity, n.excluded) for n in numeric_literals("Pay $1,500.50 by 2026-01-15, call 555-0100")]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re as _re
 from bisect import bisect_left, bisect_right
-from typing import Iterable
+from collections.abc import Iterable
 
 import regex
 
@@ -100,7 +100,7 @@ def _inline_code(text: str, gaps, lb) -> list[tuple[int, int]]:
         by_key.setdefault(k, []).append(i)
     out = []
     pos = -1
-    for i, (s, e) in enumerate(runs):
+    for i, (s, _e) in enumerate(runs):
         if s < pos:
             continue
         lst = by_key[keys[i]]

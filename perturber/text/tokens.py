@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re as _re
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from itertools import compress
-from typing import Iterable, NamedTuple, Sequence
+from typing import NamedTuple
 
 import regex
 
@@ -135,7 +136,7 @@ def is_bound(text: str, token: Token | tuple[int, int]) -> bool:
 
 
 def free_tokens(text: str, tokens: Sequence[Token] | None = None,
-                spans: "Spans | Iterable[tuple[int, int]] | None" = None) -> list[Token]:
+                spans: Spans | Iterable[tuple[int, int]] | None = None) -> list[Token]:
     """The tokens that are neither bound nor overlapping a protected span.
 
     >>> [t.text for t in free_tokens("see a.b and `code` now")]

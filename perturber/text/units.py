@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re as _re
 import unicodedata
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import NamedTuple, Sequence
+from typing import NamedTuple
 
 from .chars import _MEMO_MAX_CHARS, _new_token
 from .lines import _NON_WS, _classify, _fences, _line_bounds

@@ -407,7 +407,7 @@ def sequence_spaces(text: str, rng, *, rate: float) -> Outcome:
         return unchanged(text, "no_candidates")
     chosen = select(runs, rng, rate=rate)
     edits = []
-    for s, e in chosen:
+    for _s, e in chosen:
         edits.append((e, e, " " * rng.randint(1, 4)))
     return Outcome(tm.splice(text, edits), len(edits))
 
