@@ -91,7 +91,7 @@ def scan(text: str, start: int = 0) -> Scan:
         if m is None:  # only whitespace is left
             tok = n
             break
-        kind = m.lastindex
+        kind = m.lastindex or JUNK
         tok = m.start(kind)
         if kind == JUNK:
             break
@@ -387,7 +387,7 @@ def _parse_fast(body: str, max_nesting: int):
                     current[i] = _LITERALS[x]
 
     def build(pairs: list) -> Obj:
-        members = []
+        members: list[tuple[str, str, Any]] = []
         append = members.append
         for k, v in pairs:
             t = type(v)
@@ -430,7 +430,7 @@ def parse_tokens(body: str, max_nesting: int = MAX_NESTING):
     root = None
     stack: list = []
     expect = _VALUE
-    pending = None  # (key, key_lexeme) of the member whose value comes next
+    pending = ("", "")  # (key, key_lexeme) of the member whose value comes next
     for m in TOKEN.finditer(body):
         kind = m.lastindex
         if kind == STRING:
@@ -517,6 +517,11 @@ class Style:
     """The layout of a JSON text: pretty or compact, separators, indentation unit, newline."""
 
     __slots__ = ("pretty", "item", "key", "unit", "nl")
+    pretty: bool
+    item: str
+    key: str
+    unit: str
+    nl: str
 
 
 def detect_style(body: str, nl: str) -> Style:

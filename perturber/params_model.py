@@ -11,7 +11,7 @@ library's own validator accepts. ``import perturber`` never imports pydantic.
 from __future__ import annotations
 
 from functools import cache
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
@@ -22,14 +22,14 @@ def _field(p: registry.Param):
     description = f"{p.description}; {p.describe_range()}"
     if p.choices is not None:
         return Annotated[Literal[p.choices], Field(description=description)], p.default
-    extra = {}
+    extra: dict[str, Any] = {}
     if p.step is not None:
         extra["multipleOf"] = p.step
     if p.forbidden:
         extra["not"] = {"enum": list(p.forbidden)}
+    options: dict[str, Any] = {"allow_inf_nan": False} if p.type is float else {}
     constraints = Field(ge=p.ge, le=p.le, description=description,
-                        json_schema_extra=extra or None,
-                        **({"allow_inf_nan": False} if p.type is float else {}))
+                        json_schema_extra=extra or None, **options)
     return Annotated[p.type, constraints], p.default
 
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from threading import Lock
+from typing import Any
 
 _STATE_CACHE: dict[int, tuple | None] = {}
-_UNSEEN = object()
+_UNSEEN: Any = object()
 _STATE_CACHE_MAX = 256
 _STATE_LOCK = Lock()
 
@@ -98,6 +99,7 @@ def quota(n: int, *, rate: float | None = None, count: int | None = None) -> int
     """
     if count is not None:
         return min(count, n)
+    assert rate is not None, "quota needs rate or count"
     q = round(rate * 10000)
     k = (n * q + 5000) // 10000
     if q > 0 and n > 0:

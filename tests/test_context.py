@@ -2,9 +2,8 @@
 context_load)."""
 
 import pytest
-from helpers import NoDraws
+from helpers import NoDraws, run
 
-import perturber
 from perturber import registry
 from perturber.data import load_table
 from perturber.errors import InvalidParams
@@ -14,10 +13,6 @@ from perturber.text import answer_cue, sentences, split_body, word_tokens
 B1 = load_table("b01_distractors")["sentences"]
 B2 = load_table("b02_filler")["sentences"]
 TOM = "Tom has 4 pens. He buys 3 more. How many pens does he have?"
-
-
-def ap(text, name, params=None, seed=0):
-    return perturber.apply(text, name, params, seed)
 
 
 
@@ -51,16 +46,16 @@ def test_declarations_match_catalog_table():
 
 @pytest.mark.parametrize("name", ["irrelevant_context", "context_load"])
 def test_empty_input(name):
-    r = ap("", name)
+    r = run("", name)
     assert (r.text, r.applied, r.reason, r.edits) == ("", False, "empty_input", 0)
 
 
 def test_zero_intensity():
-    r = ap(TOM, "irrelevant_context", {"count": 0})
+    r = run(TOM, "irrelevant_context", {"count": 0})
     assert (r.text, r.reason, r.edits) == (TOM, "zero_intensity", 0)
-    r = ap(TOM, "context_load", {"ratio": 1.0})
+    r = run(TOM, "context_load", {"ratio": 1.0})
     assert (r.text, r.reason, r.edits) == (TOM, "zero_intensity", 0)
-    r = ap(TOM, "context_load", {"ratio": 1})  # an int is accepted for a float
+    r = run(TOM, "context_load", {"ratio": 1})  # an int is accepted for a float
     assert r.reason == "zero_intensity"
 
 
@@ -74,7 +69,7 @@ def test_zero_intensity():
 ])
 def test_parameter_validation(name, params):
     with pytest.raises(InvalidParams):
-        ap(TOM, name, params)
+        run(TOM, name, params)
 
 
 # --------------------------------------------------------------------------------------------
@@ -82,7 +77,7 @@ def test_parameter_validation(name, params):
 # --------------------------------------------------------------------------------------------
 
 def test_irrelevant_context_catalog_example():
-    r = ap(TOM, "irrelevant_context", seed=1)
+    r = run(TOM, "irrelevant_context", seed=1)
     assert r.applied and r.edits == 1
     (i,) = r.details["inserted"]
     assert r.details == {"inserted": [i]}
@@ -102,19 +97,19 @@ def test_irrelevant_context_draws_follow_the_procedure():
     for k in range(3, -1, -1):  # insert right to left so offsets stay valid
         mat = "".join(B1[i] + " " for i, a in zip(ids, at) if a == k)
         out = out[:starts[k]] + mat + out[starts[k]:]
-    r = ap(text, "irrelevant_context", {"count": 6}, seed=seed)
+    r = run(text, "irrelevant_context", {"count": 6}, seed=seed)
     assert (r.text, r.edits, r.details) == (out, 6, {"inserted": ids})
 
 
 def test_irrelevant_context_seeds():
-    outs = {ap(TOM, "irrelevant_context", {"count": 2}, seed=s).text for s in range(20)}
+    outs = {run(TOM, "irrelevant_context", {"count": 2}, seed=s).text for s in range(20)}
     assert len(outs) > 10
-    assert ap(TOM, "irrelevant_context", seed=4).text == ap(TOM, "irrelevant_context", seed=4).text
+    assert run(TOM, "irrelevant_context", seed=4).text == run(TOM, "irrelevant_context", seed=4).text
 
 
 def test_irrelevant_context_must_not_repeat_a_bank_sentence():
     for seed in range(30):
-        r = ap(TOM, "irrelevant_context", {"count": 10}, seed=seed)
+        r = run(TOM, "irrelevant_context", {"count": 10}, seed=seed)
         ids = r.details["inserted"]
         assert len(set(ids)) == 10 and r.edits == 10
         for i in ids:
@@ -125,14 +120,14 @@ def test_irrelevant_context_must_not_repeat_a_bank_sentence():
 def test_irrelevant_context_must_not_insert_after_the_final_sentence_or_the_answer_cue():
     text = "Tom has 4 pens.\nHow many pens?\nAnswer:\n"
     for seed in range(40):
-        out = ap(text, "irrelevant_context", {"count": 3}, seed=seed).text
+        out = run(text, "irrelevant_context", {"count": 3}, seed=seed).text
         assert out.endswith("How many pens?\nAnswer:\n")
 
 
 def test_irrelevant_context_must_not_split_a_sentence():
     text = "Dr. Smith paid $3.50 at 5 p.m. on the dot. Is it e.g. fair?"
     for seed in range(40):
-        r = ap(text, "irrelevant_context", {"count": 2}, seed=seed)
+        r = run(text, "irrelevant_context", {"count": 2}, seed=seed)
         assert "Dr. Smith paid $3.50 at 5 p.m. on the dot." in r.text
         assert "Is it e.g. fair?" in r.text
         assert remove_inserted(r.text, r.details["inserted"]) == text
@@ -142,28 +137,28 @@ def test_irrelevant_context_must_not_insert_into_lists_tables_or_code():
     structure = "- item one\n- item two\n\n| a | b |\n\n```\ncode line.\n```\n\n1. step\nA. option\n"
     text = structure + "\nThe plain sentence. Another one?"
     for seed in range(40):
-        out = ap(text, "irrelevant_context", {"count": 4}, seed=seed).text
+        out = run(text, "irrelevant_context", {"count": 4}, seed=seed).text
         assert out.startswith(structure)
 
 
 def test_irrelevant_context_without_sentences_prepends_a_paragraph():
     text = "- a\r\n- b\r\n"
-    r = ap(text, "irrelevant_context", {"count": 2}, seed=8)
+    r = run(text, "irrelevant_context", {"count": 2}, seed=8)
     ids = r.details["inserted"]
     assert ids == Draws(8).sample(range(24), 2)
     assert r.text == B1[ids[0]] + " " + B1[ids[1]] + "\r\n\r\n" + text
     # a single-line list item: sep is still forced to NL NL
-    r = ap("| x |", "irrelevant_context", seed=8)
+    r = run("| x |", "irrelevant_context", seed=8)
     assert r.text == B1[r.details["inserted"][0]] + "\n\n| x |"
     # whitespace only: material + text
-    r = ap("  ", "irrelevant_context", seed=8)
+    r = run("  ", "irrelevant_context", seed=8)
     assert r.text == B1[r.details["inserted"][0]] + "  "
 
 
 def test_irrelevant_context_protected_spans_untouched():
     text = "Visit https://ex.com/a.b. Mail me@ex.com. Run `a. b` now."
     for seed in range(20):
-        out = ap(text, "irrelevant_context", {"count": 3}, seed=seed).text
+        out = run(text, "irrelevant_context", {"count": 3}, seed=seed).text
         for span in ["https://ex.com/a.b", "me@ex.com", "`a. b`"]:
             assert span in out
 
@@ -175,7 +170,7 @@ def test_irrelevant_context_protected_spans_untouched():
 def test_context_load_catalog_example():
     text = "Tom has 4 pens. How many pens does Tom have?"
     assert len(text) == 44
-    r = ap(text, "context_load")
+    r = run(text, "context_load")
     assert r.text == ("This passage contains general background material.\n\n"
                       "Tom has 4 pens. How many pens does Tom have?")
     assert len(r.text) == 96 and r.edits == 1
@@ -187,7 +182,7 @@ def test_context_load_catalog_example():
 @pytest.mark.parametrize("position", ["before", "after", "split"])
 def test_context_load_reaches_the_target_with_the_fewest_sentences(ratio, position):
     text = "Paris is the capital of France. What is the capital of France?\nAnswer:\n"
-    r = ap(text, "context_load", {"ratio": ratio, "position": position})
+    r = run(text, "context_load", {"ratio": ratio, "position": position})
     target = (len(text) * round(ratio * 100) + 99) // 100
     m = r.edits
     assert len(r.text) >= target
@@ -221,14 +216,14 @@ def test_context_load_reaches_the_target_with_the_fewest_sentences(ratio, positi
 
 def test_context_load_split_with_one_sentence_has_no_block_after():
     text = "Tom has 4 pens. How many pens does Tom have?"
-    r = ap(text, "context_load", {"position": "split"})
+    r = run(text, "context_load", {"position": "split"})
     assert r.edits == 1
     assert r.text == B2[0] + "\n\n" + text
 
 
 def test_context_load_split():
     text = "Tom has 4 pens. How many pens does Tom have?"
-    r = ap(text, "context_load", {"position": "split", "ratio": 4.0})
+    r = run(text, "context_load", {"position": "split", "ratio": 4.0})
     assert r.text == B2[0] + " " + B2[1] + "\n\n" + text + "\n\n" + B2[2]
     assert r.edits == 3
 
@@ -236,7 +231,7 @@ def test_context_load_split():
 def test_context_load_must_not_alter_the_original_text():
     text = "  \r\nSee `x. y` at https://ex.com.\r\nWhy?\r\n\r\n"
     for position in ["before", "after", "split"]:
-        out = ap(text, "context_load", {"ratio": 5.0, "position": position}).text
+        out = run(text, "context_load", {"ratio": 5.0, "position": position}).text
         body = split_body(text).body
         assert body in out and out.startswith("  \r\n") and out.endswith(body + "\r\n\r\n") == (
             position == "before")
@@ -247,7 +242,7 @@ def test_context_load_must_not_put_filler_after_the_answer_cue():
     text = "Tom has 4 pens.\nHow many?\n\nFinal answer:\n"
     for position in ["before", "after", "split"]:
         for ratio in [1.5, 4.0, 8.0]:
-            out = ap(text, "context_load", {"ratio": ratio, "position": position}).text
+            out = run(text, "context_load", {"ratio": ratio, "position": position}).text
             assert out.endswith("\n\nFinal answer:\n")
             assert answer_cue(out) is not None
             assert out[answer_cue(out)[1]:] == "\n"
@@ -257,16 +252,16 @@ def test_context_load_must_not_depend_on_the_seed():
     spec = registry.get("context_load")
     out = spec.function(TOM, NoDraws(), ratio=3.0, position="split")
     assert out.text != TOM
-    assert {ap(TOM, "context_load", {"ratio": 3.0}, seed=s).text for s in range(5)} == {
-        ap(TOM, "context_load", {"ratio": 3.0}).text}
+    assert {run(TOM, "context_load", {"ratio": 3.0}, seed=s).text for s in range(5)} == {
+        run(TOM, "context_load", {"ratio": 3.0}).text}
 
 
 def test_context_load_cycles_through_the_bank():
     text = "Why?"
-    r = ap(text, "context_load", {"ratio": 8.0, "position": "after"})
+    r = run(text, "context_load", {"ratio": 8.0, "position": "after"})
     assert r.text == "Why?\n\n" + B2[0]  # 4 * 8 = 32 <= 4 + 2 + 50
     long = "x" * 500 + " y."
-    r = ap(long, "context_load", {"ratio": 4.0})
+    r = run(long, "context_load", {"ratio": 4.0})
     m = r.edits
     assert m > 20
     assert r.text == " ".join(B2[i % 20] for i in range(m)) + "\n\n" + long
@@ -274,12 +269,12 @@ def test_context_load_cycles_through_the_bank():
 
 def test_context_load_no_word_is_no_candidates():
     for text in ["   ", "?!", "\n\n", "— … —"]:
-        r = ap(text, "context_load")
+        r = run(text, "context_load")
         assert (r.text, r.reason) == (text, "no_candidates")
 
 
 def test_context_load_uses_crlf():
-    r = ap("Q?\r\nMore.", "context_load")
+    r = run("Q?\r\nMore.", "context_load")
     assert r.text == B2[0] + "\r\n\r\nQ?\r\nMore."
 
 
@@ -288,5 +283,5 @@ def test_context_load_uses_crlf():
 def test_never_raises(text):
     for name, params in [("irrelevant_context", {"count": 10}),
                          ("context_load", {"ratio": 8.0, "position": "split"})]:
-        r = ap(text, name, params, seed=3)
+        r = run(text, name, params, seed=3)
         assert r.applied == (r.text != text)

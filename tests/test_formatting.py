@@ -5,19 +5,14 @@ import re
 import sys
 
 import pytest
-from helpers import NoDraws
+from helpers import NoDraws, run
 
-import perturber
 from perturber import registry
 from perturber.errors import InvalidParams
 from perturber.text import cluster_spans
 
 NAMES = ["extra_whitespace", "tabs_for_spaces", "line_wrap", "markdown_wrap", "strip_markdown",
          "bullet_reformat"]
-
-
-def ap(text, name, params=None, seed=0):
-    return perturber.apply(text, name, params, seed)
 
 
 
@@ -46,12 +41,12 @@ def test_declarations_match_catalog_table():
 
 @pytest.mark.parametrize("name", NAMES)
 def test_empty_input(name):
-    r = ap("", name)
+    r = run("", name)
     assert (r.text, r.applied, r.reason, r.edits) == ("", False, "empty_input", 0)
 
 
 def test_extra_whitespace_zero_intensity():
-    r = ap("a b c", "extra_whitespace", {"rate": 0})
+    r = run("a b c", "extra_whitespace", {"rate": 0})
     assert (r.text, r.reason) == ("a b c", "zero_intensity")
 
 
@@ -64,7 +59,7 @@ def test_extra_whitespace_zero_intensity():
 ])
 def test_parameter_validation(name, params):
     with pytest.raises(InvalidParams):
-        ap("text", name, params)
+        run("text", name, params)
 
 
 @pytest.mark.parametrize("name", [n for n in NAMES if n != "extra_whitespace"])
@@ -73,7 +68,7 @@ def test_seed_insensitive_entries_make_no_draws(name):
     text = "## T\n\n1. a  b **c**\n2. d e f g h i j k l m n o p q r s t u v w x y z\n    x  y\n"
     out = spec.function(text, NoDraws(), **spec.defaults)
     assert out.text != text
-    assert ap(text, name, seed=0).text == ap(text, name, seed=987654321).text
+    assert run(text, name, seed=0).text == run(text, name, seed=987654321).text
 
 
 def test_re_whitespace_class_is_str_isspace():
@@ -90,64 +85,64 @@ def test_re_whitespace_class_is_str_isspace():
 
 def test_extra_whitespace_catalog_example():
     text = "Which of these objects is opaque?"
-    r = ap(text, "extra_whitespace", {"rate": 0.3}, seed=0)
+    r = run(text, "extra_whitespace", {"rate": 0.3}, seed=0)
     assert r.applied and r.edits == 2           # 5 gaps, k = 2
     assert r.text.count("  ") == 2
     assert r.text.replace("  ", " ") == text
 
 
 def test_extra_whitespace_rate_one_doubles_every_candidate():
-    r = ap("a b, c.d e", "extra_whitespace", {"rate": 1.0})
+    r = run("a b, c.d e", "extra_whitespace", {"rate": 1.0})
     assert (r.text, r.edits) == ("a  b,  c.d  e", 3)
 
 
 def test_extra_whitespace_seeded():
     text = " ".join(f"w{i}" for i in range(60))
-    outs = {ap(text, "extra_whitespace", {"rate": 0.5}, seed=s).text for s in range(6)}
+    outs = {run(text, "extra_whitespace", {"rate": 0.5}, seed=s).text for s in range(6)}
     assert len(outs) > 1
-    assert ap(text, "extra_whitespace", {"rate": 0.5}, seed=3).text == \
-        ap(text, "extra_whitespace", {"rate": 0.5}, seed=3).text
+    assert run(text, "extra_whitespace", {"rate": 0.5}, seed=3).text == \
+        run(text, "extra_whitespace", {"rate": 0.5}, seed=3).text
     for out in outs:
         assert out.count("  ") == 30 and out.replace("  ", " ") == text
 
 
 def test_extra_whitespace_must_not_touch_indentation():
     text = "  a b\n    c d\n"
-    r = ap(text, "extra_whitespace", {"rate": 1.0})
+    r = run(text, "extra_whitespace", {"rate": 1.0})
     assert r.text == "  a  b\n    c  d\n"
 
 
 def test_extra_whitespace_must_not_touch_wider_runs_tabs_or_line_breaks():
-    assert ap("a  b", "extra_whitespace", {"rate": 1.0}).reason == "no_candidates"
-    assert ap("a\tb\nc\r\nd", "extra_whitespace", {"rate": 1.0}).reason == "no_candidates"
-    assert ap("a \tb", "extra_whitespace", {"rate": 1.0}).reason == "no_candidates"
-    r = ap("a  b c\td\ne f", "extra_whitespace", {"rate": 1.0})
+    assert run("a  b", "extra_whitespace", {"rate": 1.0}).reason == "no_candidates"
+    assert run("a\tb\nc\r\nd", "extra_whitespace", {"rate": 1.0}).reason == "no_candidates"
+    assert run("a \tb", "extra_whitespace", {"rate": 1.0}).reason == "no_candidates"
+    r = run("a  b c\td\ne f", "extra_whitespace", {"rate": 1.0})
     assert r.text == "a  b  c\td\ne  f"
 
 
 def test_extra_whitespace_must_not_touch_code():
     text = "x `a b` y\n```\nc d\n```\nz w"
-    r = ap(text, "extra_whitespace", {"rate": 1.0})
+    r = run(text, "extra_whitespace", {"rate": 1.0})
     assert r.text == "x  `a b`  y\n```\nc d\n```\nz  w"
 
 
 def test_extra_whitespace_protected_urls_and_emails_untouched():
     text = "see https://x.io/a?b=c and mail a.b@c.de now"
-    r = ap(text, "extra_whitespace", {"rate": 1.0})
+    r = run(text, "extra_whitespace", {"rate": 1.0})
     assert "https://x.io/a?b=c" in r.text and "a.b@c.de" in r.text and r.edits == 5
 
 
 def test_extra_whitespace_no_candidates():
-    assert ap("word", "extra_whitespace").reason == "no_candidates"
-    assert ap("   ", "extra_whitespace").reason == "no_candidates"
+    assert run("word", "extra_whitespace").reason == "no_candidates"
+    assert run("   ", "extra_whitespace").reason == "no_candidates"
 
 
 def test_extra_whitespace_keeps_clusters():
     # the space carrying a combining mark stays its base; the new space goes before it
-    r = ap("a \u0301b", "extra_whitespace", {"rate": 1.0})
+    r = run("a \u0301b", "extra_whitespace", {"rate": 1.0})
     assert r.text == "a  \u0301b"
     # a space glued to a ZWJ and carrying a mark cannot be doubled at a cluster boundary
-    assert ap("a\u200d \u0301", "extra_whitespace", {"rate": 1.0}).reason == "no_candidates"
+    assert run("a\u200d \u0301", "extra_whitespace", {"rate": 1.0}).reason == "no_candidates"
 
 
 # --------------------------------------------------------------------------------------------
@@ -155,32 +150,32 @@ def test_extra_whitespace_keeps_clusters():
 # --------------------------------------------------------------------------------------------
 
 def test_tabs_for_spaces_catalog_example():
-    r = ap("a  b c\n      indented text", "tabs_for_spaces")
+    r = run("a  b c\n      indented text", "tabs_for_spaces")
     assert r.text == "a\tb\tc\n\t  indented\ttext"
     assert r.edits == 4
 
 
 def test_tabs_for_spaces_leading_groups_of_four():
-    r = ap("        x\n     y\n   z", "tabs_for_spaces")
+    r = run("        x\n     y\n   z", "tabs_for_spaces")
     assert r.text == "\t\tx\n\t y\n   z" and r.edits == 2
-    assert ap("   z", "tabs_for_spaces").reason == "no_candidates"
+    assert run("   z", "tabs_for_spaces").reason == "no_candidates"
 
 
 def test_tabs_for_spaces_must_not_change_code_block_indentation():
     text = "```\n    def f():\n        return  1\n```\n    after  code\nuse `a  b` here"
-    r = ap(text, "tabs_for_spaces")
+    r = run(text, "tabs_for_spaces")
     assert r.text == "```\n    def f():\n        return  1\n```\n\tafter\tcode\nuse\t`a  b`\there"
 
 
 def test_tabs_for_spaces_must_not_touch_trailing_spaces_or_line_breaks():
     text = "a b   \r\n    \r\nc\r\n"
-    r = ap(text, "tabs_for_spaces")
+    r = run(text, "tabs_for_spaces")
     assert r.text == "a\tb   \r\n    \r\nc\r\n"
-    assert ap("x   \n   \n", "tabs_for_spaces").reason == "no_candidates"
+    assert run("x   \n   \n", "tabs_for_spaces").reason == "no_candidates"
 
 
 def test_tabs_for_spaces_only_u0020_runs():
-    assert ap("a\u00a0b\u3000c\td", "tabs_for_spaces").reason == "no_candidates"
+    assert run("a\u00a0b\u3000c\td", "tabs_for_spaces").reason == "no_candidates"
 
 
 # --------------------------------------------------------------------------------------------
@@ -188,46 +183,46 @@ def test_tabs_for_spaces_only_u0020_runs():
 # --------------------------------------------------------------------------------------------
 
 def test_line_wrap_catalog_example():
-    r = ap("The quick brown fox jumps over the lazy dog.", "line_wrap", {"width": 20})
+    r = run("The quick brown fox jumps over the lazy dog.", "line_wrap", {"width": 20})
     assert r.text == "The quick brown fox\njumps over the lazy\ndog."
     assert r.edits == 2
 
 
 def test_line_wrap_default_width_40():
     text = "one two three four five six seven eight nine ten eleven twelve"
-    r = ap(text, "line_wrap")
+    r = run(text, "line_wrap")
     assert r.text == "one two three four five six seven eight\nnine ten eleven twelve"
 
 
 def test_line_wrap_hanging_indent_and_quote_prefix():
     w = {"width": 20}
-    assert ap("- alpha beta gamma delta epsilon zeta", "line_wrap", w).text == \
+    assert run("- alpha beta gamma delta epsilon zeta", "line_wrap", w).text == \
         "- alpha beta gamma\n  delta epsilon zeta"
-    assert ap("  12. alpha beta gamma delta epsilon", "line_wrap", w).text == \
+    assert run("  12. alpha beta gamma delta epsilon", "line_wrap", w).text == \
         "  12. alpha beta\n      gamma delta\n      epsilon"
-    assert ap("(a) alpha beta gamma delta epsilon", "line_wrap", w).text == \
+    assert run("(a) alpha beta gamma delta epsilon", "line_wrap", w).text == \
         "(a) alpha beta gamma\n    delta epsilon"
-    assert ap("> > alpha beta gamma delta epsilon", "line_wrap", w).text == \
+    assert run("> > alpha beta gamma delta epsilon", "line_wrap", w).text == \
         "> > alpha beta gamma\n> > delta epsilon"
-    assert ap("    plain alpha beta gamma delta", "line_wrap", w).text == \
+    assert run("    plain alpha beta gamma delta", "line_wrap", w).text == \
         "    plain alpha beta\n    gamma delta"
 
 
 def test_line_wrap_wide_prefix_is_dropped():
     # a 10-space indent is at least width / 2 for width 20: continuation lines get no prefix
-    r = ap("          alpha beta gamma delta", "line_wrap", {"width": 20})
+    r = run("          alpha beta gamma delta", "line_wrap", {"width": 20})
     assert r.text == "          alpha beta\ngamma delta"
 
 
 def test_line_wrap_uses_text_newline_style():
-    r = ap("x\r\nalpha beta gamma delta epsilon", "line_wrap", {"width": 12})
+    r = run("x\r\nalpha beta gamma delta epsilon", "line_wrap", {"width": 12})
     assert r.text == "x\r\nalpha beta\r\ngamma delta\r\nepsilon"
 
 
 def test_line_wrap_must_not_break_inside_word_url_or_code():
     text = ("see supercalifragilisticexpialidocious and https://example.com/a/very/long/path "
             "or `code with spaces inside` end")
-    r = ap(text, "line_wrap", {"width": 10})
+    r = run(text, "line_wrap", {"width": 10})
     assert r.text.split("\n") == ["see", "supercalifragilisticexpialidocious", "and",
                                   "https://example.com/a/very/long/path", "or",
                                   "`code with spaces inside`", "end"]
@@ -235,7 +230,7 @@ def test_line_wrap_must_not_break_inside_word_url_or_code():
 
 def test_line_wrap_must_not_remove_existing_line_breaks():
     text = "alpha beta gamma\n\nshort\ndelta epsilon zeta eta\n"
-    r = ap(text, "line_wrap", {"width": 10})
+    r = run(text, "line_wrap", {"width": 10})
     assert r.text == "alpha beta\ngamma\n\nshort\ndelta\nepsilon\nzeta eta\n"
     assert r.text.count("\n") == text.count("\n") + r.edits
 
@@ -243,25 +238,25 @@ def test_line_wrap_must_not_remove_existing_line_breaks():
 def test_line_wrap_must_not_wrap_code_tables_or_headings():
     text = ("```\nthis code line is long enough to wrap\n```\n| a | b | c | d | e | f |\n"
             "# a heading that is long enough to wrap\nAnswer:")
-    assert ap(text, "line_wrap", {"width": 10}).reason == "no_candidates"
+    assert run(text, "line_wrap", {"width": 10}).reason == "no_candidates"
 
 
 def test_line_wrap_keeps_trailing_whitespace_on_the_last_line():
-    r = ap("alpha beta gamma delta   \nx", "line_wrap", {"width": 10})
+    r = run("alpha beta gamma delta   \nx", "line_wrap", {"width": 10})
     assert r.text == "alpha beta\ngamma\ndelta   \nx"
-    assert ap("short line             ", "line_wrap", {"width": 10}).reason == "no_change"
+    assert run("short line             ", "line_wrap", {"width": 10}).reason == "no_change"
 
 
 def test_line_wrap_no_candidates():
-    assert ap("short", "line_wrap", {"width": 10}).reason == "no_candidates"
-    assert ap("averyveryverylongwordwithoutspaces", "line_wrap", {"width": 10}).reason == \
+    assert run("short", "line_wrap", {"width": 10}).reason == "no_candidates"
+    assert run("averyveryverylongwordwithoutspaces", "line_wrap", {"width": 10}).reason == \
         "no_candidates"
-    assert ap("- averyveryverylongword", "line_wrap", {"width": 10}).reason == "no_candidates"
+    assert run("- averyveryverylongword", "line_wrap", {"width": 10}).reason == "no_candidates"
 
 
 def test_line_wrap_counts_clusters():
     e = "cafe\u0301"            # 5 code points, 4 clusters
-    r = ap(" ".join([e] * 5), "line_wrap", {"width": 10})
+    r = run(" ".join([e] * 5), "line_wrap", {"width": 10})
     assert r.text == f"{e} {e}\n{e} {e}\n{e}"
 
 
@@ -269,7 +264,7 @@ def test_line_wrap_lines_fit_unless_one_chunk():
     words = [("x" * (i % 7 + 1)) for i in range(200)]
     text = " ".join(words)
     for width in (10, 17, 33):
-        r = ap(text, "line_wrap", {"width": width})
+        r = run(text, "line_wrap", {"width": width})
         for line in r.text.split("\n"):
             assert len(line) <= width or " " not in line
         assert r.text.replace("\n", " ") == text
@@ -280,22 +275,22 @@ def test_line_wrap_lines_fit_unless_one_chunk():
 # --------------------------------------------------------------------------------------------
 
 def test_markdown_wrap_catalog_example():
-    r = ap("print(1)", "markdown_wrap")
+    r = run("print(1)", "markdown_wrap")
     assert (r.text, r.edits) == ("```\nprint(1)\n```", 1)
 
 
 def test_markdown_wrap_trailing_line_break_and_crlf():
-    assert ap("a\n", "markdown_wrap").text == "```\na\n```"
-    assert ap("a\r\nb", "markdown_wrap").text == "```\r\na\r\nb\r\n```"
-    assert ap("a\r\nb\r\n", "markdown_wrap").text == "```\r\na\r\nb\r\n```"
+    assert run("a\n", "markdown_wrap").text == "```\na\n```"
+    assert run("a\r\nb", "markdown_wrap").text == "```\r\na\r\nb\r\n```"
+    assert run("a\r\nb\r\n", "markdown_wrap").text == "```\r\na\r\nb\r\n```"
 
 
 def test_markdown_wrap_must_not_let_inner_fences_close_early():
     text = "Run:\n```\nx = 1\n```\nthen ````` done"
-    r = ap(text, "markdown_wrap")
+    r = run(text, "markdown_wrap")
     assert r.text == "``````\n" + text + "\n``````"
-    assert ap("a `` b", "markdown_wrap").text == "```\na `` b\n```"
-    assert ap("```", "markdown_wrap").text == "````\n```\n````"
+    assert run("a `` b", "markdown_wrap").text == "```\na `` b\n```"
+    assert run("```", "markdown_wrap").text == "````\n```\n````"
 
 
 # --------------------------------------------------------------------------------------------
@@ -303,7 +298,7 @@ def test_markdown_wrap_must_not_let_inner_fences_close_early():
 # --------------------------------------------------------------------------------------------
 
 def sm(text):
-    return ap(text, "strip_markdown")
+    return run(text, "strip_markdown")
 
 
 def test_strip_markdown_catalog_example():
@@ -412,38 +407,38 @@ def test_strip_markdown_output_is_subsequence_of_input():
 # --------------------------------------------------------------------------------------------
 
 def test_bullet_reformat_catalog_example():
-    r = ap("Steps:\n1. Mix\n2) Bake\n\nA. Option", "bullet_reformat")
+    r = run("Steps:\n1. Mix\n2) Bake\n\nA. Option", "bullet_reformat")
     assert (r.text, r.edits) == ("Steps:\n- Mix\n- Bake\n\nA. Option", 2)
 
 
 @pytest.mark.parametrize("marker", ["-", "*", "+"])
 def test_bullet_reformat_markers_keep_following_whitespace(marker):
-    r = ap("1.\tMix\n2)   Bake", "bullet_reformat", {"marker": marker})
+    r = run("1.\tMix\n2)   Bake", "bullet_reformat", {"marker": marker})
     assert r.text == f"{marker}\tMix\n{marker}   Bake"
 
 
 def test_bullet_reformat_groups_by_indentation():
     text = "1. a\n   1. b\n2. c\n  3. d"
-    r = ap(text, "bullet_reformat")
+    r = run(text, "bullet_reformat")
     assert r.text == "- a\n   1. b\n- c\n  3. d"
 
 
 def test_bullet_reformat_must_not_convert_lettered_options():
     text = "A. one\nB. two\nb) three\n(c) four"
-    assert ap(text, "bullet_reformat").reason == "no_candidates"
+    assert run(text, "bullet_reformat").reason == "no_candidates"
 
 
 def test_bullet_reformat_must_not_convert_lone_numbered_line():
-    assert ap("1999. It was a good year.\n2000. So was this.", "bullet_reformat").reason == \
+    assert run("1999. It was a good year.\n2000. So was this.", "bullet_reformat").reason == \
         "no_candidates"
-    assert ap("Intro\n1. Only one step here.", "bullet_reformat").reason == "no_candidates"
+    assert run("Intro\n1. Only one step here.", "bullet_reformat").reason == "no_candidates"
 
 
 def test_bullet_reformat_must_not_touch_code_blocks():
     text = "```\n1. a\n2. b\n```\n3. c"
-    assert ap(text, "bullet_reformat").reason == "no_candidates"
+    assert run(text, "bullet_reformat").reason == "no_candidates"
     text2 = "1. x\n```\n2. a\n```\n3. c"
-    assert ap(text2, "bullet_reformat").text == "- x\n```\n2. a\n```\n- c"
+    assert run(text2, "bullet_reformat").text == "- x\n```\n2. a\n```\n- c"
 
 
 # --------------------------------------------------------------------------------------------
@@ -461,7 +456,7 @@ NASTY = [
 def test_never_splits_clusters(name, text):
     params = {"rate": 1.0} if name == "extra_whitespace" else (
         {"width": 10} if name == "line_wrap" else {})
-    r = ap(text, name, params, seed=5)
+    r = run(text, name, params, seed=5)
     before = {text[s:e] for s, e in cluster_spans(text)}
     for s, e in cluster_spans(r.text):
         c = r.text[s:e]

@@ -4,7 +4,7 @@ irrelevant_preamble, irrelevant_trailer, key_sentence_to_middle."""
 import re
 
 import pytest
-from helpers import NoDraws
+from helpers import NoDraws, run
 
 import perturber
 from perturber import registry
@@ -19,10 +19,6 @@ NAMES = ["reorder_bullets", "question_to_end", "markdown_structure", "irrelevant
 B2 = load_table("b02_filler")["sentences"]
 B3 = load_table("b03_preambles")["sentences"]
 B4 = load_table("b04_trailers")["sentences"]
-
-
-def ap(text, name, params=None, seed=0):
-    return perturber.apply(text, name, params, seed)
 
 
 
@@ -58,7 +54,7 @@ def test_declarations_match_catalog_table():
 
 @pytest.mark.parametrize("name", NAMES)
 def test_empty_input(name):
-    r = ap("", name)
+    r = run("", name)
     assert (r.text, r.applied, r.reason, r.edits) == ("", False, "empty_input", 0)
 
 
@@ -68,7 +64,7 @@ def test_empty_input(name):
 ])
 def test_zero_intensity(name, params):
     text = "What is 2+2? Think.\n- a\n- b\n"
-    r = ap(text, name, params)
+    r = run(text, name, params)
     assert (r.text, r.applied, r.reason, r.edits) == (text, False, "zero_intensity", 0)
 
 
@@ -82,7 +78,7 @@ def test_zero_intensity(name, params):
 ])
 def test_parameter_validation(name, params):
     with pytest.raises(InvalidParams):
-        ap("What? Yes.", name, params)
+        run("What? Yes.", name, params)
 
 
 @pytest.mark.parametrize("name,params", [
@@ -96,7 +92,7 @@ def test_seed_insensitive_entries_make_no_draws(name, params):
     text = "Why is it? It is so.\n\nMore text here. Is it?\nAnswer:"
     out = spec.function(text, NoDraws(), **params)
     assert out.text != text
-    assert ap(text, name, params, seed=0).text == ap(text, name, params, seed=2**63 - 1).text
+    assert run(text, name, params, seed=0).text == run(text, name, params, seed=2**63 - 1).text
 
 
 def test_sentence_banks_transcribed():
@@ -121,7 +117,7 @@ FACTS = "Facts:\n- Water boils at 100 C.\n- Ice is solid.\n- Steam is hot.\nWhic
 
 
 def test_reorder_bullets_catalog_example():
-    r = ap(FACTS, "reorder_bullets")
+    r = run(FACTS, "reorder_bullets")
     assert r.applied and r.edits == 1 and r.reason is None
     lines = r.text.split("\n")
     assert lines[0] == "Facts:" and lines[-1] == "Which is a gas?"
@@ -131,9 +127,9 @@ def test_reorder_bullets_catalog_example():
 
 def test_reorder_bullets_seeds():
     text = "List:\n" + "".join(f"- item {w}\n" for w in "abcdefgh")
-    outs = {ap(text, "reorder_bullets", seed=s).text for s in range(10)}
+    outs = {run(text, "reorder_bullets", seed=s).text for s in range(10)}
     assert len(outs) > 5
-    assert ap(text, "reorder_bullets", seed=3).text == ap(text, "reorder_bullets", seed=3).text
+    assert run(text, "reorder_bullets", seed=3).text == run(text, "reorder_bullets", seed=3).text
 
 
 def test_reorder_bullets_draws_follow_the_procedure():
@@ -158,36 +154,36 @@ def test_reorder_bullets_draws_follow_the_procedure():
     expected = ("".join(f"- {w}\n" for w in lists[0]) + "\nx\n\n"
                 + "".join(f"* {w}\n" for w in lists[1]) + "\ny\n\n"
                 + "".join(f"+ {w}\n" for w in lists[2]))
-    r = ap(text, "reorder_bullets", {"rate": 0.5}, seed=seed)
+    r = run(text, "reorder_bullets", {"rate": 0.5}, seed=seed)
     assert (r.text, r.edits) == (expected, 2)
 
 
 def test_reorder_bullets_must_not_return_original_order():
     for seed in range(200):
-        r = ap("- a\n- b\n- c", "reorder_bullets", seed=seed)
+        r = run("- a\n- b\n- c", "reorder_bullets", seed=seed)
         assert r.applied and r.text != "- a\n- b\n- c"
     # Two items: the only non-identity order is the swap.
-    assert ap("- a\n- b", "reorder_bullets", seed=5).text == "- b\n- a"
+    assert run("- a\n- b", "reorder_bullets", seed=5).text == "- b\n- a"
 
 
 def test_reorder_bullets_must_not_reorder_numbered_lists_or_options():
     for text in ["1. one\n2. two\n3. three", "1) a\n2) b", "A. Mars\nB. Jupiter\nC. Venus",
                  "(a) x\n(b) y"]:
-        r = ap(text, "reorder_bullets")
+        r = run(text, "reorder_bullets")
         assert (r.text, r.reason) == (text, "no_candidates")
 
 
 def test_reorder_bullets_must_not_reorder_steps_nested_in_bullets():
     text = "- a\n  1. first\n  2. second\n- b"
     for seed in range(20):
-        out = ap(text, "reorder_bullets", seed=seed).text
+        out = run(text, "reorder_bullets", seed=seed).text
         assert "  1. first\n  2. second" in out
 
 
 def test_reorder_bullets_must_not_separate_sub_items_from_their_parent():
     text = "Intro\n- a\n  cont a\n  * x\n  * y\n- b\n  * z\n  * w\n- c"
     for seed in range(30):
-        out = ap(text, "reorder_bullets", seed=seed).text
+        out = run(text, "reorder_bullets", seed=seed).text
         assert re.search(r"- a\n  cont a\n  \* [xy]\n  \* [xy]\n", out + "\n"), out
         assert re.search(r"- b\n  \* [zw]\n  \* [zw]\n", out + "\n"), out
         assert out.startswith("Intro\n")
@@ -197,19 +193,19 @@ def test_reorder_bullets_nested_list_is_a_candidate_of_its_own():
     text = "- a\n  * x\n  * y\n- b"
     seen = set()
     for seed in range(40):
-        r = ap(text, "reorder_bullets", seed=seed)
+        r = run(text, "reorder_bullets", seed=seed)
         assert r.edits == 2  # the outer and the nested list
         seen.add(r.text)
     assert seen == {"- b\n- a\n  * y\n  * x"}
     # rate 0.5 of 2 lists: exactly one of them.
-    outs = {ap(text, "reorder_bullets", {"rate": 0.5}, seed=s).text for s in range(40)}
+    outs = {run(text, "reorder_bullets", {"rate": 0.5}, seed=s).text for s in range(40)}
     assert outs == {"- b\n- a\n  * x\n  * y", "- a\n  * y\n  * x\n- b"}
 
 
 def test_reorder_bullets_must_not_change_markers_indentation_or_separators():
     text = "  -\tone\n\n  -   two\r\n  - three\n"
     for seed in range(20):
-        out = ap(text, "reorder_bullets", seed=seed).text
+        out = run(text, "reorder_bullets", seed=seed).text
         m = re.fullmatch(r"  -\t(\w+)\n\n  -   (\w+)\r\n  - (\w+)\n", out)
         assert m and sorted(m.groups()) == ["one", "three", "two"] and m.groups() != (
             "one", "two", "three")
@@ -218,44 +214,44 @@ def test_reorder_bullets_must_not_change_markers_indentation_or_separators():
 def test_reorder_bullets_list_boundaries():
     # Different markers or indentation are different lists; single items are not lists.
     text = "- a\n* b\n- c\n  - d"
-    assert ap(text, "reorder_bullets").reason == "no_candidates"
+    assert run(text, "reorder_bullets").reason == "no_candidates"
     # A blank line between items keeps the list; a plain line ends it.
-    assert ap("- a\n\n- b", "reorder_bullets").text == "- b\n\n- a"
-    assert ap("- a\ntext\n- b", "reorder_bullets").reason == "no_candidates"
+    assert run("- a\n\n- b", "reorder_bullets").text == "- b\n\n- a"
+    assert run("- a\ntext\n- b", "reorder_bullets").reason == "no_candidates"
 
 
 def test_reorder_bullets_same_bodies_no_change():
-    r = ap("- same\n- same", "reorder_bullets")
+    r = run("- same\n- same", "reorder_bullets")
     assert (r.text, r.applied, r.reason, r.edits) == ("- same\n- same", False, "no_change", 0)
 
 
 def test_reorder_bullets_answer_cue_stays_last():
     text = "Pick one.\n- x\n- y\n  Answer:"
-    assert ap(text, "reorder_bullets").text == "Pick one.\n- y\n- x\n  Answer:"
+    assert run(text, "reorder_bullets").text == "Pick one.\n- y\n- x\n  Answer:"
 
 
 def test_reorder_bullets_never_inside_code_and_protected_spans_intact():
     text = "```\n- a\n- b\n```\n- see `x - y`\n- mail a@b.co\n- visit https://ex.com/a?b=1"
-    r = ap(text, "reorder_bullets", seed=1)
+    r = run(text, "reorder_bullets", seed=1)
     assert r.text.startswith("```\n- a\n- b\n```\n")
     for span in ["`x - y`", "a@b.co", "https://ex.com/a?b=1"]:
         assert span in r.text
-    assert ap("```\n- a\n- b\n```", "reorder_bullets").reason == "no_candidates"
+    assert run("```\n- a\n- b\n```", "reorder_bullets").reason == "no_candidates"
 
 
 def test_reorder_bullets_fenced_blocks_are_never_broken():
     # A fence opened in an item but closed outside it, or never closed, makes the list ineligible.
     for text in ["- a\n  ```\n  x\n```\n- b", "- a\n- b\n  ```\n  - x", "- a\n- b\n  ````\n  ```"]:
-        r = ap(text, "reorder_bullets")
+        r = run(text, "reorder_bullets")
         assert r.text == text
     # A closed fence inside an item travels with it.
     text = "- a\n  ```\n  x\n  ```\n- b"
-    assert ap(text, "reorder_bullets").text == "- b\n- a\n  ```\n  x\n  ```"
+    assert run(text, "reorder_bullets").text == "- b\n- a\n  ```\n  x\n  ```"
 
 
 def test_reorder_bullets_crlf_and_clusters():
     text = "- e\u0301\r\n- 👍🏽\r\n"
-    assert ap(text, "reorder_bullets").text == "- 👍🏽\r\n- e\u0301\r\n"
+    assert run(text, "reorder_bullets").text == "- 👍🏽\r\n- e\u0301\r\n"
 
 
 # --------------------------------------------------------------------------------------------
@@ -263,27 +259,27 @@ def test_reorder_bullets_crlf_and_clusters():
 # --------------------------------------------------------------------------------------------
 
 def test_question_to_end_catalog_examples():
-    r = ap("What is the total cost? Apples cost $2 each and Sam buys 3.", "question_to_end")
+    r = run("What is the total cost? Apples cost $2 each and Sam buys 3.", "question_to_end")
     assert r.text == "Apples cost $2 each and Sam buys 3. What is the total cost?"
     assert (r.edits, r.reason) == (1, None)
-    r = ap("Which planet is largest?\n\nA. Mars\nB. Jupiter\nAnswer:", "question_to_end")
+    r = run("Which planet is largest?\n\nA. Mars\nB. Jupiter\nAnswer:", "question_to_end")
     assert r.text == "A. Mars\nB. Jupiter\n\nWhich planet is largest?\nAnswer:"
 
 
 def test_question_to_end_keeps_leading_and_trailing_whitespace_and_gap():
     text = "\n  Why is the sky blue?\n\nLight scatters.\nMore here.\n\n"
-    assert ap(text, "question_to_end").text == "\n  Light scatters.\nMore here.\n\nWhy is the sky blue?\n\n"
+    assert run(text, "question_to_end").text == "\n  Light scatters.\nMore here.\n\nWhy is the sky blue?\n\n"
 
 
 def test_question_to_end_must_not_change_q_or_r():
     q, r = "Is “x” > 2, see https://ex.com/?q=1?", "Here x = 3.\n- note `a?b`\n"
-    out = ap(q + " " + r, "question_to_end").text
+    out = run(q + " " + r, "question_to_end").text
     assert out == r.rstrip("\n") + " " + q + "\n"
 
 
 def test_question_to_end_must_not_put_the_question_after_the_answer_cue():
     text = "What is 2+2? Think carefully.\r\n\r\nFinal Answer:  \r\n"
-    out = ap(text, "question_to_end").text
+    out = run(text, "question_to_end").text
     assert out == "Think carefully. What is 2+2?\r\n\r\nFinal Answer:  \r\n"
     assert out.rstrip().endswith("Final Answer:")
 
@@ -291,13 +287,13 @@ def test_question_to_end_must_not_put_the_question_after_the_answer_cue():
 def test_question_to_end_must_not_move_a_question_not_at_the_start():
     for text in ["Sam has 3 apples. How many?", "# Title?\nWhat is it? Yes.",
                  "- Is it? Yes.\nText.", "Really! What?"]:
-        r = ap(text, "question_to_end")
+        r = run(text, "question_to_end")
         assert (r.text, r.reason) == (text, "no_candidates")
 
 
 def test_question_to_end_no_candidates_when_nothing_follows():
     for text in ["What is 2+2?", "What is 2+2?\nAnswer:", "  Why?  \n\n"]:
-        r = ap(text, "question_to_end")
+        r = run(text, "question_to_end")
         assert (r.text, r.reason) == (text, "no_candidates")
 
 
@@ -309,29 +305,29 @@ SAM = "Sam has 3 apples. He buys 2 more. How many does he have?"
 
 
 def test_markdown_structure_catalog_examples():
-    r = ap(SAM, "markdown_structure")
+    r = run(SAM, "markdown_structure")
     assert r.text == "- Sam has 3 apples.\n- He buys 2 more.\n- How many does he have?"
     assert r.edits == 3
-    r = ap(SAM, "markdown_structure", {"style": "bold_question"})
+    r = run(SAM, "markdown_structure", {"style": "bold_question"})
     assert r.text == "Sam has 3 apples. He buys 2 more. **How many does he have?**"
     assert r.edits == 1
 
 
 def test_markdown_structure_numbered_restarts_per_paragraph_and_keeps_paragraph_gaps():
     text = "One. Two.\n\n\nThree? Four.\r\nFive."
-    r = ap(text, "markdown_structure", {"style": "numbered"})
+    r = run(text, "markdown_structure", {"style": "numbered"})
     assert r.text == "1. One.\n2. Two.\n\n\n1. Three?\n2. Four.\n3. Five."
     assert r.edits == 5
 
 
 def test_markdown_structure_uses_the_text_newline_style():
-    r = ap("Ab cd.  Cd ef.\r\nEf gh.\r\n", "markdown_structure")
+    r = run("Ab cd.  Cd ef.\r\nEf gh.\r\n", "markdown_structure")
     assert r.text == "- Ab cd.\r\n- Cd ef.\r\n- Ef gh.\r\n"
 
 
 def test_markdown_structure_quote():
     text = "Line one.\nLine two? Yes.\n\n- item\n\nLast."
-    r = ap(text, "markdown_structure", {"style": "quote"})
+    r = run(text, "markdown_structure", {"style": "quote"})
     assert r.text == "> Line one.\n> Line two? Yes.\n\n- item\n\n> Last."
     assert r.edits == 3
 
@@ -339,12 +335,12 @@ def test_markdown_structure_quote():
 @pytest.mark.parametrize("style", ["bullets", "quote", "bold_question"])
 def test_markdown_structure_must_not_add_words(style):
     text = SAM + "\n\nWhy? Because.\nAnswer:"
-    out = ap(text, "markdown_structure", {"style": style}).text
+    out = run(text, "markdown_structure", {"style": style}).text
     assert [t.text for t in word_tokens(out)] == [t.text for t in word_tokens(text)]
 
 
 def test_markdown_structure_numbered_adds_only_list_numbers():
-    out = ap(SAM, "markdown_structure", {"style": "numbered"}).text
+    out = run(SAM, "markdown_structure", {"style": "numbered"}).text
     stripped = re.sub(r"(?m)^\d+\. ", "", out)
     assert [t.text for t in word_tokens(stripped)] == [t.text for t in word_tokens(SAM)]
 
@@ -352,7 +348,7 @@ def test_markdown_structure_numbered_adds_only_list_numbers():
 @pytest.mark.parametrize("style", ["bullets", "numbered", "quote", "bold_question"])
 def test_markdown_structure_must_not_alter_sentence_text(style):
     text = "Dr. Li left at 5 p.m. today. Is “that” OK?) See https://ex.com/a. Done!"
-    out = ap(text, "markdown_structure", {"style": style}).text
+    out = run(text, "markdown_structure", {"style": style}).text
     for s in ["Dr. Li left at 5 p.m. today.", "Is “that” OK?)", "See https://ex.com/a.", "Done!"]:
         assert s in out
 
@@ -361,7 +357,7 @@ def test_markdown_structure_must_not_alter_sentence_text(style):
 def test_markdown_structure_must_not_restructure_existing_markdown(style):
     md = "# Title?\n\n- a? b.\n1. c? d.\n> e? f.\n| g? |\n\n```\nh? i.\n```\n"
     text = md + "\nWhat now? Go.\nAnswer:"
-    out = ap(text, "markdown_structure", {"style": style}).text
+    out = run(text, "markdown_structure", {"style": style}).text
     assert out.startswith(md)
     assert out.endswith("\nAnswer:")
 
@@ -369,12 +365,12 @@ def test_markdown_structure_must_not_restructure_existing_markdown(style):
 @pytest.mark.parametrize("style", ["bullets", "numbered", "quote", "bold_question"])
 def test_markdown_structure_no_candidates(style):
     text = "- a?\n- b\n\n# T?\n```\nx?\n```"
-    r = ap(text, "markdown_structure", {"style": style})
+    r = run(text, "markdown_structure", {"style": style})
     assert (r.text, r.reason) == (text, "no_candidates")
 
 
 def test_markdown_structure_bold_question_needs_a_question():
-    r = ap("No question here. None.", "markdown_structure", {"style": "bold_question"})
+    r = run("No question here. None.", "markdown_structure", {"style": "bold_question"})
     assert r.reason == "no_candidates"
 
 
@@ -383,7 +379,7 @@ def test_markdown_structure_bold_question_needs_a_question():
 # --------------------------------------------------------------------------------------------
 
 def test_irrelevant_preamble_catalog_example():
-    r = ap("What is 7 × 8?", "irrelevant_preamble")
+    r = run("What is 7 × 8?", "irrelevant_preamble")
     assert r.applied and r.edits == 1
     material, rest = r.text[:-len(" What is 7 × 8?")], r.text[-len(" What is 7 × 8?"):]
     assert rest == " What is 7 × 8?" and material in B3
@@ -392,24 +388,24 @@ def test_irrelevant_preamble_catalog_example():
 def test_irrelevant_preamble_draws_and_count():
     rng = Draws(42)
     ids = rng.sample(range(12), 3)
-    r = ap("Hi.\nQ?", "irrelevant_preamble", {"count": 3}, seed=42)
+    r = run("Hi.\nQ?", "irrelevant_preamble", {"count": 3}, seed=42)
     assert r.text == " ".join(B3[i] for i in ids) + "\n\nHi.\nQ?"
     assert r.edits == 3 and r.details == {}
-    outs = {ap("Q?", "irrelevant_preamble", {"count": 2}, seed=s).text for s in range(20)}
+    outs = {run("Q?", "irrelevant_preamble", {"count": 2}, seed=s).text for s in range(20)}
     assert len(outs) > 5
 
 
 def test_irrelevant_preamble_keeps_text_byte_identical():
     text = "  \r\nWhat is `x`?\r\nAnswer:\r\n"
-    out = ap(text, "irrelevant_preamble", {"count": 2}, seed=3).text
+    out = run(text, "irrelevant_preamble", {"count": 2}, seed=3).text
     # The body (without the cue) has no line break, so sep is one space.
     assert out.startswith("  \r\n") and out.endswith(". What is `x`?\r\nAnswer:\r\n")
     ids = Draws(3).sample(range(12), 1)
-    assert ap("   ", "irrelevant_preamble", seed=3).text == B3[ids[0]] + "   "
+    assert run("   ", "irrelevant_preamble", seed=3).text == B3[ids[0]] + "   "
 
 
 def test_irrelevant_trailer_catalog_example():
-    r = ap("What is 7 × 8?\nAnswer:", "irrelevant_trailer")
+    r = run("What is 7 × 8?\nAnswer:", "irrelevant_trailer")
     assert r.text.startswith("What is 7 × 8? ") and r.text.endswith("\nAnswer:")
     assert r.text[len("What is 7 × 8? "):-len("\nAnswer:")] in B4
     assert r.edits == 1 and r.details == {}
@@ -418,23 +414,23 @@ def test_irrelevant_trailer_catalog_example():
 def test_irrelevant_trailer_draws():
     rng = Draws(7)
     ids = rng.sample(range(12), 3)
-    r = ap("Q?", "irrelevant_trailer", {"count": 3}, seed=7)
+    r = run("Q?", "irrelevant_trailer", {"count": 3}, seed=7)
     assert r.text == "Q? " + " ".join(B4[i] for i in ids)
-    outs = {ap("Q?", "irrelevant_trailer", seed=s).text for s in range(20)}
+    outs = {run("Q?", "irrelevant_trailer", seed=s).text for s in range(20)}
     assert len(outs) > 5
 
 
 def test_irrelevant_trailer_must_not_place_material_after_the_answer_cue():
     for seed in range(12):
-        out = ap("Question one.\nWhat is it?\n\nA:", "irrelevant_trailer", seed=seed).text
+        out = run("Question one.\nWhat is it?\n\nA:", "irrelevant_trailer", seed=seed).text
         assert out.endswith("\n\nA:")
         assert out.startswith("Question one.\nWhat is it?\n\n")
 
 
 def test_irrelevant_trailer_must_not_drop_trailing_newlines():
-    out = ap("What is 2+2?\n\n\n", "irrelevant_trailer", seed=1).text
+    out = run("What is 2+2?\n\n\n", "irrelevant_trailer", seed=1).text
     assert out.endswith("\n\n\n") and out.startswith("What is 2+2? ")
-    out = ap("Q?\r\nAnswer:\r\n", "irrelevant_trailer", seed=1).text
+    out = run("Q?\r\nAnswer:\r\n", "irrelevant_trailer", seed=1).text
     assert out.endswith(".\r\nAnswer:\r\n") or out.endswith("!\r\nAnswer:\r\n")
 
 
@@ -443,7 +439,7 @@ def test_irrelevant_trailer_must_not_drop_trailing_newlines():
 # --------------------------------------------------------------------------------------------
 
 def test_key_sentence_to_middle_catalog_example():
-    r = ap("The code is 7341. What is the code?", "key_sentence_to_middle",
+    r = run("The code is 7341. What is the code?", "key_sentence_to_middle",
            {"count": 4, "depth": 0.5})
     assert r.text == (
         "This passage contains general background material. These notes were gathered from "
@@ -453,42 +449,42 @@ def test_key_sentence_to_middle_catalog_example():
 
 
 def test_key_sentence_to_middle_depth_and_cycle():
-    r = ap("Key fact.", "key_sentence_to_middle", {"count": 22, "depth": 1.0})
+    r = run("Key fact.", "key_sentence_to_middle", {"count": 22, "depth": 1.0})
     assert r.text == " ".join([B2[i % 20] for i in range(22)] + ["Key fact."])
     assert r.details == {"key_position": 22}
-    r = ap("Key fact.", "key_sentence_to_middle", {"count": 3, "depth": 0.0})
+    r = run("Key fact.", "key_sentence_to_middle", {"count": 3, "depth": 0.0})
     assert r.text == "Key fact. " + " ".join(B2[:3])
     # b = (count * round(depth * 100) + 50) // 100: 3 * 50 = 150 -> 2
-    assert ap("K.", "key_sentence_to_middle", {"count": 3, "depth": 0.5}).details == \
+    assert run("K.", "key_sentence_to_middle", {"count": 3, "depth": 0.5}).details == \
         {"key_position": 2}
-    assert ap("K.", "key_sentence_to_middle", {"count": 40}).details == {"key_position": 20}
+    assert run("K.", "key_sentence_to_middle", {"count": 40}).details == {"key_position": 20}
 
 
 def test_key_sentence_to_middle_must_not_alter_the_key_or_the_rest():
     text = "\n The code is `7341` (see https://ex.com/x).\nWhy?  Tell me.\n\n- a\n\n"
-    out = ap(text, "key_sentence_to_middle", {"count": 2}).text
+    out = run(text, "key_sentence_to_middle", {"count": 2}).text
     assert out == ("\n " + B2[0] + " The code is `7341` (see https://ex.com/x). " + B2[1]
                    + "\n\nWhy?  Tell me.\n\n- a\n\n")
 
 
 def test_key_sentence_to_middle_must_not_move_the_answer_cue():
     text = "Paris is in France.\r\nWhere is Paris?\r\nAnswer:\r\n"
-    out = ap(text, "key_sentence_to_middle", {"count": 1, "depth": 1.0}).text
+    out = run(text, "key_sentence_to_middle", {"count": 1, "depth": 1.0}).text
     assert out == B2[0] + " Paris is in France.\r\n\r\nWhere is Paris?\r\nAnswer:\r\n"
 
 
 def test_key_sentence_to_middle_must_not_depend_on_the_seed():
-    outs = {ap("A fact. A question?", "key_sentence_to_middle", seed=s).text for s in range(5)}
+    outs = {run("A fact. A question?", "key_sentence_to_middle", seed=s).text for s in range(5)}
     assert len(outs) == 1
 
 
 def test_key_sentence_to_middle_whitespace_only():
-    r = ap(" \n\t ", "key_sentence_to_middle")
+    r = run(" \n\t ", "key_sentence_to_middle")
     assert (r.text, r.reason) == (" \n\t ", "no_candidates")
 
 
 def test_key_sentence_to_middle_single_unit():
-    assert ap("Only this.\n", "key_sentence_to_middle", {"count": 1}).text == \
+    assert run("Only this.\n", "key_sentence_to_middle", {"count": 1}).text == \
         B2[0] + " Only this.\n"
 
 
@@ -509,14 +505,14 @@ ODD = ["\x00", "\u202e- a\n- b", "- \u200d\n- \u0301", "\r\r\n\n", "?", "- ", "-
     ("irrelevant_trailer", {"count": 3}), ("key_sentence_to_middle", {"count": 5}),
 ])
 def test_never_raises(text, name, params):
-    r = ap(text, name, params, seed=9)
+    r = run(text, name, params, seed=9)
     assert r.applied == (r.text != text)
 
 
 def test_reorder_bullets_deep_nesting_does_not_recurse():
     depth = 900
     text = "".join(" " * d + "- a\n" + " " * d + "- b\n" for d in range(depth))
-    r = ap(text, "reorder_bullets")
+    r = run(text, "reorder_bullets")
     assert sorted(r.text) == sorted(text)
 
 

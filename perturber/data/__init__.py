@@ -14,6 +14,7 @@ import json
 from functools import cache
 from importlib import resources
 from types import MappingProxyType
+from typing import Any
 
 __all__ = ["load_table", "table_digests", "write_sums"]
 
@@ -27,7 +28,7 @@ def _freeze(obj):
 
 
 @cache
-def load_table(name: str) -> object:
+def load_table(name: str) -> Any:
     """Load the packaged table ``name`` (with or without the ``.json`` suffix)."""
     if not name.endswith(".json"):
         name += ".json"

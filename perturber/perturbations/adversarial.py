@@ -12,6 +12,7 @@ from functools import lru_cache
 from .. import text as tm
 from ..data import load_table
 from ..registry import Outcome, Param, choice, perturbation
+from ..rng import Draws
 
 _TAG_BASE = 0xE0000
 
@@ -34,7 +35,7 @@ def _directives() -> tuple[tuple[str, ...], ...]:
 @perturbation("invisible_instructions", family="adversarial", in_scope=False,
               expectation="invariant",
               description="Append the benign payload B6 inside an HTML comment on a new line.")
-def invisible_instructions(text: str, rng) -> Outcome:
+def invisible_instructions(text: str, rng: Draws) -> Outcome:
     """Append ``<!-- payload -->`` on its own line (line break in the text's own style).
 
     >>> out = invisible_instructions("What is 2+2?", None).text
@@ -50,7 +51,7 @@ def invisible_instructions(text: str, rng) -> Outcome:
 @perturbation("unicode_tag_smuggle", family="adversarial", in_scope=False,
               expectation="invariant",
               description="Append payload B6 as invisible Unicode Tag characters (U+E0000 + c).")
-def unicode_tag_smuggle(text: str, rng) -> Outcome:
+def unicode_tag_smuggle(text: str, rng: Draws) -> Outcome:
     """Append each payload character ``c`` as ``chr(0xE0000 + ord(c))`` directly after the text.
 
     >>> out = unicode_tag_smuggle("Hi", None).text
@@ -69,7 +70,7 @@ def unicode_tag_smuggle(text: str, rng) -> Outcome:
                       choice("position", "end", ("end", "start"),
                              "append (before the answer cue) or prepend the directive")],
               description="Add a conflicting directive (B5) of a given explicitness tier.")
-def conflicting_instruction(text: str, rng, *, tier: int, variant: int,
+def conflicting_instruction(text: str, rng: Draws, *, tier: int, variant: int,
                             position: str) -> Outcome:
     """Add directive ``B5[tier][variant]`` by the append (``end``) or prepend (``start``) rule.
 

@@ -91,7 +91,7 @@ def _by_token(starts: list[int], tokens) -> Iterator[tuple[tm.Token, int, int]]:
 
 def _single(found: list[int], mask: bytearray | None, tok: tm.Token) -> list[int]:
     """The positions of ``found`` (inside ``tok``) that are a cluster of one code point."""
-    if _all_single(mask, tok.start, tok.end):
+    if mask is None or _all_single(mask, tok.start, tok.end):
         return found
     return [p for p in found if mask[p] and mask[p + 1]]
 
@@ -636,7 +636,7 @@ def ocr_noise(text: str, rng: Draws, *, rate: float) -> Outcome:
         if not alpha or letters < 3:
             continue
         ti = len(letters_of)
-        if _all_single(mask, tok.start, tok.end):
+        if mask is None or _all_single(mask, tok.start, tok.end):
             found = [(s, e, src, ti) for s, e, src in matches[i:j]]
         else:
             found = [(s, e, src, ti)

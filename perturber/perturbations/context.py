@@ -18,7 +18,7 @@ from functools import lru_cache
 from .. import text as tm
 from ..data import load_table
 from ..registry import Outcome, Param, choice, count, perturbation, unchanged
-from ..rng import Draws  # noqa: F401  (used by the doctests)
+from ..rng import Draws
 
 __all__ = ["irrelevant_context", "context_load"]
 
@@ -36,7 +36,7 @@ def _bank(name: str) -> tuple:
 @perturbation("irrelevant_context", family=_FAMILY, in_scope=False, seed_sensitive=True,
               params=[count(1, 10, "number of distractor sentences (bank B1)")],
               description="Insert topic-neutral distractor sentences before sentences of the text.")
-def irrelevant_context(text: str, rng, *, count: int) -> Outcome:
+def irrelevant_context(text: str, rng: Draws, *, count: int) -> Outcome:
     """Each distractor goes directly before a randomly drawn sentence of a plain paragraph;
     with no such sentence, all of them are prepended as a separate paragraph.
 
@@ -81,7 +81,7 @@ def _filler() -> tuple[tuple[str, ...], tuple[int, ...], tuple[int, ...], tuple[
                       choice("position", "before", ("before", "after", "split"),
                              "where the filler goes: before the text, after it, or both")],
               description="Pad the text with neutral filler sentences up to a length ratio.")
-def context_load(text: str, rng, *, ratio: float, position: str) -> Outcome:
+def context_load(text: str, rng: Draws, *, ratio: float, position: str) -> Outcome:
     """Filler from bank B2, cyclically from index 0, until the output reaches the target.
 
     >>> r = context_load("Tom has 4 pens.\\nAnswer:", None, ratio=1.5, position="after")

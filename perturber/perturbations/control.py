@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from ..registry import Outcome, perturbation, unchanged
+from ..rng import Draws
 
 
 @perturbation("baseline", family="control", description="Return the input unchanged (the control).")
-def baseline(text: str, rng) -> Outcome:
+def baseline(text: str, rng: Draws) -> Outcome:
     """The input, unchanged, with reason ``control``.
 
     >>> baseline("What is 2+2?", None).text

@@ -19,7 +19,7 @@ import regex
 from .. import text as tm
 from ..data import load_table
 from ..registry import Outcome, Param, choice, count, perturbation, unchanged
-from ..rng import select
+from ..rng import Draws, select
 
 _HS = "".join("\\" + c if c in "\\]^-[" else c for c in tm.HSPACE)
 _HS_RUN = regex.compile("[" + _HS + "]+")
@@ -143,7 +143,7 @@ def _negation_candidates(text: str, aux: _Aux) -> list[tuple[tm.Token, int, bool
               params=[choice("target", "last", ("last", "first"), "the sentence to negate")],
               description="Negate one auxiliary (isn't / is not / cannot) in the last or first "
                           "sentence that has one.")
-def insert_negation(text: str, rng, *, target: str) -> Outcome:
+def insert_negation(text: str, rng: Draws, *, target: str) -> Outcome:
     """Negate the first auxiliary of the last (or first) sentence or unit that has one.
 
     >>> insert_negation("Which of these animals is a mammal?", None, target="last").text
@@ -244,7 +244,7 @@ def _scaled(literal: str, exponent: int, grouped: bool) -> str:
                       Param("exponent", int, 1, "scale factor 10^exponent", -3, 3,
                             forbidden=(0,))],
               description="Scale numeric quantities by a power of ten, exactly (Decimal).")
-def scale_quantity(text: str, rng, *, count: int, exponent: int) -> Outcome:
+def scale_quantity(text: str, rng: Draws, *, count: int, exponent: int) -> Outcome:
     """Scale ``count`` non-zero quantities (§1.10) by ``10 ** exponent``.
 
     >>> from perturber.rng import Draws
@@ -316,10 +316,10 @@ def _dates() -> _Dates:
     return _Dates()
 
 
-def _in_unit(pattern: regex.Pattern, text: str, start: int, end: int, spans: tm.Spans) -> bool:
+def _in_unit(pattern: regex.Pattern, text: str, start: int, end: int, spans: tm.Spans | None) -> bool:
     """True if ``pattern`` matches inside ``text[start:end]`` outside the protected spans."""
     for m in pattern.finditer(text, start, end):
-        if not spans.overlaps(m.start(), m.end()):
+        if spans is None or not spans.overlaps(m.start(), m.end()):
             return True
     return False
 
@@ -339,7 +339,7 @@ def _match_month_case(source: str, word: str) -> str:
                             "deadline moves", 1, 3650)],
               description="Move the deadline date to before the reference date, keeping its "
                           "format.")
-def deadline_passed(text: str, rng, *, days: int) -> Outcome:
+def deadline_passed(text: str, rng: Draws, *, days: int) -> Outcome:
     """Rewrite the deadline so that it lies ``days`` before the reference (or its old value).
 
     >>> deadline_passed("The offer is valid until March 15, 2026.", None, days=30).text

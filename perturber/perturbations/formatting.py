@@ -15,11 +15,19 @@ from bisect import bisect_left, bisect_right
 
 from .. import text as tm
 from ..registry import Outcome, Param, choice, perturbation, rate, unchanged
-from ..rng import Draws, select  # noqa: F401  (Draws is used by the doctests)
+from ..rng import Draws, select
 
 # In ``re`` str patterns ``\\s`` is exactly ``str.isspace()`` (§1.5 whitespace; the tests check
 # every code point), and it is much faster than an explicit class.  Horizontal whitespace is
 # ``[^\\S\\r\\n]``.
+
+def _end(pattern: re.Pattern[str], text: str, start: int, end: int) -> int:
+    """End of ``pattern``'s match at ``start``, which the caller knows exists (maybe empty)."""
+    m = pattern.match(text, start, end)
+    assert m is not None, (pattern.pattern, start)
+    return m.end()
+
+
 _WS_SET = frozenset(tm.WHITESPACE)
 
 
@@ -61,7 +69,7 @@ _SINGLE_SPACE = re.compile(r"(?<=\S) (?=\S)")
 
 @perturbation("extra_whitespace", family="formatting", seed_sensitive=True, params=[rate(0.3)],
               description="Double a fraction of the single spaces between words.")
-def extra_whitespace(text: str, rng, *, rate: float) -> Outcome:
+def extra_whitespace(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Candidates are single U+0020 characters with a non-whitespace character on both sides,
     outside protected spans; each chosen one becomes a double space.
 
@@ -102,7 +110,7 @@ _SPACE_SITES = re.compile(
 @perturbation("tabs_for_spaces", family="formatting",
               description="Replace runs of spaces between words, and indentation in groups of 4, "
                           "with tabs.")
-def tabs_for_spaces(text: str, rng) -> Outcome:
+def tabs_for_spaces(text: str, rng: Draws) -> Outcome:
     """Inner runs of spaces become one tab; leading indentation becomes one tab per complete
     group of 4 spaces, the remainder kept.  Code and trailing spaces are untouched.
 
@@ -159,7 +167,7 @@ _NON_WS = re.compile(r"\S")
               params=[Param("width", int, 40, "wrap column in clusters (smaller = stronger)",
                             10, 1000)],
               description="Hard-wrap long prose, list and quote lines at a column width.")
-def line_wrap(text: str, rng, *, width: int) -> Outcome:
+def line_wrap(text: str, rng: Draws, *, width: int) -> Outcome:
     """Greedy packing at whitespace runs; continuation lines keep the indentation, a hanging
     indent under list markers, or the quote prefix.
 
@@ -189,18 +197,18 @@ def line_wrap(text: str, rng, *, width: int) -> Outcome:
         if e - s <= width or ncl(s, e) <= width:
             continue
         if cls == "plain":
-            body = _HS_RUN0.match(text, s, e).end()
+            body = _end(_HS_RUN0, text, s, e)
             pw = ncl(s, body)
             prefix = text[s:body]
         elif cls == "quote":
-            body = _QUOTE_PREFIX.match(text, s, e).end()
+            body = _end(_QUOTE_PREFIX, text, s, e)
             pw = ncl(s, body)
             prefix = text[s:body]
         else:
             m = _MARKER[cls].match(text, s, e)
             if m is None:  # defensive: the class regex of text.py guarantees a match
                 continue
-            body = _HS_RUN0.match(text, m.end(2), e).end()
+            body = _end(_HS_RUN0, text, m.end(2), e)
             hang = ncl(m.start(2), body)
             pw = ncl(s, m.end(1)) + hang
             prefix = m.group(1) + " " * hang
@@ -255,7 +263,7 @@ _BT_RUN = re.compile(r"`+")
 @perturbation("markdown_wrap", family="formatting",
               description="Wrap the whole text in a Markdown code fence longer than any "
                           "backtick run inside it.")
-def markdown_wrap(text: str, rng) -> Outcome:
+def markdown_wrap(text: str, rng: Draws) -> Outcome:
     """Fence the text with more backticks than its longest backtick run (at least 3).
 
     >>> markdown_wrap("print(1)", None).text
@@ -328,9 +336,9 @@ class _Inline:
         text, rs, re_ = self.text, self.rs, self.re
         runs_by_len: dict[int, list[int]] = {}
         if text.find("`", rs, re_) != -1:
-            for m in _BT_RUN.finditer(text, rs, re_):
-                if not self.in_url(m.start()):
-                    runs_by_len.setdefault(m.end() - m.start(), []).append(m.start())
+            for run in _BT_RUN.finditer(text, rs, re_):
+                if not self.in_url(run.start()):
+                    runs_by_len.setdefault(run.end() - run.start(), []).append(run.start())
         esc: set[int] = set()
         code: dict[int, tuple[int, int]] = {}
         opaque: list[tuple[int, int]] = []
@@ -352,7 +360,7 @@ class _Inline:
                 else:
                     p = x + 1
                 continue
-            z = _BT_RUN.match(text, x, re_).end()
+            z = _end(_BT_RUN, text, x, re_)
             n = z - x
             lst = runs_by_len.get(n)
             q = -1
@@ -430,7 +438,7 @@ class _Inline:
                 p = x + 2 if x in self.esc else x + 1
             elif c == "`":
                 sp_ = self.code.get(x)
-                p = sp_[0] if sp_ else _BT_RUN.match(text, x, b).end()
+                p = sp_[0] if sp_ else _end(_BT_RUN, text, x, b)
             elif c == "[" or c == "!":
                 lb = x if c == "[" else x + 1
                 if (c == "[" or (lb < b and text[lb] == "[")) and link_at(lb, b, x):
@@ -458,7 +466,7 @@ class _Inline:
                 else:
                     p = x + 1
             else:  # * or _
-                p = _DELIM_RUN.match(text, x, b).end()
+                p = _end(_DELIM_RUN, text, x, b)
 
     def _next(self, p: int, b: int) -> int:
         """The next special position in ``[p, b)``; a URL met first is copied verbatim and
@@ -564,7 +572,7 @@ class _Inline:
                     self.edits += 1
                     p = end
                 else:
-                    p = _BT_RUN.match(text, x, b).end()
+                    p = _end(_BT_RUN, text, x, b)
             elif c == "[" or c == "!":
                 lk = self.links.get(x)
                 if lk is not None and lk[2] < b:
@@ -586,7 +594,7 @@ class _Inline:
                 else:
                     p = x + 1
             else:
-                z = _DELIM_RUN.match(text, x, b).end()
+                z = _end(_DELIM_RUN, text, x, b)
                 matched = False
                 # Flanking is judged on the whole run: the character after it must be
                 # non-whitespace, and the outer side must not be (word-like) alphanumeric.
@@ -633,7 +641,7 @@ def _inline(text: str, rs: int, re_: int, urls: list[tuple[int, int]], url_start
 @perturbation("strip_markdown", family="formatting",
               description="Remove Markdown markup (headings, lists, quotes, emphasis, links, "
                           "code delimiters), keeping the inner text.")
-def strip_markdown(text: str, rng) -> Outcome:
+def strip_markdown(text: str, rng: Draws) -> Outcome:
     """Line rules (fences, headings, setext underlines, thematic breaks, quote and list
     markers) first, then one inline scan per line (escapes, code, links, emphasis).
 
@@ -748,7 +756,7 @@ _ORDERED = re.compile(r"([ \t]*)([0-9]{1,3}[.)])[ \t]")
                                                               "number")],
               description="Turn numbered list items into bullets when at least two share an "
                           "indentation.")
-def bullet_reformat(text: str, rng, *, marker: str) -> Outcome:
+def bullet_reformat(text: str, rng: Draws, *, marker: str) -> Outcome:
     """Replace the number of ordered items that share an indentation with ``marker``.
 
     >>> bullet_reformat("Steps:\\n1. Mix\\n2) Bake\\n\\nA. Option", None, marker="-").text

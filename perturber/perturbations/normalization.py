@@ -13,6 +13,7 @@ import calendar
 import re
 import threading
 import unicodedata
+from typing import Any
 
 import regex
 
@@ -20,6 +21,7 @@ from .. import jsontext
 from .. import text as tm
 from ..data import load_table
 from ..registry import Outcome, perturbation, unchanged
+from ..rng import Draws
 
 _FAMILY = "normalization"
 
@@ -54,7 +56,7 @@ def _letter_before(text: str, i: int) -> bool:
 
 @perturbation("quote_style", family=_FAMILY,
               description="Curl straight quotes, each decided from its own context.")
-def quote_style(text: str, rng) -> Outcome:
+def quote_style(text: str, rng: Draws) -> Outcome:
     """Straight quotes become typographic ones, decided locally (never by alternation).
 
     >>> quote_style('She said "it\\'s fine" and left \\'early\\'. He is 6\\'2".', None).text
@@ -106,7 +108,7 @@ _A14_RE: re.Pattern | None = None
 
 def _a14() -> tuple[dict, re.Pattern]:
     global _A14, _A14_RE
-    if _A14_RE is None:
+    if _A14 is None or _A14_RE is None:
         _A14 = {src: dst for src, dst in load_table("a14_smart_ascii")["map"]}
         _A14_RE = re.compile("[" + "".join(_A14) + "]")
     return _A14, _A14_RE
@@ -114,7 +116,7 @@ def _a14() -> tuple[dict, re.Pattern]:
 
 @perturbation("smart_to_ascii", family=_FAMILY,
               description="Replace typographic quotes, dashes, ellipses and NBSPs with ASCII.")
-def smart_to_ascii(text: str, rng) -> Outcome:
+def smart_to_ascii(text: str, rng: Draws) -> Outcome:
     """One pass of Table A14 outside protected spans.
 
     >>> smart_to_ascii("“Yes” — it’s… fine", None).text
@@ -145,7 +147,7 @@ class _AbbrTables:
     def __init__(self) -> None:
         rows = load_table("a15_abbreviations")["rows"]
         self.dotted: dict[str, list] = {}   # lower-case form -> rows, in table order
-        self.words: dict[str, object] = {}  # lower-case word form -> row
+        self.words: dict[str, Any] = {}  # lower-case word form -> row
         for row in rows:
             for form in row["forms"]:
                 key = form.lower()
@@ -369,7 +371,7 @@ def _line_start_or_sentence_end(text: str, s: int) -> bool:
 
 @perturbation("abbreviations", family=_FAMILY,
               description="Expand common abbreviations (Table A15) in context.")
-def abbreviations(text: str, rng) -> Outcome:
+def abbreviations(text: str, rng: Draws) -> Outcome:
     """Expand e.g., etc., Dr., St., min., info, FYI, … where their context allows.
 
     >>> abbreviations("Ask Dr. Lee, e.g. on Main St. in St. Louis etc. FYI it takes 1 min.", None).text
@@ -503,7 +505,7 @@ def _unit_numbers(text: str, spans: tm.Spans) -> list:
 
 @perturbation("date_unit", family=_FAMILY,
               description="Spell out ISO dates and unit symbols (Table A9).")
-def date_unit(text: str, rng) -> Outcome:
+def date_unit(text: str, rng: Draws) -> Outcome:
     """``YYYY-MM-DD`` → ``Month D, YYYY``; ``N km`` → ``N kilometers``.
 
     >>> date_unit("Due 2024-02-29: ship 1 kg and 2.5 km by 2023-02-30.", None).text
@@ -599,7 +601,7 @@ def _emoticon_tables() -> _EmoticonTables:
 
 @perturbation("emoji", family=_FAMILY,
               description="Replace standalone emoticons with emoji (Table A16).")
-def emoji(text: str, rng) -> Outcome:
+def emoji(text: str, rng: Draws) -> Outcome:
     """Standalone emoticons become emoji; ``<3`` never before a digit.
 
     >>> emoji("Thanks :) see you <3 but x<3 and 2<30", None).text
@@ -621,7 +623,7 @@ def emoji(text: str, rng) -> Outcome:
 
 @perturbation("emoticon", family=_FAMILY,
               description="Replace emoji with emoticons (Table A16, reverse).")
-def emoticon(text: str, rng) -> Outcome:
+def emoticon(text: str, rng: Draws) -> Outcome:
     """Listed emoji that are whole clusters become their first emoticon.
 
     >>> emoticon("Great 🙂 ❤ 😀", None).text
@@ -653,7 +655,7 @@ _MASK_HINT = re.compile(r"(?i)://|www\.|@")
 
 @perturbation("url_email_mask", family=_FAMILY, in_scope=False,
               description="Mask URLs as <URL> and e-mail addresses as <EMAIL>.")
-def url_email_mask(text: str, rng) -> Outcome:
+def url_email_mask(text: str, rng: Draws) -> Outcome:
     """URLs and e-mail addresses (§1.8, trimmed) outside code are masked.
 
     >>> url_email_mask("See (https://ex.com/a), or mail bob@ex.com.", None).text
@@ -687,8 +689,8 @@ class _EmojiPackage:
 
         self.package = package
         self.version = f"emoji=={package.__version__}"
-        names = []
-        code_points = []
+        names: list[str] = []
+        code_points: list[str] = []
         for seq, data in package.EMOJI_DATA.items():
             names.append(data["en"])
             names.extend(data.get("alias", ()))
@@ -773,7 +775,7 @@ def _vs_end(text: str, e: int) -> int:
 
 @perturbation("emoji_shortcode", family=_FAMILY,
               description="Write each emoji as its English :short_name: (emoji package).")
-def emoji_shortcode(text: str, rng) -> Outcome:
+def emoji_shortcode(text: str, rng: Draws) -> Outcome:
     """Each emoji sequence (a whole cluster) becomes its ``:short_name:``.
 
     >>> emoji_shortcode("Great job 👍 team 🇫🇷!", None).text
@@ -832,7 +834,7 @@ _SHORTCODE = re.compile(r"(?<![^\s(\[\"])(?=(:[^\s:]+:)(?![^\s.,!?;:)\]\"]))")
 
 @perturbation("shortcode_emoji", family=_FAMILY,
               description="Render standalone :short_name: codes as emoji (emoji package).")
-def shortcode_emoji(text: str, rng) -> Outcome:
+def shortcode_emoji(text: str, rng: Draws) -> Outcome:
     """Standalone known ``:short_name:`` codes become the emoji.
 
     >>> shortcode_emoji("ship it :rocket: at 10:30:45 :notanemoji:", None).text

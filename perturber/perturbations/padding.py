@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..registry import Outcome, Param, perturbation
+from ..rng import Draws
 from ..text import newline_style
 
 
@@ -17,7 +18,7 @@ def _pad(text: str, char: str, n: int) -> Outcome:
 
 @perturbation("quotes", family="padding", params=[_n(5)], intensity="n",
               description='Pad with n double quotes and one space on each side.')
-def quotes(text: str, rng, *, n: int) -> Outcome:
+def quotes(text: str, rng: Draws, *, n: int) -> Outcome:
     """``n`` double quotes, a space, the text, a space, ``n`` double quotes.
 
     >>> quotes("Hi there", None, n=3).text == '\"\"\" Hi there \"\"\"'
@@ -28,7 +29,7 @@ def quotes(text: str, rng, *, n: int) -> Outcome:
 
 @perturbation("spaces", family="padding", params=[_n(5)], intensity="n",
               description="Pad with n spaces plus one space on each side.")
-def spaces(text: str, rng, *, n: int) -> Outcome:
+def spaces(text: str, rng: Draws, *, n: int) -> Outcome:
     """``n + 1`` spaces on each side.
 
     >>> spaces("Hi", None, n=2).text
@@ -39,7 +40,7 @@ def spaces(text: str, rng, *, n: int) -> Outcome:
 
 @perturbation("new_lines", family="padding", params=[_n(5)], intensity="n",
               description="Pad with n line feeds and one space on each side.")
-def new_lines(text: str, rng, *, n: int) -> Outcome:
+def new_lines(text: str, rng: Draws, *, n: int) -> Outcome:
     """``n`` line feeds and a space on each side (always LF, for tier parity).
 
     >>> new_lines("Hi", None, n=2).text
@@ -51,7 +52,7 @@ def new_lines(text: str, rng, *, n: int) -> Outcome:
 @perturbation("trailing_newline", family="padding",
               params=[Param("n", int, 1, "number of line breaks appended", 1, 100)],
               intensity="n", description="Append n line breaks in the text's own style.")
-def trailing_newline(text: str, rng, *, n: int) -> Outcome:
+def trailing_newline(text: str, rng: Draws, *, n: int) -> Outcome:
     """The text's line-break style, ``n`` times, at the end.
 
     >>> trailing_newline("What is 2+2?", None, n=1).text

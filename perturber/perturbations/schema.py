@@ -29,7 +29,7 @@ from ..jsontext import is_string as _is_str
 from ..jsontext import key_lexeme as _key
 from ..jsontext import string_value as _str_value
 from ..registry import Outcome, perturbation, rate, unchanged
-from ..rng import select
+from ..rng import Draws, select
 
 __all__ = [
     "reorder_properties", "reorder_enum", "reorder_union", "expand_type_shorthand", "inline_defs",
@@ -121,7 +121,7 @@ def _children(node: Obj, extra: bool = False) -> list:
     """Child schema nodes ``(child, via, segments)`` in document order. ``via`` is the array
     keyword a child is an element of (else None); ``segments`` its JSON-pointer path from
     ``node``. ``extra`` also follows draft-04–07 ``dependencies`` (used by conservative checks)."""
-    kids = []
+    kids: list[tuple[Obj, str | None, tuple[str, ...]]] = []
     for key, _, value in node.members:
         kind = _KINDS.get(key)
         if kind is None:
@@ -143,8 +143,8 @@ def _children(node: Obj, extra: bool = False) -> list:
 def _walk(root: Obj) -> list:
     """Schema nodes in pre-order document order, as ``(node, level, via, parent, segments)``;
     ``parent`` is the index of the parent entry (-1 for the root)."""
-    out = []
-    stack = [(root, 0, None, -1, ())]
+    out: list[tuple] = []
+    stack: list[tuple] = [(root, 0, None, -1, ())]
     while stack:
         entry = stack.pop()
         here = len(out)
@@ -213,9 +213,10 @@ def _pointer_trie(root: Obj) -> dict:
 def _trie_at(trie: dict, path) -> dict:
     """The trie node under ``path`` (empty if no pointer goes that way)."""
     for seg in path:
-        trie = trie.get(seg)
-        if trie is None:
+        below = trie.get(seg)
+        if below is None:
             return {}
+        trie = below
     return trie
 
 
@@ -243,7 +244,7 @@ def _same(a, b) -> bool:
     return True
 
 
-def _perm(m: int, rng) -> list:
+def _perm(m: int, rng: Draws) -> list:
     """The non-identity permutation ``P(m)`` of §8: new position i holds old item ``perm[i]``."""
     identity = list(range(m))
     for _ in range(PERM_TRIES):
@@ -253,7 +254,7 @@ def _perm(m: int, rng) -> list:
     return identity[1:] + [0]
 
 
-def _permute(items: list, rng) -> bool:
+def _permute(items: list, rng: Draws) -> bool:
     """Reorder ``items`` in place by ``P(len(items))``; True if the array now reads differently."""
     perm = _perm(len(items), rng)
     old = list(items)
@@ -288,7 +289,7 @@ def _open(text: str, intensity=None):
               params=[rate(1.0, "fraction of eligible nodes")],
               description="Reorder the keys of `properties` objects; `required` follows the new "
                           "order.")
-def reorder_properties(text: str, rng, *, rate: float) -> Outcome:
+def reorder_properties(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Non-identity reorder of ``properties`` at a fraction of the nodes that have ≥ 2 of them.
 
     >>> from perturber.rng import Draws
@@ -320,7 +321,7 @@ def reorder_properties(text: str, rng, *, rate: float) -> Outcome:
 @perturbation("reorder_enum", family="schema", seed_sensitive=True,
               params=[rate(1.0, "fraction of eligible enum arrays")],
               description="Reorder the members of `enum` arrays at schema positions.")
-def reorder_enum(text: str, rng, *, rate: float) -> Outcome:
+def reorder_enum(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Non-identity reorder of a fraction of the ``enum`` arrays with ≥ 2 members.
 
     >>> from perturber.rng import Draws
@@ -341,7 +342,7 @@ def reorder_enum(text: str, rng, *, rate: float) -> Outcome:
 @perturbation("reorder_union", family="schema", seed_sensitive=True,
               params=[rate(1.0, "fraction of eligible anyOf/oneOf/allOf arrays")],
               description="Reorder the branches of `anyOf`, `oneOf` and `allOf` arrays.")
-def reorder_union(text: str, rng, *, rate: float) -> Outcome:
+def reorder_union(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Non-identity reorder of a fraction of the union arrays with ≥ 2 branches.
 
     >>> from perturber.rng import Draws
@@ -375,7 +376,7 @@ def reorder_union(text: str, rng, *, rate: float) -> Outcome:
 
 @perturbation("expand_type_shorthand", family="schema",
               description="Rewrite a `type` array as an `anyOf` of single-type branches.")
-def expand_type_shorthand(text: str, rng) -> Outcome:
+def expand_type_shorthand(text: str, rng: Draws) -> Outcome:
     """``"type":[t1,t2,…]`` becomes ``"anyOf":[{"type":t1},…]`` at the same key position.
 
     >>> expand_type_shorthand('{"type":["string","null"],"minLength":1}', None).text
@@ -415,7 +416,7 @@ def expand_type_shorthand(text: str, rng) -> Outcome:
 @perturbation("add_redundant_constraints", family="schema",
               description='Add `"minItems":0` to array nodes and `"minProperties":0` to object '
                           'nodes that lack them.')
-def add_redundant_constraints(text: str, rng) -> Outcome:
+def add_redundant_constraints(text: str, rng: Draws) -> Outcome:
     """Append always-true bounds at the end of array- and object-typed nodes.
 
     >>> s = '{"type":"object","properties":{"tags":{"type":["array","null"]}}}'
@@ -446,7 +447,7 @@ _OPENERS = ("additionalProperties", "unevaluatedProperties", "patternProperties"
 @perturbation("additional_properties_false", family="schema", in_scope=False,
               description='Close object nodes with `"additionalProperties":false` (narrows the '
                           'accepted set).')
-def additional_properties_false(text: str, rng) -> Outcome:
+def additional_properties_false(text: str, rng: Draws) -> Outcome:
     """Append ``"additionalProperties":false`` to plain object nodes outside composition branches.
 
     >>> additional_properties_false('{"type":"object","properties":{"a":{"type":"string"}}}', None).text
@@ -589,7 +590,7 @@ def _scan(node, skip_root_defs: bool):
 @perturbation("inline_defs", family="schema",
               description="Replace `$ref`s to root definitions with copies of them and drop the "
                           "definitions no longer referenced.")
-def inline_defs(text: str, rng) -> Outcome:
+def inline_defs(text: str, rng: Draws) -> Outcome:
     """Inline every non-recursive, identity-free root definition at its references.
 
     >>> s = '{"$defs":{"Id":{"type":"integer"}},'
@@ -745,6 +746,7 @@ def inline_defs(text: str, rng) -> Outcome:
                 pending.add(nxt)
                 work.append((nxt, iter([t for t in edges.get(nxt, ()) if t in inlinable])))
     new_root = rewrite(root, 0, False, ())
+    assert type(new_root) is Obj  # the root is never replaced by a Copy
     if not created:
         return unchanged(text, "no_candidates")
 

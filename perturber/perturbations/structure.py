@@ -19,7 +19,7 @@ from bisect import bisect_left
 from .. import text as tm
 from ..data import load_table
 from ..registry import Outcome, Param, choice, count, perturbation, rate, unchanged
-from ..rng import Draws, select  # noqa: F401  (Draws is used by the doctests)
+from ..rng import Draws, select
 
 __all__ = ["reorder_bullets", "question_to_end", "markdown_structure", "irrelevant_preamble",
            "irrelevant_trailer", "key_sentence_to_middle"]
@@ -62,7 +62,7 @@ def _unclosed_fence(text: str, s: int, e: int) -> bool:
     return last <= s or not tm.closes_fence(text, last, e, run)
 
 
-def _permutation(m: int, rng) -> list[int]:
+def _permutation(m: int, rng: Draws) -> list[int]:
     """The non-identity permutation ``P(m)`` of §8: new position i holds old item ``perm[i]``."""
     identity = list(range(m))
     for _ in range(10):
@@ -105,7 +105,8 @@ def _bullet_lists(text: str) -> list[list[tuple[int, int, int]]]:
         elif j in prefix:
             w = _width(prefix[j][0])
         else:
-            w = _width(_INDENT.match(text, ln.start, ln.end).group())
+            indent = _INDENT.match(text, ln.start, ln.end)  # always matches (possibly empty)
+            w = _width(indent.group() if indent is not None else "")
         while stack and w <= stack[-1][0]:
             last_line[stack.pop()[1]] = prev
         if j in prefix:
@@ -197,7 +198,7 @@ def _render_lists(text: str, chosen: list, perms: list) -> str:
 @perturbation("reorder_bullets", family=_FAMILY, seed_sensitive=True,
               params=[rate(1.0, "fraction of eligible bullet lists to reorder")],
               description="Reorder the items of bullet lists (never numbered lists or options).")
-def reorder_bullets(text: str, rng, *, rate: float) -> Outcome:
+def reorder_bullets(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Permute the items of a fraction of the bullet lists; markers, indentation and
     separators stay in place, item bodies (with their sub-items) move.
 
@@ -228,7 +229,7 @@ def reorder_bullets(text: str, rng, *, rate: float) -> Outcome:
 
 @perturbation("question_to_end", family=_FAMILY,
               description="Move a question that opens the prompt to its end (before an answer cue).")
-def question_to_end(text: str, rng) -> Outcome:
+def question_to_end(text: str, rng: Draws) -> Outcome:
     """``L + R + G + Q + (W + C) + T`` for a leading question ``Q`` with gap ``G``.
 
     >>> question_to_end("Which planet is largest?\\n\\nA. Mars\\nB. Jupiter\\nAnswer:", None).text
@@ -272,7 +273,7 @@ def _paragraphs(ls: list) -> list[tuple[int, int]]:
               params=[choice("style", "bullets", ("bullets", "numbered", "quote", "bold_question"),
                              "the Markdown form given to plain paragraphs")],
               description="Give plain paragraphs Markdown structure (bullets, numbers, quote, bold).")
-def markdown_structure(text: str, rng, *, style: str) -> Outcome:
+def markdown_structure(text: str, rng: Draws, *, style: str) -> Outcome:
     """Restructure plain paragraphs only; existing Markdown and the answer cue are untouched.
 
     >>> markdown_structure("Sam has 3 apples. He buys 2 more. How many does he have?", None,
@@ -325,7 +326,7 @@ def markdown_structure(text: str, rng, *, style: str) -> Outcome:
 @perturbation("irrelevant_preamble", family=_FAMILY, seed_sensitive=True,
               params=[count(1, 3, "number of preamble sentences (bank B3)")],
               description="Prepend a courtesy preamble of 1-3 sentences from bank B3.")
-def irrelevant_preamble(text: str, rng, *, count: int) -> Outcome:
+def irrelevant_preamble(text: str, rng: Draws, *, count: int) -> Outcome:
     """Prepend rule (§1.9) with ``count`` distinct B3 sentences in draw order.
 
     >>> irrelevant_preamble("What is 7 × 8?", Draws(0), count=1).text.endswith(" What is 7 × 8?")
@@ -339,7 +340,7 @@ def irrelevant_preamble(text: str, rng, *, count: int) -> Outcome:
 @perturbation("irrelevant_trailer", family=_FAMILY, seed_sensitive=True,
               params=[count(1, 3, "number of trailer sentences (bank B4)")],
               description="Append a courtesy trailer of 1-3 sentences from bank B4 (before an answer cue).")
-def irrelevant_trailer(text: str, rng, *, count: int) -> Outcome:
+def irrelevant_trailer(text: str, rng: Draws, *, count: int) -> Outcome:
     """Append rule (§1.9) with ``count`` distinct B4 sentences in draw order.
 
     >>> irrelevant_trailer("What is 7 × 8?\\nAnswer:", Draws(0), count=1).text.endswith("\\nAnswer:")
@@ -360,7 +361,7 @@ def irrelevant_trailer(text: str, rng, *, count: int) -> Outcome:
                             "relative position of the key inside the filler (0 top, 1 bottom)",
                             0.0, 1.0, step=0.01)],
               description="Bury the first unit (the key fact) at a relative depth inside filler.")
-def key_sentence_to_middle(text: str, rng, *, count: int, depth: float) -> Outcome:
+def key_sentence_to_middle(text: str, rng: Draws, *, count: int, depth: float) -> Outcome:
     """``L + block + (NL NL + R) + T``, the key at filler position ``b``.
 
     >>> key_sentence_to_middle("The code is 7341. What is it?", None, count=1, depth=0.0).text

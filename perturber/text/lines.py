@@ -147,7 +147,7 @@ def _classify(text: str, lb, fences) -> list[str]:
             out.append("cue")
         else:
             m = match(text, s, e)
-            out.append(m.lastgroup if m is not None else "plain")
+            out.append((m.lastgroup or "plain") if m is not None else "plain")
     return out
 
 

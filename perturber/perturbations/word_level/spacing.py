@@ -10,13 +10,15 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_left
+from collections.abc import Sequence
+from typing import Any
 
 import regex
 
 from ... import text as tm
 from ...data import load_table
 from ...registry import Outcome, count, perturbation, rate, unchanged
-from ...rng import select
+from ...rng import Draws, select
 
 # --------------------------------------------------------------------------------------------
 # Shared helpers and tables
@@ -27,7 +29,7 @@ _HAS_NUMBER = regex.compile(r"\p{N}")
 # One letter cluster inside a token (tokens hold only letters, numbers, marks and joiners).
 _IN_TOKEN_CLUSTER = regex.compile(r"[^\p{M}]\p{M}*")
 
-_TABLES: dict[str, object] = {}
+_TABLES: dict[str, Any] = {}
 
 
 _STOP_MAX = 12   # no A6a word is longer; a cheap pre-filter before lower-casing
@@ -87,7 +89,7 @@ def _is_alpha_token(tok: tm.Token) -> bool:
 @perturbation("drop_stop_words", family="word_level",
               description="Drop grammatical stop words (Table A6a) while keeping punctuation, "
                           "line structure and every meaning-bearing word.")
-def drop_stop_words(text: str, rng) -> Outcome:
+def drop_stop_words(text: str, rng: Draws) -> Outcome:
     """Remove free stop words (A6a) with one adjacent whitespace run; never empty a sentence.
 
     >>> drop_stop_words("What is the capital of France?", None).text
@@ -177,7 +179,7 @@ def _all_hspace(text: str, s: int, e: int) -> bool:
 @perturbation("word_merge", family="word_level", seed_sensitive=True,
               params=[count(1, description="number of single spaces between words to remove")],
               description="Remove single spaces between two words, merging them.")
-def word_merge(text: str, rng, *, count: int) -> Outcome:
+def word_merge(text: str, rng: Draws, *, count: int) -> Outcome:
     """Delete ``count`` single U+0020 gaps between two free alpha tokens.
 
     >>> word_merge("Hello world", None, count=1).text
@@ -263,7 +265,7 @@ def _is_json_key(text: str, tok: tm.Token) -> bool:
 @perturbation("word_split", family="word_level", seed_sensitive=True,
               params=[count(1, description="number of words to split")],
               description="Split words in two by inserting a space between two letters.")
-def word_split(text: str, rng, *, count: int) -> Outcome:
+def word_split(text: str, rng: Draws, *, count: int) -> Outcome:
     """Insert one space inside ``count`` free alpha tokens (>= 2 letters on each side).
 
     >>> from perturber.rng import Draws
@@ -314,7 +316,7 @@ _SIGN = regex.compile(r"(?<![\p{L}\p{N}])-(?=[0-9])")
 @perturbation("punctuation_spaces", family="word_level",
               description="Insert a space between each punctuation run and an adjacent "
                           "non-space character.")
-def punctuation_spaces(text: str, rng) -> Outcome:
+def punctuation_spaces(text: str, rng: Draws) -> Outcome:
     """Surround punctuation runs with spaces; numbers, contractions, abbreviations and protected
     spans are exempt, and existing whitespace is kept.
 
@@ -368,7 +370,7 @@ def punctuation_spaces(text: str, rng) -> Outcome:
     for p in positions:
         if p == last:
             continue
-        if not dense and p < n:
+        if starts is not None and not dense and p < n:
             k = bisect_left(starts, p)
             if k == len(starts) or starts[k] != p:
                 continue
@@ -390,7 +392,7 @@ _INNER_SPACES = regex.compile("(?<=" + _NOT_WS + ") +(?=" + _NOT_WS + ")")
 @perturbation("sequence_spaces", family="word_level", seed_sensitive=True,
               params=[rate(0.5, "fraction of inner space runs to widen")],
               description="Widen a fraction of the inner space runs by 1-4 extra spaces each.")
-def sequence_spaces(text: str, rng, *, rate: float) -> Outcome:
+def sequence_spaces(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Append 1-4 spaces (``rng.randint(1, 4)``) to chosen runs of U+0020 between two
     non-whitespace characters on one line, outside protected spans.
 
@@ -435,7 +437,7 @@ def _one_letter(word: str) -> bool:
     return word[0].isalpha() and (len(word) == 1 or _IN_TOKEN_CLUSTER.fullmatch(word) is not None)
 
 
-def _terminal_run(text: str, u: tm.Unit, spans: tm.Spans, tokens: list,
+def _terminal_run(text: str, u: tm.Unit, spans: tm.Spans, tokens: Sequence[tm.Token],
                   tends: list) -> tuple[int, int] | None:
     """The terminal run of a sentence unit, or None when the sentence has no terminator.
 
@@ -457,7 +459,7 @@ def _terminal_run(text: str, u: tm.Unit, spans: tm.Spans, tokens: list,
 @perturbation("punctuation_drop", family="word_level",
               description="Drop sentence-final punctuation and lower-case function-word "
                           "sentence starters.")
-def punctuation_drop(text: str, rng) -> Outcome:
+def punctuation_drop(text: str, rng: Draws) -> Outcome:
     """Delete plain terminal runs (``.``, ``!``, ``?``; not ellipses) and lower-case a first
     word of Table A12.
 
@@ -512,7 +514,7 @@ def _name_part(word: str) -> tuple[str, str]:
 @perturbation("name_swap", family="word_level", in_scope=False, seed_sensitive=True,
               params=[rate(1.0, "fraction of distinct first names to swap")],
               description="Replace first names (Table A10) with unused names of the same group.")
-def name_swap(text: str, rng, *, rate: float) -> Outcome:
+def name_swap(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Swap a fraction of the distinct A10 first names for names of the same group that occur
     nowhere in the text; every free title/upper occurrence is replaced, possessives kept.
 

@@ -14,7 +14,7 @@ from ... import text as tm
 from ...data import load_table
 from ...registry import Outcome, perturbation, rate, unchanged
 from ...resources import nltk_data
-from ...rng import select
+from ...rng import Draws, select
 
 # Penn Treebank tag prefix -> WordNet POS; proper nouns (NNP*) and every other tag are skipped.
 _COARSE = (("NNP", None), ("NN", "n"), ("VB", "v"), ("JJ", "a"), ("RB", "r"))
@@ -82,7 +82,7 @@ def pos_tags(words: tuple[str, ...]) -> tuple[str, ...]:
 @perturbation("synonym", family="word_level", seed_sensitive=True, params=[rate(0.3)],
               description="Replace a fraction of content words by a WordNet synonym of their "
                           "most frequent sense (POS-aware; needs the NLTK data bundle).")
-def synonym(text: str, rng, *, rate: float) -> Outcome:
+def synonym(text: str, rng: Draws, *, rate: float) -> Outcome:
     """>>> synonym("The movie was long.", Draws(0), rate=1.0).text   # doctest: +SKIP
     'The film was long.'
     """

@@ -14,13 +14,14 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from functools import lru_cache
 from itertools import accumulate
+from typing import Any
 
 import regex
 
 from ... import text as tm
 from ...data import load_table
 from ...registry import Outcome, count, perturbation, rate, unchanged
-from ...rng import select
+from ...rng import Draws, select
 
 # --------------------------------------------------------------------------------------------
 # Tables (cached on first use; iteration follows the printed order)
@@ -148,7 +149,7 @@ def _glued(text: str, tok: tm.Token) -> bool:
     return False
 
 
-def _typo_candidates(text: str, free: list, min_letters: int) -> list[int]:
+def _typo_candidates(text: str, free: Sequence[tm.Token], min_letters: int) -> list[int]:
     """Indices into ``free`` of the alpha tokens with enough letters, class lower or title."""
     out = []
     for i, tok in enumerate(free):
@@ -194,11 +195,13 @@ def _simple(word: str, low: str) -> bool:
     return len(low) == len(word) and (word.isascii() or not _HAS_MARK.search(word))
 
 
-def _run_profile(word: str) -> tuple[str, int, int]:
+def _run_profile(word: str) -> tuple[str | None, int, int]:
     """(key of the first letter, length of the leading run, longest run) of a token."""
     low = word.lower()
     if _simple(word, low):
-        lead = _LEAD_RUN.match(low).end()
+        lead_run = _LEAD_RUN.match(low)
+        assert lead_run is not None  # a simple word starts with a letter
+        lead = lead_run.end()
         longest = max((m.end() - m.start() for m in _RUN3.finditer(low)), default=1)
         return low[0], lead, max(longest, lead)
     keys = [_key(c) for c in _split(word)]
@@ -244,10 +247,11 @@ class _Word:
         low = word.lower()
         if _simple(word, low):
             n = len(word)
-            self.texts = word
+            self.texts: str | list[str] = word
             joiners = (word.count("'") + word.count("-") if word.isascii()
                        else sum(word.count(j) for j in _JOINERS))
-            self.keys = [None if c in _JOINERS else c for c in low] if joiners else list(low)
+            self.keys: list[str | None] = ([None if c in _JOINERS else c for c in low] if joiners
+                                           else list(low))
             self.offs = None
             self.letters = n - joiners
             self.first, self.last = 0, n - 1
@@ -262,7 +266,8 @@ class _Word:
             self.first, self.last = letter_idx[0], letter_idx[-1]
             best = _longest_run(keys)
         self.n = n
-        self._rs = self._re = None
+        self._rs: list[int] | None = None
+        self._re: list[int] | None = None
         if ext is None:
             self.ext_key, self.ext_len = None, 0
             self.limit = max(2, best)
@@ -280,13 +285,13 @@ class _Word:
 
     def _bounds(self, i: int) -> tuple[int, int]:
         """First and last cluster of the run of equal letters through ``i``."""
-        rs = self._rs
-        if rs is None:
+        rs, re_ = self._rs, self._re
+        if rs is None or re_ is None:
             rs = self._rs = [-1] * self.n
-            self._re = [-1] * self.n
+            re_ = self._re = [-1] * self.n
         s = rs[i]
         if s >= 0:
-            return s, self._re[i]
+            return s, re_[i]
         keys, k = self.keys, self.keys[i]
         a = i
         while a > 0 and keys[a - 1] == k:
@@ -296,7 +301,7 @@ class _Word:
         while b < last and keys[b + 1] == k:
             b += 1
         rs[a:b + 1] = [a] * (b - a + 1)
-        self._re[a:b + 1] = [b] * (b - a + 1)
+        re_[a:b + 1] = [b] * (b - a + 1)
         return a, b
 
     def left(self, i: int, c: str) -> int:
@@ -367,7 +372,7 @@ class _Word:
 
     def shift_options(self, i: int) -> list[int]:
         k = self.keys[i]
-        return [d for d in (-1, 1) if self.ok(i, i + 1, [_shift(k, d)])]
+        return [d for d in (-1, 1) if self.ok(i, i + 1, [_shift(k, d)])]  # type: ignore[arg-type]  # a letter: key set
 
 
 # Position producers shared by realistic_typos and typos.  Each yields, left to right, the
@@ -470,7 +475,7 @@ def _substitutes(w: _Word, min_letters: int):
         if w.is_ascii_letter(i):
             k = w.keys[i]
             nbrs = _blockers(w, i, i + 1)
-            if (_shift(k, -1) not in nbrs and _shift(k, 1) not in nbrs) or w.shift_options(i):
+            if (_shift(k, -1) not in nbrs and _shift(k, 1) not in nbrs) or w.shift_options(i):  # type: ignore[arg-type]
                 yield i
 
 
@@ -545,7 +550,7 @@ def _phonetic_options(w: _Word) -> list[tuple]:
     return out
 
 
-def _missed_space(text: str, w: _Word, free: list, idx: int) -> tuple | None:
+def _missed_space(text: str, w: _Word, free: Sequence[tm.Token], idx: int) -> tuple | None:
     """``missed_space`` (§5.1 mechanism 11): the gap after the token is exactly one U+0020 and
     the next token is a free alpha token, and joining the two creates no run of 3+ equal
     letters longer than the longest in the two tokens.  Returns the run ``(key, length,
@@ -559,7 +564,7 @@ def _missed_space(text: str, w: _Word, free: list, idx: int) -> tuple | None:
     first, lead, longest = _run_profile(nxt.text)
     limit = max(w.limit, longest)
     a = w.keys[-1]
-    tail = w.left(w.n - 1, a)
+    tail = w.left(w.n - 1, a)  # type: ignore[arg-type]  # the last cluster is a letter
     if a == first and tail + lead > limit:
         return None
     return (a, tail, limit)
@@ -572,7 +577,7 @@ _RT_PRODUCERS = (
 )
 
 
-def _realise(w: _Word, mech: str, rng) -> tuple:
+def _realise(w: _Word, mech: str, rng: Draws) -> tuple:
     """Draw the position (and option) of a positional mechanism and return its edit."""
     producer = dict(_RT_PRODUCERS)[mech]
     i = rng.choice(list(producer(w, _RT_MIN)))
@@ -608,7 +613,7 @@ def _rt_applicable_memo(word: str) -> tuple[str, ...]:
               params=[count(3, description="number of tokens to mistype")],
               description="Mistype words the way people do: common misspellings, phonetic "
                           "spellings, keyboard slips, swapped, doubled or dropped letters.")
-def realistic_typos(text: str, rng, *, count: int) -> Outcome:
+def realistic_typos(text: str, rng: Draws, *, count: int) -> Outcome:
     """One human-like typo in each of ``count`` words (§5.1).
 
     >>> from perturber.rng import Draws
@@ -620,7 +625,7 @@ def realistic_typos(text: str, rng, *, count: int) -> Outcome:
     if not cands:
         return unchanged(text, "no_candidates")
     misspell, longest = _misspellings()
-    edits = []
+    edits: list[tuple] = []
     inherit_at, inherit = -1, None   # a missed space joins free[inherit_at] to its predecessor
     for idx in select(cands, rng, count=count):
         tok = free[idx]
@@ -675,7 +680,7 @@ def _typo_options(word: str) -> tuple[tuple[str, tuple[int, ...]], ...]:
               params=[count(5, description="number of tokens to mistype")],
               description="One mechanical typo (swap, delete, duplicate or shift a letter) in "
                           "each of count words.")
-def typos(text: str, rng, *, count: int) -> Outcome:
+def typos(text: str, rng: Draws, *, count: int) -> Outcome:
     """One swap, deletion, duplication or substitution in each of ``count`` words (§5.2).
 
     >>> from perturber.rng import Draws
@@ -710,7 +715,7 @@ def typos(text: str, rng, *, count: int) -> Outcome:
               params=[rate(0.5)],
               description="Swap words for their common real-word confusions "
                           "(their/there, its/it's, then/than).")
-def confusable_words(text: str, rng, *, rate: float) -> Outcome:
+def confusable_words(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Replace a fraction of the Table A4 words by their confusion (§5.3).
 
     >>> from perturber.rng import Draws
@@ -764,7 +769,7 @@ def _last_cluster(text: str, tok: tm.Token) -> str:
 @perturbation("repeated_chars", family="word_level", seed_sensitive=True,
               params=[rate(0.3)],
               description="Stretch words and final !/? runs by repeating their last character.")
-def repeated_chars(text: str, rng, *, rate: float) -> Outcome:
+def repeated_chars(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Append 2-3 copies of the last cluster of chosen words and !/? runs (§5.4).
 
     >>> from perturber.rng import Draws
@@ -774,7 +779,7 @@ def repeated_chars(text: str, rng, *, rate: float) -> Outcome:
     """
     units = _unit_symbols()
     spans = tm.Spans(tm.protected_spans(text))
-    cands = []
+    cands: list[tuple[int, Any]] = []
     for tok in tm.free_tokens(text, spans=spans):
         word = tok.text
         if (len(word) >= 2 and _alpha_letters(word) >= 2 and word not in units
@@ -812,7 +817,7 @@ def _next_is_word_char(text: str, pos: int) -> bool:
 
 @perturbation("contractions", family="word_level",
               description="Contract phrases such as 'do not' and 'I am' (Table A5).")
-def contractions(text: str, rng) -> Outcome:
+def contractions(text: str, rng: Draws) -> Outcome:
     """Contract Table A5 phrases in one left-to-right scan (§5.6).
 
     >>> contractions("I am sure it is not ready.", None).text
@@ -876,7 +881,7 @@ _SUFFIXES = frozenset(("s", "t", "re", "ve", "ll", "d", "m"))
 
 @perturbation("apostrophe_drop", family="word_level",
               description="Drop the apostrophe of contractions and possessives (don't -> dont).")
-def apostrophe_drop(text: str, rng) -> Outcome:
+def apostrophe_drop(text: str, rng: Draws) -> Outcome:
     """Delete the apostrophe before a final s, t, re, ve, ll, d or m (§5.7).
 
     >>> apostrophe_drop("Don't forget it's Sam's turn.", None).text
@@ -906,7 +911,7 @@ def apostrophe_drop(text: str, rng) -> Outcome:
 
 @perturbation("spelling_uk", family="word_level",
               description="Respell US word forms the British way (Table A7).")
-def spelling_uk(text: str, rng) -> Outcome:
+def spelling_uk(text: str, rng: Draws) -> Outcome:
     """Replace Table A7 US spellings by their UK forms (§5.8).
 
     >>> spelling_uk("My favorite color is gray; the theater is 5 meters away.", None).text
@@ -961,7 +966,7 @@ def _zip_code(text: str, num) -> bool:
 
 @perturbation("number_format", family="word_level",
               description="Group the digits of large numbers with commas (1250000 -> 1,250,000).")
-def number_format(text: str, rng) -> Outcome:
+def number_format(text: str, rng: Draws) -> Outcome:
     """Insert thousands separators into ungrouped quantities of 4+ integer digits (§5.9).
 
     >>> number_format("In 1850 it had 1250000 residents and 4500.75 acres; call 555-0100 "
