@@ -57,6 +57,8 @@ import sys
 import time
 from dataclasses import dataclass
 
+from perturber import aws
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -299,11 +301,6 @@ def _cost_columns(cost: CallCost, batch: int) -> dict:
 
 # -- real sweep -------------------------------------------------------------------------------
 
-def wait_updated(client, function_name: str, delay: int = 2, max_attempts: int = 150) -> None:
-    client.get_waiter("function_updated_v2").wait(
-        FunctionName=function_name, WaiterConfig={"Delay": delay, "MaxAttempts": max_attempts})
-
-
 def function_sweep(client, function_name: str, memories, event: dict, invocations: int = 20,
                    discard: float = 0.2, restore: bool = True, log=print) -> list[dict]:
     """Measure ``function_name`` at each memory size from the REPORT lines of invoke log tails."""
@@ -313,7 +310,7 @@ def function_sweep(client, function_name: str, memories, event: dict, invocation
     try:
         for memory in memories:
             client.update_function_configuration(FunctionName=function_name, MemorySize=memory)
-            wait_updated(client, function_name)
+            aws.wait_updated(client, function_name)
             reports, errors, missing, response_bytes = [], 0, 0, 0
             for _ in range(invocations):
                 resp = client.invoke(FunctionName=function_name, InvocationType="RequestResponse",
@@ -345,7 +342,7 @@ def function_sweep(client, function_name: str, memories, event: dict, invocation
         before = original.get("MemorySize")
         if restore and memories and before is not None and before != memories[-1]:
             client.update_function_configuration(FunctionName=function_name, MemorySize=before)
-            wait_updated(client, function_name)
+            aws.wait_updated(client, function_name)
     return results
 
 
@@ -500,7 +497,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             import boto3
 
-            region = args.region or os.environ.get("AWS_REGION") or "us-east-1"
+            region = aws.region(args.region)
             client = boto3.client("lambda", region_name=region)
             config = client.get_function_configuration(FunctionName=args.function_name)
         except Exception as err:

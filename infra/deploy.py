@@ -23,6 +23,8 @@ import os
 import sys
 from pathlib import Path
 
+from perturber import aws
+
 DIRECT_UPLOAD_LIMIT = 50 * 1024 * 1024  # Lambda's limit for a zip sent in the request itself
 DEFAULT_RUNTIMES = ("python3.12",)
 DEFAULT_ARCHITECTURES = ("arm64",)
@@ -35,8 +37,7 @@ class DeployError(Exception):
 def _client(service: str, region: str | None):
     import boto3
 
-    region = region or os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
-    return boto3.client(service, region_name=region)
+    return boto3.client(service, region_name=aws.region(region))
 
 
 def _read_zip(zip_path: str | os.PathLike) -> bytes:
@@ -53,12 +54,6 @@ def _layer_base(arn: str) -> str:
     """``arn:...:layer:NAME:VERSION`` -> ``arn:...:layer:NAME``."""
     head, _, version = arn.rpartition(":")
     return head if version.isdigit() else arn
-
-
-def wait_updated(client, function_name: str, delay: int = 2, max_attempts: int = 150) -> None:
-    """Block until the function's last update finished (Lambda rejects overlapping updates)."""
-    client.get_waiter("function_updated_v2").wait(
-        FunctionName=function_name, WaiterConfig={"Delay": delay, "MaxAttempts": max_attempts})
 
 
 def publish_layer(zip_path: str | os.PathLike, name: str, region: str | None = None, *,
@@ -106,9 +101,9 @@ def update_function(function_name: str, zip_path: str | os.PathLike | None = Non
         data = _read_zip(zip_path)
         if len(data) > DIRECT_UPLOAD_LIMIT:
             raise DeployError(f"{zip_path} is {len(data) / 1e6:.1f} MB: over the 50 MB direct upload limit")
-        wait_updated(client, function_name)
+        aws.wait_updated(client, function_name)
         client.update_function_code(FunctionName=function_name, ZipFile=data)
-        wait_updated(client, function_name)
+        aws.wait_updated(client, function_name)
     changes: dict = {}
     if layer_arn is not None or env:
         current = client.get_function_configuration(FunctionName=function_name)
@@ -127,9 +122,9 @@ def update_function(function_name: str, zip_path: str | os.PathLike | None = Non
     if memory is not None:
         changes["MemorySize"] = int(memory)
     if changes:
-        wait_updated(client, function_name)
+        aws.wait_updated(client, function_name)
         client.update_function_configuration(FunctionName=function_name, **changes)
-        wait_updated(client, function_name)
+        aws.wait_updated(client, function_name)
     return client.get_function_configuration(FunctionName=function_name)
 
 

@@ -27,4 +27,9 @@ def api_key() -> str | None:
     """The model endpoint's API key, or None when none is configured."""
     if _provider is not None:
         return _provider()
+    return env_api_key()
+
+
+def env_api_key() -> str | None:
+    """``PERTURBER_LLM_API_KEY`` when set and non-empty (every provider's last resort)."""
     return os.environ.get("PERTURBER_LLM_API_KEY") or None

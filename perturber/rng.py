@@ -121,3 +121,21 @@ def select(candidates: Sequence, rng: Draws, *, rate: float | None = None,
     if k == n:
         return list(candidates)
     return [candidates[i] for i in sorted(rng.sample(range(n), k))]
+
+
+PERM_TRIES = 10  # draws of P(m) before the rotation fallback (CATALOG.md §8)
+
+
+def permutation(m: int, rng: Draws) -> list[int]:
+    """The non-identity permutation ``P(m)`` of §8 (``m >= 2``): new position i holds old item
+    ``perm[i]``; up to ``PERM_TRIES`` draws, then the rotation by one.
+
+    >>> permutation(3, Draws(1)) != [0, 1, 2]
+    True
+    """
+    identity = list(range(m))
+    for _ in range(PERM_TRIES):
+        perm = rng.sample(identity, m)
+        if perm != identity:
+            return perm
+    return identity[1:] + [0]

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import perturber
 from perturber import jsontext, registry
 from perturber.perturbations import schema as S
-from perturber.rng import Draws
+from perturber.rng import Draws, permutation
 
 SCHEMA_ENTRIES = ["reorder_properties", "reorder_enum", "reorder_union", "expand_type_shorthand",
                   "inline_defs", "add_redundant_constraints", "additional_properties_false"]
@@ -345,9 +345,9 @@ def test_permutation_draws_follow_the_catalog():
         def sample(self, seq, k):
             Identity.calls += 1
             return list(seq)[:k]
-    assert S._perm(4, Identity()) == [1, 2, 3, 0] and Identity.calls == 10
+    assert permutation(4, Identity()) == [1, 2, 3, 0] and Identity.calls == 10
     rng = Draws(5)
-    perm = S._perm(5, rng)
+    perm = permutation(5, rng)
     expected_rng = Draws(5)
     while True:
         p = expected_rng.sample(range(5), 5)
@@ -360,7 +360,7 @@ def test_seeded_draw_order_is_selection_then_per_site():
     doc = c({"anyOf": [{"enum": [1, 2, 3]}, {"enum": [4, 5, 6]}, {"enum": [7, 8, 9]}]})
     rng = Draws(11)
     chosen = sorted(rng.sample(range(3), 2))  # rate 0.5 of 3 arrays -> 2
-    perms = [S._perm(3, rng) for _ in chosen]
+    perms = [permutation(3, rng) for _ in chosen]
     arrays = [[1, 2, 3], [4, 5, 6], [7, 8, 9]]
     for i, perm in zip(chosen, perms):
         arrays[i] = [arrays[i][j] for j in perm]

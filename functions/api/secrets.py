@@ -16,6 +16,8 @@ import json
 import os
 import threading
 
+from perturber.aws import region
+from perturber.credentials import env_api_key
 from perturber.errors import ResourceUnavailable
 
 _cache: dict[tuple[str, str], str] = {}
@@ -25,8 +27,7 @@ _lock = threading.Lock()
 def _client(service: str):
     import boto3
 
-    return boto3.client(service, region_name=os.environ.get("AWS_REGION")
-                        or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1")
+    return boto3.client(service, region_name=region())
 
 
 def _fetch(kind: str, name: str) -> str:
@@ -55,7 +56,7 @@ def llm_api_key() -> str | None:
                 if key not in _cache:
                     _cache[key] = _fetch(kind, name)
                 return _cache[key]
-    return os.environ.get("PERTURBER_LLM_API_KEY") or None
+    return env_api_key()
 
 
 def clear_cache() -> None:

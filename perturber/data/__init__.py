@@ -36,6 +36,16 @@ def load_table(name: str) -> Any:
     return _freeze(json.loads(raw))
 
 
+@cache
+def unit_symbols() -> frozenset[str]:
+    """Every unit symbol of Table A09 (``km``, ``kg``, ...).
+
+    >>> "km" in unit_symbols()
+    True
+    """
+    return frozenset(s for row in load_table("a09_units")["rows"] for s in row["symbols"])
+
+
 def table_digests() -> dict[str, str]:
     """sha256 of every packaged table file, by file name (sorted)."""
     import hashlib

@@ -22,7 +22,7 @@ from types import MappingProxyType
 import regex
 
 from .. import text as tm
-from ..data import load_table
+from ..data import load_table, unit_symbols
 from ..registry import Outcome, choice, perturbation, rate, unchanged
 from ..rng import Draws, select
 
@@ -44,7 +44,6 @@ _ALPHA_RE = re.compile(r"[^\W\d_]")
 _ASCII_ALPHA_RE = re.compile(r"[A-Za-z]")
 _VOWELS = "aeiouAEIOU"
 _VOWEL_RE = re.compile(r"[aeiouAEIOU]")
-_JOINERS = "'’-‐‑"
 _HYPHENS_RE = re.compile(r"[\-‐‑]")
 _ACUTE = "\u0301"
 
@@ -146,11 +145,6 @@ def _homoglyphs() -> tuple:
     rows = load_table("a08b_homoglyphs")["map"]
     pattern = re.compile("[" + "".join(re.escape(a) for a, _ in rows) + "]")
     return _pairs("a08b_homoglyphs"), pattern
-
-
-@cache
-def _unit_symbols() -> frozenset:
-    return frozenset(s for row in load_table("a09_units")["rows"] for s in row["symbols"])
 
 
 @cache
@@ -261,7 +255,7 @@ def title_case(text: str, rng: Draws) -> Outcome:
     >>> title_case("a well-known o'neil", None).text
     "A Well-Known O'neil"
     """
-    units = _unit_symbols()
+    units = unit_symbols()
     mask = _starts_mask(text)
     case_class = tm.case_class
     edits = []
@@ -361,7 +355,7 @@ def disemvowel(text: str, rng: Draws, *, rate: float) -> Outcome:
         if found and ("'" in word or "’" in word or "-" in word or "‐" in word or "‑" in word):
             # A vowel that is a whole part between joiners is a word of its own ("x-a-y").
             found = [p for p in found
-                     if not (text[p - 1] in _JOINERS and (p + 1 == e or text[p + 1] in _JOINERS))]
+                     if not (text[p - 1] in tm.JOINERS and (p + 1 == e or text[p + 1] in tm.JOINERS))]
         if found:
             cands.extend(found)
             if len(found) > letters - 2:

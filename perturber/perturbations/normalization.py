@@ -12,7 +12,6 @@ from __future__ import annotations
 import calendar
 import re
 import threading
-import unicodedata
 from typing import Any
 
 import regex
@@ -30,10 +29,6 @@ def _spans(text: str) -> tm.Spans:
     return tm.Spans(tm.protected_spans(text))
 
 
-def _is_mark(ch: str) -> bool:
-    return unicodedata.category(ch)[0] == "M"
-
-
 # --------------------------------------------------------------------------------------------
 # 9.1 quote_style
 # --------------------------------------------------------------------------------------------
@@ -49,7 +44,7 @@ def _letter_before(text: str, i: int) -> bool:
         return False
     if text[j].isalpha():  # str.isalpha is exactly category L*
         return True
-    while j >= 0 and _is_mark(text[j]):
+    while j >= 0 and tm.is_mark(text[j]):
         j -= 1
     return j >= 0 and j < i - 1 and text[j].isalpha()
 
@@ -138,7 +133,6 @@ def smart_to_ascii(text: str, rng: Draws) -> Outcome:
 # --------------------------------------------------------------------------------------------
 
 _BINDING = frozenset("_/\\@#$%&=+<>|^~[]{}")
-_JOINERS = frozenset("'’-‐‑")
 _WS_FWD = re.compile(r"\s")
 _WS_BACK = regex.compile(r"(?r)\s")
 
@@ -179,7 +173,7 @@ def _abbr_tables() -> _AbbrTables:
 
 def _wordish(ch: str) -> bool:
     """A word character (L*, N*) or a combining mark."""
-    return ch.isalnum() or (not ch.isascii() and _is_mark(ch))
+    return ch.isalnum() or (not ch.isascii() and tm.is_mark(ch))
 
 
 def _dotted_ok(text: str, s: int, e: int) -> bool:
@@ -193,7 +187,7 @@ def _dotted_ok(text: str, s: int, e: int) -> bool:
         c = text[s - 1]
         if _wordish(c) or c in _BINDING:
             return False
-        if (c in _JOINERS or c == "." or c == ":") and s > 1 and _wordish(text[s - 2]):
+        if (c in tm.JOINERS or c == "." or c == ":") and s > 1 and _wordish(text[s - 2]):
             return False
     return not (e < len(text) and _wordish(text[e]))
 
@@ -474,7 +468,7 @@ def _unit_at(text: str, p: int, tables: _UnitTables):
             q = p + len(sym)
             if q < n:
                 c = text[q]
-                if c.isalnum() or c in _UNIT_STOP or _is_mark(c):
+                if c.isalnum() or c in _UNIT_STOP or tm.is_mark(c):
                     continue
             return q, singular, plural
     return None

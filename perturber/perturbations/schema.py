@@ -29,7 +29,7 @@ from ..jsontext import is_string as _is_str
 from ..jsontext import key_lexeme as _key
 from ..jsontext import string_value as _str_value
 from ..registry import Outcome, perturbation, rate, unchanged
-from ..rng import Draws, select
+from ..rng import Draws, permutation, select
 
 __all__ = [
     "reorder_properties", "reorder_enum", "reorder_union", "expand_type_shorthand", "inline_defs",
@@ -37,7 +37,6 @@ __all__ = [
 ]
 
 MAX_SCHEMA_LEVEL = 100  # schema nodes deeper than this below the root are not walked (§8)
-PERM_TRIES = 10  # draws of P(m) before the rotation fallback (§8)
 
 
 class _Doc:
@@ -244,19 +243,9 @@ def _same(a, b) -> bool:
     return True
 
 
-def _perm(m: int, rng: Draws) -> list:
-    """The non-identity permutation ``P(m)`` of §8: new position i holds old item ``perm[i]``."""
-    identity = list(range(m))
-    for _ in range(PERM_TRIES):
-        perm = rng.sample(identity, m)
-        if perm != identity:
-            return perm
-    return identity[1:] + [0]
-
-
 def _permute(items: list, rng: Draws) -> bool:
     """Reorder ``items`` in place by ``P(len(items))``; True if the array now reads differently."""
-    perm = _perm(len(items), rng)
+    perm = permutation(len(items), rng)
     old = list(items)
     items[:] = [old[j] for j in perm]
     return any(j != i and not _same(old[j], old[i]) for i, j in enumerate(perm))

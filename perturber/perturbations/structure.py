@@ -19,7 +19,7 @@ from bisect import bisect_left
 from .. import text as tm
 from ..data import load_table
 from ..registry import Outcome, Param, choice, count, perturbation, rate, unchanged
-from ..rng import Draws, select
+from ..rng import Draws, permutation, select
 
 __all__ = ["reorder_bullets", "question_to_end", "markdown_structure", "irrelevant_preamble",
            "irrelevant_trailer", "key_sentence_to_middle"]
@@ -60,16 +60,6 @@ def _unclosed_fence(text: str, s: int, e: int) -> bool:
         return False
     last = max(text.rfind("\n", s, e), text.rfind("\r", s, e)) + 1
     return last <= s or not tm.closes_fence(text, last, e, run)
-
-
-def _permutation(m: int, rng: Draws) -> list[int]:
-    """The non-identity permutation ``P(m)`` of §8: new position i holds old item ``perm[i]``."""
-    identity = list(range(m))
-    for _ in range(10):
-        perm = rng.sample(range(m), m)
-        if perm != identity:
-            return perm
-    return identity[1:] + [0]
 
 
 def _bullet_lists(text: str) -> list[list[tuple[int, int, int]]]:
@@ -211,7 +201,7 @@ def reorder_bullets(text: str, rng: Draws, *, rate: float) -> Outcome:
     if not lists:
         return unchanged(text, "no_candidates")
     chosen = select(lists, rng, rate=rate)
-    perms = [_permutation(len(items), rng) for items in chosen]
+    perms = [permutation(len(items), rng) for items in chosen]
     realised = 0
     for items, perm in zip(chosen, perms):
         for i, j in enumerate(perm):

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from .body import Body, answer_cue, append_material, prepend_material, split_body
 from .case import apostrophe_style, apply_apostrophe, case_class, is_cased_letter, match_case
-from .chars import HSPACE, WHITESPACE, is_word_char
+from .chars import HSPACE, JOINERS, WHITESPACE, is_mark, is_word_char
 from .lines import Line, closes_fence, fence_opening, lines, newline_style
 from .numbers import Number, numeric_literals
 from .spans import Spans, protected_spans
@@ -35,7 +35,7 @@ from .tokens import Token, cluster_spans, clusters, free_tokens, is_bound, word_
 from .units import Unit, sentences, trailing_run, units
 
 __all__ = [
-    "WHITESPACE", "HSPACE", "is_word_char",
+    "WHITESPACE", "HSPACE", "JOINERS", "is_mark", "is_word_char",
     "clusters", "cluster_spans",
     "Token", "word_tokens", "is_bound", "free_tokens",
     "protected_spans", "Spans",

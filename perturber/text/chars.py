@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 # --------------------------------------------------------------------------------------------
 # Character classes
 # --------------------------------------------------------------------------------------------
@@ -19,6 +21,19 @@ def _cls(chars: str) -> str:
 
 _WS_C = _cls(WHITESPACE)
 _HS_C = _cls(HSPACE)
+
+
+#: Characters that join two parts of one word (apostrophes, hyphens) in §1.6 tokens.
+JOINERS = "'’-‐‑"
+
+
+def is_mark(ch: str) -> bool:
+    """True for a combining mark (category M*).
+
+    >>> is_mark("\u0301"), is_mark("e")
+    (True, False)
+    """
+    return ch >= "\u0300" and unicodedata.category(ch)[0] == "M"
 
 
 def is_word_char(ch: str) -> bool:

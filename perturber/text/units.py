@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re as _re
-import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
 from .chars import _MEMO_MAX_CHARS, _new_token
+from .chars import JOINERS as _JOINERS
+from .chars import is_mark as _is_mark
 from .lines import _NON_WS, _classify, _fences, _line_bounds
 from .spans import Spans, _protected
 
@@ -28,12 +29,7 @@ _TERM = _re.compile(r"[.!?…]+([\"'”’)\]}»]*)")
 _CLOSERS = "\"'”’)]}»"
 
 
-_JOINERS = "'’-‐‑"
 _DIGIT_AFTER = _re.compile(r" ?[0-9]")
-
-
-def _is_mark(c: str) -> bool:
-    return c >= "\u0300" and unicodedata.category(c)[0] == "M"
 
 
 @lru_cache(maxsize=1)

@@ -19,7 +19,7 @@ from typing import Any
 import regex
 
 from ... import text as tm
-from ...data import load_table
+from ...data import load_table, unit_symbols
 from ...registry import Outcome, count, perturbation, rate, unchanged
 from ...rng import Draws, select
 
@@ -93,11 +93,6 @@ def _uk() -> tuple[dict, frozenset]:
     return pairs, frozenset(table["number_required"])
 
 
-@lru_cache(maxsize=1)
-def _unit_symbols() -> frozenset:
-    return frozenset(s for row in load_table("a09_units")["rows"] for s in row["symbols"])
-
-
 # --------------------------------------------------------------------------------------------
 # Token helpers
 # --------------------------------------------------------------------------------------------
@@ -107,14 +102,9 @@ _LETTER = regex.compile(r"\p{L}")
 _HAS_MARK = regex.compile(r"\p{M}")
 _RUN3 = regex.compile(r"(.)\1{2,}", regex.S)
 _LEAD_RUN = regex.compile(r"(.)\1*", regex.S)
-_JOINERS = "'’-‐‑"
 _VOWELS = "aeiou"
 _VOWEL_SET = frozenset(_VOWELS)
 _ZWJ = "\u200d"
-
-
-def _is_mark(c: str) -> bool:
-    return c >= "\u0300" and _HAS_MARK.match(c) is not None
 
 
 def _alpha_letters(word: str) -> int:
@@ -249,8 +239,8 @@ class _Word:
             n = len(word)
             self.texts: str | list[str] = word
             joiners = (word.count("'") + word.count("-") if word.isascii()
-                       else sum(word.count(j) for j in _JOINERS))
-            self.keys: list[str | None] = ([None if c in _JOINERS else c for c in low] if joiners
+                       else sum(word.count(j) for j in tm.JOINERS))
+            self.keys: list[str | None] = ([None if c in tm.JOINERS else c for c in low] if joiners
                                            else list(low))
             self.offs = None
             self.letters = n - joiners
@@ -761,7 +751,7 @@ def _terminal_runs(text: str) -> list[tuple[int, int]]:
 
 def _last_cluster(text: str, tok: tm.Token) -> str:
     j = tok.end
-    while j > tok.start + 1 and _is_mark(text[j - 1]):
+    while j > tok.start + 1 and tm.is_mark(text[j - 1]):
         j -= 1
     return text[j - 1:tok.end]
 
@@ -777,7 +767,7 @@ def repeated_chars(text: str, rng: Draws, *, rate: float) -> Outcome:
     ...     "Whyyyy???", "Whyyyy????")
     True
     """
-    units = _unit_symbols()
+    units = unit_symbols()
     spans = tm.Spans(tm.protected_spans(text))
     cands: list[tuple[int, Any]] = []
     for tok in tm.free_tokens(text, spans=spans):
@@ -896,7 +886,7 @@ def apostrophe_drop(text: str, rng: Draws) -> Outcome:
         if j <= 0 or word[j + 1:].lower() not in _SUFFIXES:
             continue
         k = j - 1
-        while k > 0 and _is_mark(word[k]):
+        while k > 0 and tm.is_mark(word[k]):
             k -= 1
         if word[k].isalpha():
             edits.append((tok.start + j, tok.start + j + 1, ""))
@@ -958,10 +948,10 @@ def _zip_code(text: str, num) -> bool:
     if s == 3:
         return True
     c = text[s - 4]
-    if c.isalnum() or _is_mark(c):
+    if c.isalnum() or tm.is_mark(c):
         return False
     # A joiner between word characters would make the token longer than two letters.
-    return not (c in "'’-‐‑" and s >= 5 and (text[s - 5].isalnum() or _is_mark(text[s - 5])))
+    return not (c in tm.JOINERS and s >= 5 and (text[s - 5].isalnum() or tm.is_mark(text[s - 5])))
 
 
 @perturbation("number_format", family="word_level",
