@@ -87,11 +87,10 @@ def check_text(text: Any, limits: Limits | None = None) -> str:
 
 
 def _run(spec: registry.Perturbation, text: str, params: dict, seed: int) -> registry.Outcome:
-    if spec.family != "control":
-        if text == "":
-            return registry.unchanged(text, "empty_input")
-        if spec.family != "schema" and spec.at_zero_intensity(params):
-            return registry.unchanged(text, "zero_intensity")
+    if spec.skip_empty and text == "":
+        return registry.unchanged(text, "empty_input")
+    if spec.skip_zero_intensity and spec.at_zero_intensity(params):
+        return registry.unchanged(text, "zero_intensity")
     return spec.function(text, Draws(seed), **params)
 
 

@@ -155,6 +155,10 @@ class Perturbation:
     intensity: str | None
     function: Callable[..., Outcome] = field(repr=False, compare=False)
     defaults: dict = field(default_factory=dict, repr=False, compare=False)
+    #: An empty text comes back ``unchanged(..., "empty_input")`` without calling ``function``.
+    skip_empty: bool = field(default=True, repr=False, compare=False)
+    #: At zero intensity the text comes back ``unchanged(..., "zero_intensity")`` uncalled.
+    skip_zero_intensity: bool = field(default=True, repr=False, compare=False)
 
     @property
     def kind(self) -> str:
@@ -208,10 +212,12 @@ _LOAD_LOCK = threading.Lock()
 def perturbation(name: str, *, family: str, description: str, params: Iterable[Param] = (),
                  in_scope: bool = True, expectation: str = "invariant",
                  seed_sensitive: bool = False, model_backed: bool = False, version: int = 1,
-                 intensity: str | None = None, category: str = "native"):
+                 intensity: str | None = None, category: str = "native",
+                 skip_empty: bool = True, skip_zero_intensity: bool = True):
     """Declare a perturbation. The decorated function is called as ``fn(text, rng, **params)``.
 
-    The intensity defaults to the ``rate``/``count`` parameter when there is one.
+    The intensity defaults to the ``rate``/``count`` parameter when there is one. ``skip_empty``
+    and ``skip_zero_intensity`` (default on) let ``apply`` answer those cases without a call.
     """
     params = tuple(params)
     if family not in FAMILIES or expectation not in EXPECTATIONS or category not in CATEGORIES:
@@ -227,7 +233,8 @@ def perturbation(name: str, *, family: str, description: str, params: Iterable[P
             name=name, category=category, family=family, version=version, in_scope=in_scope,
             expectation=expectation, seed_sensitive=seed_sensitive, model_backed=model_backed,
             description=description, params=params, intensity=intensity, function=function,
-            defaults={p.name: p.default for p in params})
+            defaults={p.name: p.default for p in params}, skip_empty=skip_empty,
+            skip_zero_intensity=skip_zero_intensity)
         return function
 
     return register

@@ -6,7 +6,8 @@ from ..registry import Outcome, perturbation, unchanged
 from ..rng import Draws
 
 
-@perturbation("baseline", family="control", description="Return the input unchanged (the control).")
+@perturbation("baseline", family="control", description="Return the input unchanged (the control).",
+              skip_empty=False)
 def baseline(text: str, rng: Draws) -> Outcome:
     """The input, unchanged, with reason ``control``.
 

@@ -274,7 +274,7 @@ def _open(text: str, intensity=None):
 # 8.1–8.3 reorderings (seeded)
 # --------------------------------------------------------------------------------------------
 
-@perturbation("reorder_properties", family="schema", seed_sensitive=True,
+@perturbation("reorder_properties", family="schema", seed_sensitive=True, skip_zero_intensity=False,
               params=[rate(1.0, "fraction of eligible nodes")],
               description="Reorder the keys of `properties` objects; `required` follows the new "
                           "order.")
@@ -307,7 +307,7 @@ def reorder_properties(text: str, rng: Draws, *, rate: float) -> Outcome:
     return _finish(text, doc, len(chosen))
 
 
-@perturbation("reorder_enum", family="schema", seed_sensitive=True,
+@perturbation("reorder_enum", family="schema", seed_sensitive=True, skip_zero_intensity=False,
               params=[rate(1.0, "fraction of eligible enum arrays")],
               description="Reorder the members of `enum` arrays at schema positions.")
 def reorder_enum(text: str, rng: Draws, *, rate: float) -> Outcome:
@@ -328,7 +328,7 @@ def reorder_enum(text: str, rng: Draws, *, rate: float) -> Outcome:
     return _finish(text, doc, edits)
 
 
-@perturbation("reorder_union", family="schema", seed_sensitive=True,
+@perturbation("reorder_union", family="schema", seed_sensitive=True, skip_zero_intensity=False,
               params=[rate(1.0, "fraction of eligible anyOf/oneOf/allOf arrays")],
               description="Reorder the branches of `anyOf`, `oneOf` and `allOf` arrays.")
 def reorder_union(text: str, rng: Draws, *, rate: float) -> Outcome:
