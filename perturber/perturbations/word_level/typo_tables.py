@@ -1,0 +1,79 @@
+"""The tables of the typo entries (A01–A05, A07), loaded on first use and cached; iteration
+follows the printed order."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import regex
+
+from ...data import load_table
+
+# --------------------------------------------------------------------------------------------
+# Tables (cached on first use; iteration follows the printed order)
+# --------------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def _misspellings() -> tuple[dict, int]:
+    """Table A1 as a dict, and the length of its longest key."""
+    table = {a: b for a, b in load_table("a01_misspellings")["pairs"]}
+    return table, max(map(len, table))
+
+
+def _ascii_ci(literal: str) -> str:
+    return "".join(f"[{c}{c.upper()}]" for c in literal)
+
+
+@lru_cache(maxsize=1)
+def _phonetic_rules() -> tuple:
+    """``(pattern, replacement)`` per Table A2 rule, in table order, searched in the original
+    token with ASCII-only case-insensitive matching (so ``K`` KELVIN SIGN never matches ``k``).
+    A match never ends before a combining mark, so whole clusters are replaced.  A None
+    replacement means "keep the first letter of the doubled consonant"."""
+    cons = load_table("a03_qwerty_neighbours")["consonants"]
+    out = []
+    for rule in load_table("a02_phonetic_rules")["rules"]:
+        if rule["kind"] == "doubled_consonant":
+            pattern = "(?:" + "|".join(_ascii_ci(c + c) for c in cons) + r")(?!\p{M})"
+            out.append((regex.compile(pattern), None))
+        elif rule["where"] == "final":
+            out.append((regex.compile(_ascii_ci(rule["from"]) + r"\Z"), rule["to"]))
+        else:
+            out.append((regex.compile(_ascii_ci(rule["from"]) + r"(?!\p{M})"), rule["to"]))
+    # One search that finds whether any rule can apply at all.
+    any_rule = regex.compile("|".join(p.pattern for p, _ in out))
+    return any_rule, tuple(out)
+
+
+@lru_cache(maxsize=1)
+def _qwerty() -> tuple[dict, frozenset]:
+    table = load_table("a03_qwerty_neighbours")
+    return dict(table["neighbours"]), frozenset(table["consonants"])
+
+
+@lru_cache(maxsize=1)
+def _confusables() -> dict:
+    return {a: b for a, b in load_table("a04_confusables")["pairs"]}
+
+
+@lru_cache(maxsize=1)
+def _contractions() -> tuple[dict, dict]:
+    """Two-word phrases keyed by ``(w1, w2)`` and one-word phrases keyed by ``w``, each mapped
+    to ``(contraction, aux, ends_in_not)``."""
+    two, one = {}, {}
+    for row in load_table("a05_contractions")["phrases"]:
+        words = row["phrase"].split()
+        value = (row["contraction"], row["aux"], row["phrase"].endswith("not"))
+        if len(words) == 2:
+            two[(words[0], words[1])] = value
+        else:
+            one[words[0]] = value
+    return two, one
+
+
+@lru_cache(maxsize=1)
+def _uk() -> tuple[dict, frozenset]:
+    table = load_table("a07_us_uk_spellings")
+    pairs = {a: b for group in table["groups"] for a, b in group["pairs"]}
+    return pairs, frozenset(table["number_required"])
