@@ -453,12 +453,7 @@ def parse_tokens(body: str, max_nesting: int = MAX_NESTING):
             else:
                 value, nxt = [], _VALUE_OR_CLOSE
             if stack:
-                top = stack[-1]
-                if type(top) is list:
-                    top.append(value)
-                else:
-                    top.members.append((pending[0], pending[1], value))
-                    top.index[pending[0]] = value
+                _attach(stack[-1], pending, value)
             elif root is None and type(value) is Obj:
                 root = value
             else:
@@ -495,14 +490,18 @@ def parse_tokens(body: str, max_nesting: int = MAX_NESTING):
         # A scalar value.
         if (expect != _VALUE and expect != _VALUE_OR_CLOSE) or not stack:
             return None
-        top = stack[-1]
-        if type(top) is list:
-            top.append(value)
-        else:
-            top.members.append((pending[0], pending[1], value))
-            top.index[pending[0]] = value
+        _attach(stack[-1], pending, value)
         expect = _COMMA_OR_CLOSE
     return root if expect == _END else None
+
+
+def _attach(top: Obj | list, pending: tuple[str, str], value: Any) -> None:
+    """Add ``value`` to the open container ``top`` (as member ``pending`` of an object)."""
+    if isinstance(top, list):
+        top.append(value)
+    else:
+        top.members.append((pending[0], pending[1], value))
+        top.index[pending[0]] = value
 
 
 # --------------------------------------------------------------------------------------------
