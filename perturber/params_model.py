@@ -1,11 +1,14 @@
 """Pydantic models of each entry's parameters, built lazily from the registry declaration.
 
-The service uses them for its OpenAPI schemas; a test checks that they accept exactly what the
-library's own validator accepts. ``import perturber`` never imports pydantic.
+They only *describe* parameters: the service takes its OpenAPI request schemas from them
+(``model_json_schema()``), while every transport validates through one validator alone,
+``registry.Param.validate`` (via ``Perturbation.resolve``). The step grid and forbidden values
+appear in the schema (``multipleOf``, ``not``) but are enforced by ``Param.validate`` only.
+``import perturber`` never imports pydantic.
 
 >>> from perturber import registry
->>> params_model(registry.get("quotes")).model_validate({"n": 3}).n
-3
+>>> params_model(registry.get("quotes")).model_json_schema()["properties"]["n"]["maximum"]
+1000
 """
 
 from __future__ import annotations

@@ -163,3 +163,27 @@ def test_parallel_requests_match_sequential(client):
     [t.start() for t in threads]
     [t.join() for t in threads]
     assert parallel == sequential
+
+
+def test_typed_routes_validate_through_param_validate_only(client):
+    """The pydantic models only describe parameters; the step grid is enforced by Param.validate."""
+    spec = registry.get("random_case")
+    schema = client.get("/openapi.json").json()
+    body = schema["paths"]["/perturb/native/random_case"]["post"]["requestBody"]["content"][
+        "application/json"]["schema"]
+    assert body["properties"]["rate"]["multipleOf"] == 0.0001
+    err = assert_error(client.post("/perturb/native/random_case", json={"texts": ["Hi"], "rate": 0.00015}),
+                       422, "validation_error")
+    with pytest.raises(perturber.InvalidParams) as lib:
+        spec.resolve({"rate": 0.00015})
+    assert err["message"] == lib.value.message and "step grid" in err["message"]
+    for bad in (True, "0.5", None, 2.0):
+        resp = client.post("/perturb/native/random_case", json={"texts": ["Hi"], "rate": bad})
+        with pytest.raises(perturber.InvalidParams) as lib:
+            spec.resolve({"rate": bad})
+        assert assert_error(resp, 422, "validation_error")["message"] == lib.value.message
+    forbidden = registry.get("scale_quantity")
+    resp = client.post("/perturb/native/scale_quantity", json={"texts": ["5 km"], "exponent": 0})
+    with pytest.raises(perturber.InvalidParams) as lib:
+        forbidden.resolve({"exponent": 0})
+    assert assert_error(resp, 422, "validation_error")["message"] == lib.value.message

@@ -15,13 +15,12 @@ from bisect import bisect_left
 from .. import text as tm
 from ..registry import Outcome, Param, choice, perturbation, rate, unchanged
 from ..rng import Draws, select
-from .markdown_inline import _BT_RUN, _end, _inline
+from .markdown_inline import _BT_RUN, _WS_SET, _end, _inline
 
 # In ``re`` str patterns ``\\s`` is exactly ``str.isspace()`` (§1.5 whitespace; the tests check
 # every code point), and it is much faster than an explicit class.  Horizontal whitespace is
 # ``[^\\S\\r\\n]``.
 
-_WS_SET = frozenset(tm.WHITESPACE)
 
 
 # --------------------------------------------------------------------------------------------
