@@ -333,21 +333,8 @@ def _match_month_case(source: str, word: str) -> str:
     return word
 
 
-@perturbation("deadline_passed", family="directional", in_scope=False, expectation="directional",
-              intensity="days",
-              params=[Param("days", int, 30, "how many days before the reference date the "
-                            "deadline moves", 1, 3650)],
-              description="Move the deadline date to before the reference date, keeping its "
-                          "format.")
-def deadline_passed(text: str, rng: Draws, *, days: int) -> Outcome:
-    """Rewrite the deadline so that it lies ``days`` before the reference (or its old value).
-
-    >>> deadline_passed("The offer is valid until March 15, 2026.", None, days=30).text
-    'The offer is valid until February 13, 2026.'
-    """
-    if not any(c in text for c in "0123456789"):
-        return unchanged(text, "no_candidates")
-    tables = _dates()
+def _find_dates(text: str, tables) -> tuple[list, tm.Spans | None]:
+    """The valid dates outside protected spans and clusters, as ``(match, date)``; the spans."""
     found = []
     spans = None
     for m in tables.pattern.finditer(text):
@@ -371,10 +358,12 @@ def deadline_passed(text: str, rng: Draws, *, days: int) -> Outcome:
         if spans.overlaps(s, e):
             continue
         found.append((m, value))
-    if not found:
-        return unchanged(text, "no_candidates")
+    return found, spans
 
-    # Sentence (unit) of each date and its keyword flags.
+
+def _date_roles(text: str, found: list, spans: tm.Spans | None, tables) -> tuple[int, int | None]:
+    """Indices into ``found`` of the deadline and of the reference date (None: no reference),
+    from the keywords of each date's unit, else from the dates' order."""
     us = tm.units(text)
     ustarts = [u.start for u in us]
     flags: dict[int, tuple[bool, bool]] = {}
@@ -386,8 +375,6 @@ def deadline_passed(text: str, rng: Draws, *, days: int) -> Outcome:
             s, e = (us[k].start, us[k].end) if k >= 0 else (0, 0)
             flags[k] = (_in_unit(tables.deadline, text, s, e, spans),
                         _in_unit(tables.current, text, s, e, spans))
-
-    # Roles.
     n = len(found)
     dl = next((j for j in range(n) if flags[unit_of[j]][0]), None)
     if dl is None:
@@ -400,6 +387,51 @@ def deadline_passed(text: str, rng: Draws, *, days: int) -> Outcome:
         for j in range(n):
             if j != dl and (ref is None or found[j][1] < found[ref][1]):
                 ref = j
+    return dl, ref
+
+
+def _date_edits(m, new: datetime.date, tables) -> list[tuple[int, int, str]]:
+    """The edits that write ``new`` over the date ``m`` in its own format."""
+    year = f"{new.year:04d}"
+    if m.group("iy") is not None:
+        return [(m.start(), m.end(), f"{year}-{new.month:02d}-{new.day:02d}")]
+    if m.group("my") is not None:
+        day_g, year_g = "md", "my"
+        month_g = "mf" if m.group("mf") is not None else "ma"
+    else:
+        day_g, month_g, year_g = "dd", "dm", "dy"
+    src_month = m.group(month_g)
+    if month_g == "ma":  # an abbreviation (a bare "May" is read as the full name)
+        word = ("Sept" if new.month == 9 and src_month.lower() == "sept"
+                else tables.short[new.month - 1])
+    else:
+        word = tables.full[new.month - 1]
+    src_day = m.group(day_g)
+    day = f"{new.day:02d}" if len(src_day) == 2 and src_day[0] == "0" else str(new.day)
+    return sorted([(m.start(month_g), m.end(month_g), _match_month_case(src_month, word)),
+                   (m.start(day_g), m.end(day_g), day),
+                   (m.start(year_g), m.end(year_g), year)])
+
+
+@perturbation("deadline_passed", family="directional", in_scope=False, expectation="directional",
+              intensity="days",
+              params=[Param("days", int, 30, "how many days before the reference date the "
+                            "deadline moves", 1, 3650)],
+              description="Move the deadline date to before the reference date, keeping its "
+                          "format.")
+def deadline_passed(text: str, rng: Draws, *, days: int) -> Outcome:
+    """Rewrite the deadline so that it lies ``days`` before the reference (or its old value).
+
+    >>> deadline_passed("The offer is valid until March 15, 2026.", None, days=30).text
+    'The offer is valid until February 13, 2026.'
+    """
+    if not any(c in text for c in "0123456789"):
+        return unchanged(text, "no_candidates")
+    tables = _dates()
+    found, spans = _find_dates(text, tables)
+    if not found:
+        return unchanged(text, "no_candidates")
+    dl, ref = _date_roles(text, found, spans, tables)
     old = found[dl][1]
     reference = found[ref][1] if ref is not None else None
     try:
@@ -409,29 +441,6 @@ def deadline_passed(text: str, rng: Draws, *, days: int) -> Outcome:
     if reference is not None and old < reference:
         return Outcome(text, 0, "already_passed",
                        {"deadline_old": old.isoformat(), "reference": reference.isoformat()})
-
-    # Rewrite the deadline occurrence in its own format.
-    m = found[dl][0]
-    year = f"{new.year:04d}"
-    if m.group("iy") is not None:
-        edits = [(m.start(), m.end(), f"{year}-{new.month:02d}-{new.day:02d}")]
-    else:
-        if m.group("my") is not None:
-            day_g, year_g = "md", "my"
-            month_g = "mf" if m.group("mf") is not None else "ma"
-        else:
-            day_g, month_g, year_g = "dd", "dm", "dy"
-        src_month = m.group(month_g)
-        if month_g == "ma":  # an abbreviation (a bare "May" is read as the full name)
-            word = ("Sept" if new.month == 9 and src_month.lower() == "sept"
-                    else tables.short[new.month - 1])
-        else:
-            word = tables.full[new.month - 1]
-        src_day = m.group(day_g)
-        day = f"{new.day:02d}" if len(src_day) == 2 and src_day[0] == "0" else str(new.day)
-        edits = sorted([(m.start(month_g), m.end(month_g), _match_month_case(src_month, word)),
-                        (m.start(day_g), m.end(day_g), day),
-                        (m.start(year_g), m.end(year_g), year)])
     details = {"deadline_old": old.isoformat(), "deadline_new": new.isoformat(),
                "reference": reference.isoformat() if reference is not None else None}
-    return Outcome(tm.splice(text, edits), 1, None, details)
+    return Outcome(tm.splice(text, _date_edits(found[dl][0], new, tables)), 1, None, details)
