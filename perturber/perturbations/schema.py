@@ -576,24 +576,9 @@ def _scan(node, skip_root_defs: bool):
     return refs, copies
 
 
-@perturbation("inline_defs", family="schema",
-              description="Replace `$ref`s to root definitions with copies of them and drop the "
-                          "definitions no longer referenced.")
-def inline_defs(text: str, rng: Draws) -> Outcome:
-    """Inline every non-recursive, identity-free root definition at its references.
-
-    >>> s = '{"$defs":{"Id":{"type":"integer"}},'
-    >>> s += '"properties":{"id":{"$ref":"#/$defs/Id","description":"key"}}}'
-    >>> inline_defs(s, None).text
-    '{"properties":{"id":{"allOf":[{"type":"integer"}],"description":"key"}}}'
-    """
-    doc, early = _open(text)
-    if early:
-        return early
-    root, draft = doc.root, doc.draft
-    legacy = draft != 0  # draft-03/04/06/07: siblings of $ref have no effect
-
-    # Root definitions, in document order.
+def _root_defs(root: Obj) -> tuple[dict, list]:
+    """The root definitions (``$defs``/``definitions`` members) by ``(container, name)``, and
+    their keys in document order."""
     defs: dict = {}
     order: list = []
     for cname, _, container in root.members:
@@ -601,11 +586,13 @@ def inline_defs(text: str, rng: Draws) -> Outcome:
             for name, _, value in container.members:
                 defs[(cname, name)] = value
                 order.append((cname, name))
-    if not defs:
-        return unchanged(text, "no_candidates")
+    return defs, order
 
-    # Reference graph over definitions, from the eligible refs at walked positions outside
-    # $id resources (a ref under a nested $id resolves against that resource, not the root).
+
+def _inlinable(root: Obj, defs: dict, order: list, draft: int) -> tuple[set, dict]:
+    """The definitions that may be inlined (boolean, or objects off every reference cycle and
+    without identity), and the reference graph between definitions: from the eligible refs at
+    walked positions outside ``$id`` resources (such a ref resolves against that resource)."""
     entries = _walk(root)
     region: list = [None] * len(entries)
     inside_id: list = [False] * len(entries)
@@ -632,6 +619,75 @@ def inline_defs(text: str, rng: Draws) -> Outcome:
             inlinable.add(key)
         elif type(value) is Obj and key not in cyclic and not _has_identity(value, draft):
             inlinable.add(key)
+    return inlinable, edges
+
+
+def _drop_inlined(new_root: Obj, order: list, replaced: set, done: dict) -> Obj:
+    """``new_root`` without the inlined definitions, except those that a remaining ref (in any
+    emitted region: the root, a definition that stays, or a copy) still points into."""
+    containers = {k: v for k, _, v in new_root.members if k in _DEF_CONTAINERS and type(v) is Obj}
+    in_container = {}
+    for cname in _DEF_CONTAINERS:
+        if cname in containers:
+            for name, _, v in containers[cname].members:
+                in_container[(cname, name)] = v
+    keep = set()
+    needed = set()
+    seen = set()
+    queue = [None] + [k for k in order if k not in replaced and k in in_container]
+    while queue:
+        reg = queue.pop()
+        if reg in seen:
+            continue
+        seen.add(reg)
+        if reg is None:
+            refs, copies = _scan(new_root, True)
+        else:
+            refs, copies = _scan(done[reg] if reg in done else in_container[reg], False)
+        queue.extend(copies)
+        for r in refs:
+            if r in needed:
+                continue
+            needed.add(r)
+            hits = [r] if r[1] is not None else [k for k in order if k[0] == r[0]]
+            for k in hits:
+                if k in replaced and k not in keep:
+                    keep.add(k)
+                    queue.append(k)
+    members = []
+    for k, kl, v in new_root.members:
+        if k in _DEF_CONTAINERS and type(v) is Obj:
+            kept = [m for m in v.members if (k, m[0]) not in replaced or (k, m[0]) in keep]
+            if len(kept) < len(v.members):
+                if not kept:
+                    continue
+                v = Obj(kept)
+        members.append((k, kl, v))
+    return Obj(members)
+
+
+@perturbation("inline_defs", family="schema",
+              description="Replace `$ref`s to root definitions with copies of them and drop the "
+                          "definitions no longer referenced.")
+def inline_defs(text: str, rng: Draws) -> Outcome:
+    """Inline every non-recursive, identity-free root definition at its references.
+
+    >>> s = '{"$defs":{"Id":{"type":"integer"}},'
+    >>> s += '"properties":{"id":{"$ref":"#/$defs/Id","description":"key"}}}'
+    >>> inline_defs(s, None).text
+    '{"properties":{"id":{"allOf":[{"type":"integer"}],"description":"key"}}}'
+    """
+    doc, early = _open(text)
+    if early:
+        return early
+    root, draft = doc.root, doc.draft
+    legacy = draft != 0  # draft-03/04/06/07: siblings of $ref have no effect
+
+    defs, order = _root_defs(root)
+    if not defs:
+        return unchanged(text, "no_candidates")
+
+    inlinable, edges = _inlinable(root, defs, order, draft)
     if not inlinable:
         return unchanged(text, "no_candidates")
 
@@ -739,48 +795,7 @@ def inline_defs(text: str, rng: Draws) -> Outcome:
     if not created:
         return unchanged(text, "no_candidates")
 
-    # Remove the inlined definitions unless a remaining ref (in any emitted region: the root, a
-    # definition that stays, or a copy) still points into them.
-    containers = {k: v for k, _, v in new_root.members if k in _DEF_CONTAINERS and type(v) is Obj}
-    in_container = {}
-    for cname in _DEF_CONTAINERS:
-        if cname in containers:
-            for name, _, v in containers[cname].members:
-                in_container[(cname, name)] = v
-    replaced = set(created)
-    keep = set()
-    needed = set()
-    seen = set()
-    queue = [None] + [k for k in order if k not in replaced and k in in_container]
-    while queue:
-        reg = queue.pop()
-        if reg in seen:
-            continue
-        seen.add(reg)
-        if reg is None:
-            refs, copies = _scan(new_root, True)
-        else:
-            refs, copies = _scan(done[reg] if reg in done else in_container[reg], False)
-        queue.extend(copies)
-        for r in refs:
-            if r in needed:
-                continue
-            needed.add(r)
-            hits = [r] if r[1] is not None else [k for k in order if k[0] == r[0]]
-            for k in hits:
-                if k in replaced and k not in keep:
-                    keep.add(k)
-                    queue.append(k)
-    members = []
-    for k, kl, v in new_root.members:
-        if k in _DEF_CONTAINERS and type(v) is Obj:
-            kept = [m for m in v.members if (k, m[0]) not in replaced or (k, m[0]) in keep]
-            if len(kept) < len(v.members):
-                if not kept:
-                    continue
-                v = Obj(kept)
-        members.append((k, kl, v))
-    doc_root = Obj(members)
+    doc_root = _drop_inlined(new_root, order, set(created), done)
 
     done_text = _emit(doc, doc_root, 4 * len(text))
     if done_text is None:
