@@ -156,26 +156,38 @@ class Draws:
                 j = i + below(n - i)
                 pool[i], pool[j] = pool[j], pool[i]
             return pool[:k]
+        if k == 0:
+            return []
         buf = self._buf
         if buf is None:
             buf = self._refill()
         pos = self._pos
-        end = len(buf)
-        for i in range(k):
-            m = n - i
-            shift = 32 - m.bit_length()
-            while True:
-                if pos == end:
-                    self._pos = pos
-                    buf = self._refill()
-                    pos = 0
-                    end = len(buf)
-                r = buf[pos] >> shift
-                pos += 1
-                if r < m:
-                    break
-            r += i
-            pool[i], pool[r] = pool[r], pool[i]
+        # m = n - i shrinks by one per draw; its bit length drops when m falls below ``low``.
+        m = n
+        shift = 32 - m.bit_length()
+        low = 1 << (m.bit_length() - 1)
+        i = 0
+        while True:
+            try:
+                for i in range(i, k):
+                    if m < low:
+                        shift += 1
+                        low >>= 1
+                    r = buf[pos] >> shift
+                    pos += 1
+                    while r >= m:
+                        r = buf[pos] >> shift
+                        pos += 1
+                    r += i
+                    pool[i], pool[r] = pool[r], pool[i]
+                    m -= 1
+                break
+            except IndexError:
+                # The batch ran out inside draw i (before its swap): the words it rejected
+                # are spent, so draw i restarts on the next batch.
+                self._pos = pos
+                buf = self._refill()
+                pos = 0
         self._pos = pos
         return pool[:k]
 
