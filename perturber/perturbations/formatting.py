@@ -14,6 +14,7 @@ import unicodedata
 from bisect import bisect_left, bisect_right
 
 from .. import text as tm
+from ..hot import per_text, replace_points
 from ..registry import Outcome, Param, choice, perturbation, rate, unchanged
 from ..rng import Draws, select  # noqa: F401  (Draws is used by the doctests)
 
@@ -68,9 +69,20 @@ def extra_whitespace(text: str, rng, *, rate: float) -> Outcome:
     >>> extra_whitespace("a b c", Draws(0), rate=1.0).text
     'a  b  c'
     """
+    sites = _extra_space_sites(text)
+    if not sites:
+        return unchanged(text, "no_candidates")
+    chosen = select(sites, rng, rate=rate)
+    # a space inserted before the code point at each chosen offset
+    return Outcome(replace_points(text, chosen, [" " + text[q] for q in chosen]), len(chosen))
+
+
+@per_text
+def _extra_space_sites(text: str) -> tuple[int, ...]:
+    """Per candidate space (in text order), the offset where its extra space is inserted."""
     cands = [m.start() for m in _SINGLE_SPACE.finditer(text)]
     if not cands:
-        return unchanged(text, "no_candidates")
+        return ()
     spans = _protected(text)
     if spans:
         cands = [i for i in cands if not spans.contains(i)]
@@ -79,14 +91,9 @@ def extra_whitespace(text: str, rng, *, rate: float) -> Outcome:
         # The extra space goes after the chosen one or, if that is inside a cluster (a
         # combining mark follows), before it; the result is the same string.
         cands = [i for i in cands if not (glue[i] and glue[i + 1])]
-    if not cands:
-        return unchanged(text, "no_candidates")
-    chosen = select(cands, rng, rate=rate)
     if glue is None:
-        edits = [(i + 1, i + 1, " ") for i in chosen]
-    else:
-        edits = [(i, i, " ") if glue[i + 1] else (i + 1, i + 1, " ") for i in chosen]
-    return Outcome(tm.splice(text, edits), len(edits))
+        return tuple(i + 1 for i in cands)
+    return tuple(i if glue[i + 1] else i + 1 for i in cands)
 
 
 # --------------------------------------------------------------------------------------------
@@ -97,6 +104,7 @@ def extra_whitespace(text: str, rng, *, rate: float) -> Outcome:
 # Group 2: a run of spaces between two non-whitespace characters.
 _SPACE_SITES = re.compile(
     r"(?<![^\r\n])( {4,})(?! )(?=[^\S\r\n]*\S)|(?<=\S)( +)(?=\S)")
+_INNER_RUN = re.compile(r"(?<=\S) +(?=\S)")   # group 2 alone
 
 
 @perturbation("tabs_for_spaces", family="formatting",
@@ -111,6 +119,12 @@ def tabs_for_spaces(text: str, rng) -> Outcome:
     """
     if " " not in text:
         return unchanged(text, "no_candidates")
+    if _cluster_starts(text) is None and not (text.startswith("    ") or "\n    " in text
+                                              or "\r    " in text) and not _protected(text):
+        # Common prose: every offset is a cluster boundary, nothing is protected and no line
+        # starts with 4 spaces (so group 1 never matches): a plain substitution in C.
+        out, n = _INNER_RUN.subn("\t", text)
+        return Outcome(out, n) if n else unchanged(text, "no_candidates")
     spans = None
     glue = None
     glue_done = False
