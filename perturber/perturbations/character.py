@@ -242,26 +242,6 @@ def lower_case(text: str, rng: Draws) -> Outcome:
     return Outcome(out, 1) if out != text else unchanged(text, "no_change")
 
 
-def _title_token(word: str) -> str:
-    """Upper-case the first code point of each hyphen-joined part when it is a lower-case
-    cased letter; text after an apostrophe inside a part is never touched."""
-    out = []
-    pos = 0
-    for m in _HYPHENS_RE.finditer(word):
-        out.append(_cap_first(word[pos:m.start()]))
-        out.append(m.group())
-        pos = m.end()
-    out.append(_cap_first(word[pos:]))
-    return "".join(out)
-
-
-def _cap_first(part: str) -> str:
-    c = part[:1]
-    if c and c.islower() and tm.is_cased_letter(c):
-        return c.swapcase() + part[1:]
-    return part
-
-
 @perturbation("title_case", family=_FAMILY,
               description="Capitalise every lower-case or title-case word, hyphen parts included.")
 def title_case(text: str, rng: Draws) -> Outcome:
@@ -276,25 +256,33 @@ def title_case(text: str, rng: Draws) -> Outcome:
     units = _unit_symbols()
     mask = _starts_mask(text)
     case_class = tm.case_class
-    edits = []
-    for tok in tm.free_tokens(text):
-        word = tok.text
+    cased = tm.is_cased_letter
+    points: list[int] = []   # part-initial lower-case cased letters of the edited tokens
+    edited = 0
+    for start, _, word in tm.free_tokens(text):
         first = word[0]
         hyphenated = "-" in word or "‐" in word or "‑" in word
         if not hyphenated and not first.islower():
             continue  # nothing could change: only part-initial lower-case letters are edited
-        if not first.isalpha() or word in units or (mask is not None and not mask[tok.start]):
+        if not first.isalpha() or word in units or (mask is not None and not mask[start]):
             continue
         # islower(): every cased letter is lower case, so the class is lower (or none, where
         # no part starts with a cased letter and nothing changes anyway).
         if not word.islower() and case_class(word) not in ("lower", "title"):
             continue
-        new = _title_token(word) if hyphenated else _cap_first(word)
-        if new != word:
-            edits.append((tok.start, tok.end, new))
-    if not edits:
+        before = len(points)
+        if first.islower() and cased(first):
+            points.append(start)
+        if hyphenated:   # the first code point after each hyphen starts a part
+            for m in _HYPHENS_RE.finditer(word):
+                c = word[m.end():m.end() + 1]
+                if c.islower() and cased(c):
+                    points.append(start + m.end())
+        edited += len(points) > before
+    if not points:
         return unchanged(text, "no_change")
-    return Outcome(tm.splice(text, edits), len(edits))
+    # a cased letter's swapcase is one other code point, so each edit changes its token
+    return Outcome(replace_points(text, points, [text[p].swapcase() for p in points]), edited)
 
 
 # ---------------------------------------------------------------------------------------------
