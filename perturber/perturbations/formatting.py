@@ -195,11 +195,9 @@ def line_wrap(text: str, rng, *, width: int) -> Outcome:
     spans = None
     found = False
     edits: list[tuple[int, int, str]] = []
-    for ln in tm.lines(text):
-        cls = ln.cls
+    for s, e, _, cls in tm.lines(text):
         if cls not in _WRAPPED:
             continue
-        s, e = ln.start, ln.end
         if e - s <= width or ncl(s, e) <= width:
             continue
         if cls == "plain":
@@ -221,18 +219,15 @@ def line_wrap(text: str, rng, *, width: int) -> Outcome:
         first = _NON_WS.search(text, body, e)
         if first is None:
             continue
-        runs = []
-        for r in _HS_RUN.finditer(text, first.end(), e):
-            rs, re_ = r.span()
-            if re_ == e:
-                break  # trailing whitespace: no chunk follows
-            if spans is None:
-                spans = _protected(text)
-            if spans and spans.overlaps(rs, re_):
-                continue
-            if glue is not None and (glue[rs] or glue[re_]):
-                continue
-            runs.append((rs, re_))
+        runs = [r.span() for r in _HS_RUN.finditer(text, first.end(), e)]
+        if runs and runs[-1][1] == e:
+            runs.pop()   # trailing whitespace: no chunk follows
+        if spans is None and runs:
+            spans = _protected(text)
+        if spans:
+            runs = [r for r in runs if not spans.overlaps(r[0], r[1])]
+        if glue is not None:
+            runs = [r for r in runs if not (glue[r[0]] or glue[r[1]])]
         if not runs:
             continue
         found = True
@@ -242,14 +237,22 @@ def line_wrap(text: str, rng, *, width: int) -> Outcome:
         last = e
         while last > s and text[last - 1] in _WS_SET:
             last -= 1
-        col = ncl(s, runs[0][0])
-        for i, (rs, re_) in enumerate(runs):
-            chunk_end = runs[i + 1][0] if i + 1 < len(runs) else last
-            cl = ncl(re_, chunk_end)
-            end_col = col + ncl(rs, re_) + cl
+        # Columns count clusters: with one code point per cluster, offsets are columns.
+        if starts is None:
+            cols = runs
+            col = runs[0][0] - s
+            last_col = last
+        else:
+            cols = [(bisect_left(starts, rs), bisect_left(starts, re_)) for rs, re_ in runs]
+            col = cols[0][0] - bisect_left(starts, s)
+            last_col = bisect_left(starts, last)
+        ends = [rs for rs, _ in cols[1:]]
+        ends.append(last_col)
+        for k, (rs, re_) in enumerate(cols):
+            end_col = col + ends[k] - rs    # the run and the chunk after it
             if end_col > width:
-                edits.append((rs, re_, brk))
-                col = pw + cl
+                edits.append((runs[k][0], runs[k][1], brk))
+                col = pw + ends[k] - re_
             else:
                 col = end_col
     if not found:
