@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import lru_cache, wraps
+from operator import itemgetter
 from typing import TypeVar
 
-__all__ = ["MEMO_MAX_CHARS", "per_text", "replace_points"]
+__all__ = ["MEMO_MAX_CHARS", "per_text", "pick", "replace_points"]
 
 #: Texts up to this many code points are memoised (as the text model's tokens are).
 MEMO_MAX_CHARS = 4096
@@ -63,3 +64,15 @@ def replace_points(text: str, positions: Sequence[int], replacements: Sequence[s
     for p, r in zip(positions, replacements):
         chars[p] = r
     return "".join(chars)
+
+
+def pick(seq: Sequence[T], indices: Sequence[int]) -> Sequence[T]:
+    """``[seq[i] for i in indices]`` as a sequence, in one C call.
+
+    >>> pick("abcd", [3, 0]), pick("abcd", [1]), pick("abcd", [])
+    (('d', 'a'), ['b'], [])
+    """
+    if len(indices) > 1:
+        return itemgetter(*indices)(seq)
+    return [seq[i] for i in indices]
+

@@ -22,6 +22,8 @@ from collections.abc import Sequence
 from struct import Struct
 from threading import Lock
 
+from .hot import pick
+
 _FIRST_BATCH = 128        # words pulled by a seed's first refill (and cached for the seed)
 _MAX_BATCH = 1 << 16      # later batches double up to this many words
 _PREFIX_CACHE: dict[int, tuple[int, ...]] = {}
@@ -220,4 +222,4 @@ def select(candidates: Sequence, rng: Draws, *, rate: float | None = None,
         return []
     if k == n:
         return list(candidates)
-    return [candidates[i] for i in sorted(rng.sample(range(n), k))]
+    return list(pick(candidates, sorted(rng.sample(range(n), k))))

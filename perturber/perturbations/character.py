@@ -24,7 +24,7 @@ import regex
 
 from .. import text as tm
 from ..data import load_table
-from ..hot import per_text, replace_points
+from ..hot import per_text, pick, replace_points
 from ..registry import Outcome, perturbation, choice, rate, unchanged
 from ..rng import Draws, select
 
@@ -189,7 +189,11 @@ def random_case(text: str, rng: Draws, *, rate: float) -> Outcome:
     chosen = _rate_edits(rng, rate, _case_sites(text))
     if chosen is None:
         return unchanged(text, "no_candidates")
-    return Outcome(replace_points(text, chosen, [text[p].swapcase() for p in chosen]), len(chosen))
+    if text.isascii():   # one code point per letter, no context: swap the whole text once
+        new = pick(text.swapcase(), chosen)
+    else:
+        new = [text[p].swapcase() for p in chosen]
+    return Outcome(replace_points(text, chosen, new), len(chosen))
 
 
 # 1 for an ASCII letter, else 0 (``bytes.translate`` table for the ASCII fast path).
