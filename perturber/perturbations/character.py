@@ -263,9 +263,10 @@ def title_case(text: str, rng: Draws) -> Outcome:
     cased = tm.is_cased_letter
     points: list[int] = []   # part-initial lower-case cased letters of the edited tokens
     edited = 0
+    any_hyphen = "-" in text or "‐" in text or "‑" in text
     for start, _, word in tm.free_tokens(text):
         first = word[0]
-        hyphenated = "-" in word or "‐" in word or "‑" in word
+        hyphenated = any_hyphen and ("-" in word or "‐" in word or "‑" in word)
         if not hyphenated and not first.islower():
             continue  # nothing could change: only part-initial lower-case letters are edited
         if not first.isalpha() or word in units or (mask is not None and not mask[start]):
@@ -274,14 +275,18 @@ def title_case(text: str, rng: Draws) -> Outcome:
         # no part starts with a cased letter and nothing changes anyway).
         if not word.islower() and case_class(word) not in ("lower", "title"):
             continue
+        if not hyphenated:   # the common case: only the first letter can change
+            if first < "\x80" or cased(first):   # an ASCII lower-case letter is cased
+                points.append(start)
+                edited += 1
+            continue
         before = len(points)
         if first.islower() and cased(first):
             points.append(start)
-        if hyphenated:   # the first code point after each hyphen starts a part
-            for m in _HYPHENS_RE.finditer(word):
-                c = word[m.end():m.end() + 1]
-                if c.islower() and cased(c):
-                    points.append(start + m.end())
+        for m in _HYPHENS_RE.finditer(word):   # the code point after a hyphen starts a part
+            c = word[m.end():m.end() + 1]
+            if c.islower() and cased(c):
+                points.append(start + m.end())
         edited += len(points) > before
     if not points:
         return unchanged(text, "no_change")
