@@ -310,6 +310,8 @@ _NUMERIC_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9],[^\S\r\n]+[0-9]{4}
 def _may_hold_date(text: str, tables: _Dates) -> bool:
     """False only when ``tables.pattern`` cannot match: every date holds a 4-digit year and
     either "yyyy-mm-dd", "d, yyyy" or a full month name (lower-casing only adds matches)."""
+    if not any(c in text for c in "0123456789"):   # str.find per digit: faster than a scan
+        return False
     if _YEAR.search(text) is None:
         return False
     if _NUMERIC_DATE.search(text) is not None:
