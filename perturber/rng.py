@@ -1,7 +1,14 @@
 """Seeded draws, frozen as CATALOG.md §1.4 defines them, and the selection rule of §1.11.
 
-The generator is built lazily: entries that end before their first draw never pay for
-``random.Random(seed)``; a small cache of seeded states makes repeated seeds cheaper.
+Every helper reads the generator's raw stream of 32-bit words, which is what ``getrandbits``
+and ``random()`` consume: ``getrandbits(b)`` (``b <= 32``) is the next word shifted right by
+``32 - b``, a wider ``getrandbits`` takes ``ceil(b / 32)`` words (least significant first, the
+last one shifted), ``random()`` takes two. Draws pull those words in batches from a private
+``random.Random(seed)`` and serve them from a local buffer, so a draw is a few bytecodes instead
+of a method call into the generator; the bytes are those of the straightforward helpers
+(tests/test_rng.py compares them on random seeds and sizes). The generator is built lazily, and
+the first batch of words of a recurring seed is cached (a study reuses its seeds across texts
+and entries), so a cached seed builds no generator unless it draws past that batch.
 
 >>> rng = Draws(7)
 >>> rng.below(10), rng.choice("abc"), rng.sample(range(5), 2)
@@ -12,62 +19,117 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from struct import Struct
 from threading import Lock
-from typing import Any
 
-_STATE_CACHE: dict[int, tuple | None] = {}
-_UNSEEN: Any = object()
-_STATE_CACHE_MAX = 256
-_STATE_LOCK = Lock()
+from .hot import pick
+
+_FIRST_BATCH = 128        # words pulled by a seed's first refill (and cached for the seed)
+_MAX_BATCH = 1 << 16      # later batches double up to this many words
+_PREFIX_CACHE: dict[int, tuple[int, ...]] = {}
+_PREFIX_CACHE_MAX = 512
+_PREFIX_LOCK = Lock()
+_STRUCTS: dict[int, Struct] = {}
+_EMPTY: tuple[int, ...] = ()
 
 
-def _seeded(seed: int) -> random.Random:
-    """``random.Random(seed)``, restored from a cached state when the seed recurs.
+def _words(gen: random.Random, count: int) -> tuple[int, ...]:
+    """The next ``count`` 32-bit words of ``gen``'s stream, in draw order.
 
-    Seeding costs about as much as ``getstate``, so a state is cached only on the second use
-    of a seed; ``Random.__new__`` + ``setstate`` then skips ``__init__`` (which would also pull
-    OS entropy first).
+    ``getrandbits(32 * count)`` consumes exactly ``count`` words and puts the first drawn in
+    the least significant 32 bits (on every byte order), so its little-endian bytes are the
+    words in draw order.
     """
-    state = _STATE_CACHE.get(seed, _UNSEEN)
-    if state is _UNSEEN or state is None:
-        gen = random.Random(seed)
-        with _STATE_LOCK:
-            if len(_STATE_CACHE) >= _STATE_CACHE_MAX:
-                _STATE_CACHE.pop(next(iter(_STATE_CACHE)), None)
-            _STATE_CACHE[seed] = None if state is _UNSEEN else gen.getstate()
-        return gen
-    gen = random.Random.__new__(random.Random)
-    gen.setstate(state)
-    return gen
+    unpack = _STRUCTS.get(count)
+    if unpack is None:
+        unpack = _STRUCTS[count] = Struct(f"<{count}I")
+    return unpack.unpack(gen.getrandbits(32 * count).to_bytes(4 * count, "little"))
 
 
 class Draws:
     """perturber's own draw helpers over a private ``random.Random(seed)``."""
 
-    __slots__ = ("seed", "_gen")
+    __slots__ = ("seed", "_buf", "_pos", "_next", "_gen")
 
     def __init__(self, seed: int) -> None:
         self.seed = seed
-        self._gen: random.Random | None = None
+        self._buf: tuple[int, ...] | None = None   # words being served
+        self._pos = 0                               # index of the next word of ``_buf``
+        self._next = 0                              # stream index of the word after ``_buf``
+        self._gen: random.Random | None = None      # positioned at ``_next`` once built
 
     @property
     def started(self) -> bool:
-        """True once a draw has been made (the generator exists)."""
-        return self._gen is not None
+        """True once a draw has been made."""
+        return self._buf is not None
 
-    def _generator(self) -> random.Random:
-        if self._gen is None:
-            self._gen = _seeded(self.seed)
-        return self._gen
+    def _refill(self) -> tuple[int, ...]:
+        """Make the next batch of words current (the old one is used up) and return it."""
+        gen = self._gen
+        if self._buf is None:
+            cached = _PREFIX_CACHE.get(self.seed)
+            if cached is not None:
+                buf = cached
+            else:
+                gen = self._gen = random.Random(self.seed)
+                buf = _words(gen, _FIRST_BATCH)
+                with _PREFIX_LOCK:
+                    if len(_PREFIX_CACHE) >= _PREFIX_CACHE_MAX:
+                        _PREFIX_CACHE.pop(next(iter(_PREFIX_CACHE)), None)
+                    _PREFIX_CACHE[self.seed] = buf
+        else:
+            if gen is None:
+                gen = self._gen = random.Random(self.seed)
+                gen.getrandbits(32 * self._next)   # skip the cached words
+            buf = _words(gen, min(_MAX_BATCH, max(_FIRST_BATCH, self._next)))
+        self._buf = buf
+        self._pos = 0
+        self._next += len(buf)
+        return buf
+
+    def _word(self) -> int:
+        """The next 32-bit word of the stream."""
+        buf = self._buf
+        pos = self._pos
+        if buf is None or pos == len(buf):
+            buf = self._refill()
+            pos = 0
+        self._pos = pos + 1
+        return buf[pos]
+
+    def getrandbits(self, k: int) -> int:
+        """``random.Random.getrandbits(k)`` of the private generator (``k >= 0``)."""
+        if k <= 32:
+            return self._word() >> (32 - k) if k > 0 else 0
+        out = shift = 0
+        while k > 32:
+            out |= self._word() << shift
+            shift += 32
+            k -= 32
+        return out | (self._word() >> (32 - k)) << shift
 
     def below(self, n: int) -> int:
         """Uniform int in ``[0, n)`` by rejection on ``getrandbits(n.bit_length())``."""
-        gen = self._generator()
         bits = n.bit_length()
-        r = gen.getrandbits(bits)
-        while r >= n:
-            r = gen.getrandbits(bits)
-        return r
+        if n <= 0:
+            raise ValueError(f"below({n}): n must be at least 1")
+        if bits > 32:
+            r = self.getrandbits(bits)
+            while r >= n:
+                r = self.getrandbits(bits)
+            return r
+        shift = 32 - bits
+        buf = self._buf
+        pos = self._pos
+        while True:
+            if buf is None or pos == len(buf):
+                buf = self._refill()
+                pos = 0
+            r = buf[pos] >> shift
+            pos += 1
+            if r < n:
+                self._pos = pos
+                return r
 
     def randrange(self, n: int) -> int:
         return self.below(n)
@@ -79,15 +141,56 @@ class Draws:
         return seq[self.below(len(seq))]
 
     def random(self) -> float:
-        return self._generator().random()
+        """The generator's ``random()``: 53 bits from two words."""
+        a = self._word() >> 5
+        b = self._word() >> 6
+        return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0)
 
     def sample(self, seq: Sequence, k: int) -> list:
         """Partial Fisher-Yates: the first ``k`` of a swap-shuffled copy, in draw order."""
         pool = list(seq)
         n = len(pool)
-        for i in range(k):
-            j = i + self.below(n - i)
-            pool[i], pool[j] = pool[j], pool[i]
+        if not 0 <= k <= n:
+            raise ValueError(f"sample of {k} out of {n}")
+        if n > 1 << 32:   # pragma: no cover - wider than one word per draw
+            below = self.below
+            for i in range(k):
+                j = i + below(n - i)
+                pool[i], pool[j] = pool[j], pool[i]
+            return pool[:k]
+        if k == 0:
+            return []
+        buf = self._buf
+        if buf is None:
+            buf = self._refill()
+        pos = self._pos
+        # m = n - i shrinks by one per draw; its bit length drops when m falls below ``low``.
+        m = n
+        shift = 32 - m.bit_length()
+        low = 1 << (m.bit_length() - 1)
+        i = 0
+        while True:
+            try:
+                for i in range(i, k):
+                    if m < low:
+                        shift += 1
+                        low >>= 1
+                    r = buf[pos] >> shift
+                    pos += 1
+                    while r >= m:
+                        r = buf[pos] >> shift
+                        pos += 1
+                    r += i
+                    pool[i], pool[r] = pool[r], pool[i]
+                    m -= 1
+                break
+            except IndexError:
+                # The batch ran out inside draw i (before its swap): the words it rejected
+                # are spent, so draw i restarts on the next batch.
+                self._pos = pos
+                buf = self._refill()
+                pos = 0
+        self._pos = pos
         return pool[:k]
 
 
@@ -120,7 +223,7 @@ def select(candidates: Sequence, rng: Draws, *, rate: float | None = None,
         return []
     if k == n:
         return list(candidates)
-    return [candidates[i] for i in sorted(rng.sample(range(n), k))]
+    return list(pick(candidates, sorted(rng.sample(range(n), k))))
 
 
 PERM_TRIES = 10  # draws of P(m) before the rotation fallback (CATALOG.md §8)

@@ -42,7 +42,7 @@ def test_empty_input_is_not_applied_for_every_other_entry():
 
 
 def test_zero_intensity_makes_no_draw(monkeypatch):
-    monkeypatch.setattr(Draws, "_generator", lambda self: pytest.fail("drew"))
+    monkeypatch.setattr(Draws, "_refill", lambda self: pytest.fail("drew"))
     for spec in registry.entries():
         if spec.intensity in registry.ZERO_INTENSITY and spec.family != "schema":
             zero = registry.ZERO_INTENSITY[spec.intensity]

@@ -16,13 +16,15 @@ import re
 import unicodedata
 from bisect import bisect_left
 from collections.abc import Iterator
-from functools import cache
+from functools import cache, lru_cache
+from itertools import compress
 from types import MappingProxyType
 
 import regex
 
 from .. import text as tm
 from ..data import load_table, unit_symbols
+from ..hot import per_text, pick, replace_points
 from ..registry import Outcome, choice, perturbation, rate, unchanged
 from ..rng import Draws, select
 
@@ -178,24 +180,38 @@ def random_case(text: str, rng: Draws, *, rate: float) -> Outcome:
     >>> random_case("hello `code` world", Draws(0), rate=1.0).text
     'HELLO `code` WORLD'
     """
+    chosen = _rate_edits(rng, rate, _case_sites(text))
+    if chosen is None:
+        return unchanged(text, "no_candidates")
+    if text.isascii():   # one code point per letter, no context: swap the whole text once
+        new = pick(text.swapcase(), chosen)
+    else:
+        new = [text[p].swapcase() for p in chosen]
+    return Outcome(replace_points(text, chosen, new), len(chosen))
+
+
+# 1 for an ASCII letter, else 0 (``bytes.translate`` table for the ASCII fast path).
+_ASCII_LETTER_FLAGS = bytes(int(chr(b).isascii() and chr(b).isalpha()) for b in range(256))
+
+
+@per_text
+def _case_sites(text: str) -> tuple[int, ...]:
+    """Cased letters (one-code-point cluster bases) outside protected spans."""
     sp = _spans(text)
+    if text.isascii():
+        flags = text.encode("ascii").translate(_ASCII_LETTER_FLAGS)
+        if not sp:
+            return tuple(compress(range(len(text)), flags))
+        return tuple(p for s, e in _segments(text, sp) for p in compress(range(s, e), flags[s:e]))
     mask = _starts_mask(text)
-    ascii_text = text.isascii()
-    finder = (_ASCII_ALPHA_RE if ascii_text else _ALPHA_RE).finditer
     cased = tm.is_cased_letter
     cands: list[int] = []
     for s, e in _segments(text, sp):
-        if ascii_text:
-            cands.extend([m.start() for m in finder(text, s, e)])
-        else:
-            for m in finder(text, s, e):
-                p = m.start()
-                if (text[p] < "\x80" or cased(text[p])) and (mask is None or mask[p]):
-                    cands.append(p)
-    chosen = _rate_edits(rng, rate, cands)
-    if chosen is None:
-        return unchanged(text, "no_candidates")
-    return Outcome(tm.splice(text, [(p, p + 1, text[p].swapcase()) for p in chosen]), len(chosen))
+        for m in _ALPHA_RE.finditer(text, s, e):
+            p = m.start()
+            if (text[p] < "\x80" or cased(text[p])) and (mask is None or mask[p]):
+                cands.append(p)
+    return tuple(cands)
 
 
 @perturbation("upper_case", family=_FAMILY,
@@ -224,26 +240,6 @@ def lower_case(text: str, rng: Draws) -> Outcome:
     return Outcome(out, 1) if out != text else unchanged(text, "no_change")
 
 
-def _title_token(word: str) -> str:
-    """Upper-case the first code point of each hyphen-joined part when it is a lower-case
-    cased letter; text after an apostrophe inside a part is never touched."""
-    out = []
-    pos = 0
-    for m in _HYPHENS_RE.finditer(word):
-        out.append(_cap_first(word[pos:m.start()]))
-        out.append(m.group())
-        pos = m.end()
-    out.append(_cap_first(word[pos:]))
-    return "".join(out)
-
-
-def _cap_first(part: str) -> str:
-    c = part[:1]
-    if c and c.islower() and tm.is_cased_letter(c):
-        return c.swapcase() + part[1:]
-    return part
-
-
 @perturbation("title_case", family=_FAMILY,
               description="Capitalise every lower-case or title-case word, hyphen parts included.")
 def title_case(text: str, rng: Draws) -> Outcome:
@@ -258,25 +254,38 @@ def title_case(text: str, rng: Draws) -> Outcome:
     units = unit_symbols()
     mask = _starts_mask(text)
     case_class = tm.case_class
-    edits = []
-    for tok in tm.free_tokens(text):
-        word = tok.text
+    cased = tm.is_cased_letter
+    points: list[int] = []   # part-initial lower-case cased letters of the edited tokens
+    edited = 0
+    any_hyphen = "-" in text or "‐" in text or "‑" in text
+    for start, _, word in tm.free_tokens(text):
         first = word[0]
-        hyphenated = "-" in word or "‐" in word or "‑" in word
+        hyphenated = any_hyphen and ("-" in word or "‐" in word or "‑" in word)
         if not hyphenated and not first.islower():
             continue  # nothing could change: only part-initial lower-case letters are edited
-        if not first.isalpha() or word in units or (mask is not None and not mask[tok.start]):
+        if not first.isalpha() or word in units or (mask is not None and not mask[start]):
             continue
         # islower(): every cased letter is lower case, so the class is lower (or none, where
         # no part starts with a cased letter and nothing changes anyway).
         if not word.islower() and case_class(word) not in ("lower", "title"):
             continue
-        new = _title_token(word) if hyphenated else _cap_first(word)
-        if new != word:
-            edits.append((tok.start, tok.end, new))
-    if not edits:
+        if not hyphenated:   # the common case: only the first letter can change
+            if first < "\x80" or cased(first):   # an ASCII lower-case letter is cased
+                points.append(start)
+                edited += 1
+            continue
+        before = len(points)
+        if first.islower() and cased(first):
+            points.append(start)
+        for m in _HYPHENS_RE.finditer(word):   # the code point after a hyphen starts a part
+            c = word[m.end():m.end() + 1]
+            if c.islower() and cased(c):
+                points.append(start + m.end())
+        edited += len(points) > before
+    if not points:
         return unchanged(text, "no_change")
-    return Outcome(tm.splice(text, edits), len(edits))
+    # a cased letter's swapcase is one other code point, so each edit changes its token
+    return Outcome(replace_points(text, points, [text[p].swapcase() for p in points]), edited)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -292,13 +301,28 @@ def leetspeak(text: str, rng: Draws, *, rate: float) -> Outcome:
     >>> leetspeak("to I", Draws(0), rate=1.0).text
     '7o I'
     """
-    table, leet_re = _leet()
-    hits = [m.start() for m in leet_re.finditer(text)]
-    if not hits:
+    cands, full = _leet_sites(text)
+    chosen = _rate_edits(rng, rate, cands)
+    if chosen is None:
         return unchanged(text, "no_candidates")
+    # Guard: a token whose every letter is chosen drops its highest chosen position (which is
+    # then its last candidate).
+    drop = _fully_chosen(cands, chosen, full)
+    if drop:
+        chosen = [p for p in chosen if p not in drop]
+    table = _leet()[0]
+    return Outcome(replace_points(text, chosen, [table[text[p]] for p in chosen]), len(chosen))
+
+
+@per_text
+def _leet_sites(text: str) -> tuple[tuple[int, ...], tuple[tuple[int, int, int], ...]]:
+    """(candidate letters, ``(i, j, last)`` of each token whose every letter is a candidate)."""
+    hits = [m.start() for m in _leet()[1].finditer(text)]
+    if not hits:
+        return (), ()
     mask = _starts_mask(text)
     cands: list[int] = []
-    full: list[tuple[int, int, int]] = []   # tokens whose every letter is a candidate
+    full: list[tuple[int, int, int]] = []
     for tok, i, j in _by_token(hits, tm.free_tokens(text)):
         letters, alpha = _letters_and_alpha(tok.text)
         if alpha and letters >= 2:
@@ -306,14 +330,7 @@ def leetspeak(text: str, rng: Draws, *, rate: float) -> Outcome:
             cands.extend(found)
             if len(found) == letters:
                 full.append((len(cands) - letters, len(cands), found[-1]))
-    chosen = _rate_edits(rng, rate, cands)
-    if chosen is None:
-        return unchanged(text, "no_candidates")
-    # Guard: a token whose every letter is chosen drops its highest chosen position (which is
-    # then its last candidate).
-    drop = _fully_chosen(cands, chosen, full)
-    edits = [(p, p + 1, table[text[p]]) for p in chosen if p not in drop]
-    return Outcome(tm.splice(text, edits), len(edits))
+    return tuple(cands), tuple(full)
 
 
 def _fully_chosen(cands: list[int], chosen: list[int], tokens: list[tuple[int, int, int]]) -> set:
@@ -336,12 +353,31 @@ def disemvowel(text: str, rng: Draws, *, rate: float) -> Outcome:
     >>> disemvowel("a cat eats", Draws(0), rate=1.0).text
     'a ct ets'
     """
+    cands, capped = _disemvowel_sites(text)
+    chosen = _rate_edits(rng, rate, cands)
+    if chosen is None:
+        return unchanged(text, "no_candidates")
+    # Guard: at most (letters - 2) deletions per token; its highest chosen positions are dropped.
+    drop = set()   # membership tests only
+    for first, end, allowed in capped:
+        a = bisect_left(chosen, first)
+        b = bisect_left(chosen, end, a)
+        if b - a > allowed:
+            drop.update(chosen[a + allowed:b])
+    if drop:
+        chosen = [p for p in chosen if p not in drop]
+    return Outcome(replace_points(text, chosen, [""] * len(chosen)), len(chosen))
+
+
+@per_text
+def _disemvowel_sites(text: str) -> tuple[tuple[int, ...], tuple[tuple[int, int, int], ...]]:
+    """(candidate vowels, ``(first, end, allowed)`` of the tokens that may lose too many)."""
     hits = [m.start() for m in _VOWEL_RE.finditer(text)]
     if not hits:
-        return unchanged(text, "no_candidates")
+        return (), ()
     mask = _starts_mask(text)
     cands: list[int] = []
-    capped: list[tuple[int, int, int]] = []   # (first, end, allowed) of tokens that may overflow
+    capped: list[tuple[int, int, int]] = []
     for tok, i, j in _by_token(hits, tm.free_tokens(text)):
         word = tok.text
         letters, alpha = _letters_and_alpha(word)
@@ -360,18 +396,7 @@ def disemvowel(text: str, rng: Draws, *, rate: float) -> Outcome:
             cands.extend(found)
             if len(found) > letters - 2:
                 capped.append((found[0], found[-1] + 1, letters - 2))
-    chosen = _rate_edits(rng, rate, cands)
-    if chosen is None:
-        return unchanged(text, "no_candidates")
-    # Guard: at most (letters - 2) deletions per token; its highest chosen positions are dropped.
-    drop = set()   # membership tests only
-    for first, end, allowed in capped:
-        a = bisect_left(chosen, first)
-        b = bisect_left(chosen, end, a)
-        if b - a > allowed:
-            drop.update(chosen[a + allowed:b])
-    return Outcome(tm.splice(text, [(p, p + 1, "") for p in chosen if p not in drop]),
-                   len(chosen) - len(drop))
+    return tuple(cands), tuple(capped)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -381,16 +406,17 @@ def disemvowel(text: str, rng: Draws, *, rate: float) -> Outcome:
 _PRECOMPOSED = {v: unicodedata.normalize("NFC", v + _ACUTE) for v in _VOWELS}
 
 
-def _vowel_sites(text: str) -> list[int]:
+@per_text
+def _vowel_sites(text: str) -> tuple[int, ...]:
     """ASCII vowels that are a cluster of their own inside free word tokens."""
     hits = [m.start() for m in _VOWEL_RE.finditer(text)]
     if not hits:
-        return hits
+        return ()
     mask = _starts_mask(text)
     out: list[int] = []
     for tok, i, j in _by_token(hits, tm.free_tokens(text)):
         out.extend(_single(hits[i:j], mask, tok))
-    return out
+    return tuple(out)
 
 
 @perturbation("diacritics_add", family=_FAMILY, seed_sensitive=True,
@@ -408,11 +434,11 @@ def diacritics_add(text: str, rng: Draws, *, rate: float, form: str) -> Outcome:
     chosen = _rate_edits(rng, rate, _vowel_sites(text))
     if chosen is None:
         return unchanged(text, "no_candidates")
-    if form == "combining":
-        edits = [(p + 1, p + 1, _ACUTE) for p in chosen]
+    if form == "combining":   # U+0301 inserted after the vowel
+        new = [text[p] + _ACUTE for p in chosen]
     else:
-        edits = [(p, p + 1, _PRECOMPOSED[text[p]]) for p in chosen]
-    return Outcome(tm.splice(text, edits), len(chosen))
+        new = [_PRECOMPOSED[text[p]] for p in chosen]
+    return Outcome(replace_points(text, chosen, new), len(chosen))
 
 
 # A code point that can start or sit in a strippable cluster: a canonically decomposable
@@ -500,18 +526,24 @@ def homoglyph(text: str, rng: Draws, *, rate: float) -> Outcome:
     >>> [hex(ord(c)) for c in homoglyph("Hi", Draws(0), rate=1.0).text]
     ['0x41d', '0x456']
     """
-    table, pattern = _homoglyphs()
-    hits = [m.start() for m in pattern.finditer(text)]
-    if not hits:
+    chosen = _rate_edits(rng, rate, _homoglyph_sites(text))
+    if chosen is None:
         return unchanged(text, "no_candidates")
+    table = _homoglyphs()[0]
+    return Outcome(replace_points(text, chosen, [table[text[p]] for p in chosen]), len(chosen))
+
+
+@per_text
+def _homoglyph_sites(text: str) -> tuple[int, ...]:
+    """Table A8b letters that are a cluster of their own inside free word tokens."""
+    hits = [m.start() for m in _homoglyphs()[1].finditer(text)]
+    if not hits:
+        return ()
     mask = _starts_mask(text)
     cands: list[int] = []
     for tok, i, j in _by_token(hits, tm.free_tokens(text)):
         cands.extend(_single(hits[i:j], mask, tok))
-    chosen = _rate_edits(rng, rate, cands)
-    if chosen is None:
-        return unchanged(text, "no_candidates")
-    return Outcome(tm.splice(text, [(p, p + 1, table[text[p]]) for p in chosen]), len(chosen))
+    return tuple(cands)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -549,6 +581,16 @@ def zero_width(text: str, rng: Draws, *, rate: float, char: str) -> Outcome:
     >>> zero_width("ab c", Draws(0), rate=1.0, char="u2060").text == "a\\u2060b c"
     True
     """
+    chosen = _rate_edits(rng, rate, _in_word_boundaries(text))
+    if chosen is None:
+        return unchanged(text, "no_candidates")
+    z = _ZERO_WIDTH[char]   # inserted before the code point at each chosen boundary
+    return Outcome(replace_points(text, chosen, [z + text[p] for p in chosen]), len(chosen))
+
+
+@per_text
+def _in_word_boundaries(text: str) -> tuple[int, ...]:
+    """Cluster boundaries strictly inside free word tokens."""
     mask = _starts_mask(text)
     cands: list[int] = []
     for tok in tm.free_tokens(text):
@@ -556,11 +598,7 @@ def zero_width(text: str, rng: Draws, *, rate: float, char: str) -> Outcome:
             cands.extend(range(tok.start + 1, tok.end))
         else:
             cands.extend([p for p in range(tok.start + 1, tok.end) if mask[p]])
-    chosen = _rate_edits(rng, rate, cands)
-    if chosen is None:
-        return unchanged(text, "no_candidates")
-    z = _ZERO_WIDTH[char]
-    return Outcome(tm.splice(text, [(p, p, z) for p in chosen]), len(chosen))
+    return tuple(cands)
 
 
 _RLO, _PDF = "\u202e", "\u202c"
@@ -615,29 +653,8 @@ def ocr_noise(text: str, rng: Draws, *, rate: float) -> Outcome:
     >>> ocr_noise("modern clinic", Draws(0), rate=1.0).text
     'rnoclcm dinie'
     """
-    pattern, sources, info = _ocr()
-    # One scan of the whole text: a two-letter source never spans two tokens (adjacent
-    # letters always belong to one token), so this equals scanning each token on its own.
-    matches = [(m.start(), m.end(), m.group()) for m in pattern.finditer(text)]
-    if not matches:
-        return unchanged(text, "no_candidates")
-    starts = [m[0] for m in matches]
-    mask = _starts_mask(text)
-    cands: list[tuple[int, int, str, int]] = []   # (start, end, source, index of the token)
-    letters_of: list[int] = []
-    for tok, i, j in _by_token(starts, tm.free_tokens(text)):
-        letters, alpha = _letters_and_alpha(tok.text)
-        if not alpha or letters < 3:
-            continue
-        ti = len(letters_of)
-        if mask is None or _all_single(mask, tok.start, tok.end):
-            found = [(s, e, src, ti) for s, e, src in matches[i:j]]
-        else:
-            found = [(s, e, src, ti)
-                     for s, e, src in _ocr_scan_slow(text, tok.start, tok.end, mask, sources)]
-        if found:
-            letters_of.append(letters)
-            cands.extend(found)
+    info = _ocr()[2]
+    cands, letters_of = _ocr_sites(text)
     chosen = _rate_edits(rng, rate, cands)
     if chosen is None:
         return unchanged(text, "no_candidates")
@@ -658,3 +675,32 @@ def ocr_noise(text: str, rng: Draws, *, rate: float) -> Outcome:
         edits.extend([(c[0], c[1], info[c[2]][0]) for c in chosen[i:end]])
         i = j
     return Outcome(tm.splice(text, edits), len(edits))
+
+
+@per_text
+def _ocr_sites(text: str) -> tuple[tuple[tuple[int, int, str, int], ...], tuple[int, ...]]:
+    """((start, end, source, token index) of each candidate, letters of each token)."""
+    pattern, sources, _ = _ocr()
+    # One scan of the whole text: a two-letter source never spans two tokens (adjacent
+    # letters always belong to one token), so this equals scanning each token on its own.
+    matches = [(m.start(), m.end(), m.group()) for m in pattern.finditer(text)]
+    if not matches:
+        return (), ()
+    starts = [m[0] for m in matches]
+    mask = _starts_mask(text)
+    cands: list[tuple[int, int, str, int]] = []   # (start, end, source, index of the token)
+    letters_of: list[int] = []
+    for tok, i, j in _by_token(starts, tm.free_tokens(text)):
+        letters, alpha = _letters_and_alpha(tok.text)
+        if not alpha or letters < 3:
+            continue
+        ti = len(letters_of)
+        if _all_single(mask, tok.start, tok.end):
+            found = [(s, e, src, ti) for s, e, src in matches[i:j]]
+        else:
+            found = [(s, e, src, ti)
+                     for s, e, src in _ocr_scan_slow(text, tok.start, tok.end, mask, sources)]
+        if found:
+            letters_of.append(letters)
+            cands.extend(found)
+    return tuple(cands), tuple(letters_of)

@@ -9,6 +9,7 @@ directional tests rather than invariance tests.
 from __future__ import annotations
 
 import datetime
+import re
 import unicodedata
 from bisect import bisect_right
 from decimal import Context, Decimal
@@ -296,9 +297,27 @@ class _Dates:
             r"|(?P<dd>[0-9]{1,2})" + hs + r"(?P<dm>" + full_alt + r")" + hs
             + r"(?P<dy>[0-9]{4})"
             r")(?![\p{L}\p{N}\p{M}_])(?![\-/.:][\p{L}\p{N}])")
+        self.lower_full = tuple(w.lower() for w in self.full)
         kw = load_table("a18_date_keywords")
         self.deadline = _keyword_pattern(kw["deadline"])
         self.current = _keyword_pattern(kw["current"])
+
+
+_YEAR = re.compile(r"[0-9]{4}")
+_NUMERIC_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9],[^\S\r\n]+[0-9]{4}")
+
+
+def _may_hold_date(text: str, tables: _Dates) -> bool:
+    """False only when ``tables.pattern`` cannot match: every date holds a 4-digit year and
+    either "yyyy-mm-dd", "d, yyyy" or a full month name (lower-casing only adds matches)."""
+    if not any(c in text for c in "0123456789"):   # str.find per digit: faster than a scan
+        return False
+    if _YEAR.search(text) is None:
+        return False
+    if _NUMERIC_DATE.search(text) is not None:
+        return True
+    low = text.lower()
+    return any(m in low for m in tables.lower_full)
 
 
 def _keyword_pattern(words) -> regex.Pattern:
@@ -425,9 +444,9 @@ def deadline_passed(text: str, rng: Draws, *, days: int) -> Outcome:
     >>> deadline_passed("The offer is valid until March 15, 2026.", None, days=30).text
     'The offer is valid until February 13, 2026.'
     """
-    if not any(c in text for c in "0123456789"):
-        return unchanged(text, "no_candidates")
     tables = _dates()
+    if not _may_hold_date(text, tables):
+        return unchanged(text, "no_candidates")
     found, spans = _find_dates(text, tables)
     if not found:
         return unchanged(text, "no_candidates")

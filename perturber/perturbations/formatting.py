@@ -13,6 +13,7 @@ import re
 from bisect import bisect_left
 
 from .. import text as tm
+from ..hot import per_text, replace_points
 from ..registry import Outcome, Param, choice, perturbation, rate, unchanged
 from ..rng import Draws, select
 from .markdown_inline import _BT_RUN, _WS_SET, _end, _inline
@@ -68,9 +69,20 @@ def extra_whitespace(text: str, rng: Draws, *, rate: float) -> Outcome:
     >>> extra_whitespace("a b c", Draws(0), rate=1.0).text
     'a  b  c'
     """
+    sites = _extra_space_sites(text)
+    if not sites:
+        return unchanged(text, "no_candidates")
+    chosen = select(sites, rng, rate=rate)
+    # a space inserted before the code point at each chosen offset
+    return Outcome(replace_points(text, chosen, [" " + text[q] for q in chosen]), len(chosen))
+
+
+@per_text
+def _extra_space_sites(text: str) -> tuple[int, ...]:
+    """Per candidate space (in text order), the offset where its extra space is inserted."""
     cands = [m.start() for m in _SINGLE_SPACE.finditer(text)]
     if not cands:
-        return unchanged(text, "no_candidates")
+        return ()
     spans = _protected(text)
     if spans:
         cands = [i for i in cands if not spans.contains(i)]
@@ -79,14 +91,9 @@ def extra_whitespace(text: str, rng: Draws, *, rate: float) -> Outcome:
         # The extra space goes after the chosen one or, if that is inside a cluster (a
         # combining mark follows), before it; the result is the same string.
         cands = [i for i in cands if not (glue[i] and glue[i + 1])]
-    if not cands:
-        return unchanged(text, "no_candidates")
-    chosen = select(cands, rng, rate=rate)
     if glue is None:
-        edits = [(i + 1, i + 1, " ") for i in chosen]
-    else:
-        edits = [(i, i, " ") if glue[i + 1] else (i + 1, i + 1, " ") for i in chosen]
-    return Outcome(tm.splice(text, edits), len(edits))
+        return tuple(i + 1 for i in cands)
+    return tuple(i if glue[i + 1] else i + 1 for i in cands)
 
 
 # --------------------------------------------------------------------------------------------
@@ -97,6 +104,7 @@ def extra_whitespace(text: str, rng: Draws, *, rate: float) -> Outcome:
 # Group 2: a run of spaces between two non-whitespace characters.
 _SPACE_SITES = re.compile(
     r"(?<![^\r\n])( {4,})(?! )(?=[^\S\r\n]*\S)|(?<=\S)( +)(?=\S)")
+_INNER_RUN = re.compile(r"(?<=\S) +(?=\S)")   # group 2 alone
 
 
 @perturbation("tabs_for_spaces", family="formatting",
@@ -111,6 +119,12 @@ def tabs_for_spaces(text: str, rng: Draws) -> Outcome:
     """
     if " " not in text:
         return unchanged(text, "no_candidates")
+    if _cluster_starts(text) is None and not (text.startswith("    ") or "\n    " in text
+                                              or "\r    " in text) and not _protected(text):
+        # Common prose: every offset is a cluster boundary, nothing is protected and no line
+        # starts with 4 spaces (so group 1 never matches): a plain substitution in C.
+        out, n = _INNER_RUN.subn("\t", text)
+        return Outcome(out, n) if n else unchanged(text, "no_candidates")
     spans = None
     glue = None
     glue_done = False
@@ -181,11 +195,9 @@ def line_wrap(text: str, rng: Draws, *, width: int) -> Outcome:
     spans = None
     found = False
     edits: list[tuple[int, int, str]] = []
-    for ln in tm.lines(text):
-        cls = ln.cls
+    for s, e, _, cls in tm.lines(text):
         if cls not in _WRAPPED:
             continue
-        s, e = ln.start, ln.end
         if e - s <= width or ncl(s, e) <= width:
             continue
         if cls == "plain":
@@ -207,18 +219,15 @@ def line_wrap(text: str, rng: Draws, *, width: int) -> Outcome:
         first = _NON_WS.search(text, body, e)
         if first is None:
             continue
-        runs = []
-        for r in _HS_RUN.finditer(text, first.end(), e):
-            rs, re_ = r.span()
-            if re_ == e:
-                break  # trailing whitespace: no chunk follows
-            if spans is None:
-                spans = _protected(text)
-            if spans and spans.overlaps(rs, re_):
-                continue
-            if glue is not None and (glue[rs] or glue[re_]):
-                continue
-            runs.append((rs, re_))
+        runs = [r.span() for r in _HS_RUN.finditer(text, first.end(), e)]
+        if runs and runs[-1][1] == e:
+            runs.pop()   # trailing whitespace: no chunk follows
+        if spans is None and runs:
+            spans = _protected(text)
+        if spans:
+            runs = [r for r in runs if not spans.overlaps(r[0], r[1])]
+        if glue is not None:
+            runs = [r for r in runs if not (glue[r[0]] or glue[r[1]])]
         if not runs:
             continue
         found = True
@@ -228,14 +237,22 @@ def line_wrap(text: str, rng: Draws, *, width: int) -> Outcome:
         last = e
         while last > s and text[last - 1] in _WS_SET:
             last -= 1
-        col = ncl(s, runs[0][0])
-        for i, (rs, re_) in enumerate(runs):
-            chunk_end = runs[i + 1][0] if i + 1 < len(runs) else last
-            cl = ncl(re_, chunk_end)
-            end_col = col + ncl(rs, re_) + cl
+        # Columns count clusters: with one code point per cluster, offsets are columns.
+        if starts is None:
+            cols = runs
+            col = runs[0][0] - s
+            last_col = last
+        else:
+            cols = [(bisect_left(starts, rs), bisect_left(starts, re_)) for rs, re_ in runs]
+            col = cols[0][0] - bisect_left(starts, s)
+            last_col = bisect_left(starts, last)
+        ends = [rs for rs, _ in cols[1:]]
+        ends.append(last_col)
+        for k, (rs, re_) in enumerate(cols):
+            end_col = col + ends[k] - rs    # the run and the chunk after it
             if end_col > width:
-                edits.append((rs, re_, brk))
-                col = pw + cl
+                edits.append((runs[k][0], runs[k][1], brk))
+                col = pw + ends[k] - re_
             else:
                 col = end_col
     if not found:

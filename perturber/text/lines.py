@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re as _re
+from functools import lru_cache
 from typing import NamedTuple
 
-from .chars import _HS_C, _WS_C, _new_token
+from .chars import _HS_C, _MEMO_MAX_CHARS, _WS_C, _new_token
 
 # --------------------------------------------------------------------------------------------
 # Lines and fenced blocks (§1.5, §1.8 rule 1, §1.9)
@@ -152,11 +153,19 @@ def _classify(text: str, lb, fences) -> list[str]:
 
 
 def lines(text: str) -> list[Line]:
-    """The lines of ``text`` with their §1.9 class (a final line break opens no new line).
+    """The lines of ``text`` with their §1.9 class (a final line break opens no new line); the
+    scan of a short text is memoised like its tokens (each call gets its own list).
 
     >>> [(l.start, l.end, l.next, l.cls) for l in lines("# T\\n\\n- a\\nQ?\\nAnswer:")]
     [(0, 3, 4, 'heading'), (4, 4, 5, 'blank'), (5, 8, 9, 'bullet'), (9, 11, 12, 'plain'), (12, 19, 19, 'cue')]
     """
+    return list(_lines_memo(text) if len(text) <= _MEMO_MAX_CHARS else _lines(text))
+
+
+def _lines(text: str) -> tuple[Line, ...]:
     lb = _line_bounds(text)
     cls = _classify(text, lb, _fences(text, lb))
-    return [_new_token(Line, (s, e, nx, c)) for (s, e, nx), c in zip(lb, cls)]
+    return tuple([_new_token(Line, (s, e, nx, c)) for (s, e, nx), c in zip(lb, cls)])
+
+
+_lines_memo = lru_cache(maxsize=256)(_lines)

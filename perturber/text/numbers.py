@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import re as _re
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import NamedTuple
 
 import regex
 
-from .chars import _new_token
+from .chars import _MEMO_MAX_CHARS, _new_token
 from .spans import Spans, _as_spans
 
 # --------------------------------------------------------------------------------------------
@@ -53,7 +54,17 @@ def numeric_literals(text: str, spans: Spans | Iterable[tuple[int, int]] | None 
     """
     if _ANY_DIGIT.search(text) is None:
         return []
-    sp = _as_spans(text, spans)
+    if spans is None and len(text) <= _MEMO_MAX_CHARS:   # memoised like the tokens
+        return list(_numeric_literals_memo(text))
+    return _numeric_literals(text, _as_spans(text, spans))
+
+
+@lru_cache(maxsize=256)
+def _numeric_literals_memo(text: str) -> tuple[Number, ...]:
+    return tuple(_numeric_literals(text, _as_spans(text, None)))
+
+
+def _numeric_literals(text: str, sp: Spans) -> list[Number]:
     n = len(text)
     # First pass keeps only ints (cheap for the garbage collector on huge inputs).
     starts: list[int] = []

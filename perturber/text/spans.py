@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import re as _re
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 import regex
 
-from .chars import _WS_C
+from .chars import _MEMO_MAX_CHARS, _WS_C
 from .lines import _fences, _line_bounds
 
 # --------------------------------------------------------------------------------------------
@@ -211,12 +212,19 @@ def _protected(text: str, lb=None, fences=None) -> list[tuple[int, int]]:
     return spans
 
 
-def protected_spans(text: str) -> list[tuple[int, int]]:
+def protected_spans(text: str) -> Sequence[tuple[int, int]]:
     """Protected spans of §1.8 (fenced code, inline code, URLs, e-mail addresses), sorted and
-    non-overlapping.
+    non-overlapping, as a read-only sequence (memoised for short texts, like the tokens).
 
     >>> t = "(see https://ex.com/a_(b)) or `x` or a@b.co."
     >>> [t[s:e] for s, e in protected_spans(t)]
     ['https://ex.com/a_(b)', '`x`', 'a@b.co']
     """
-    return _protected(text)
+    if len(text) <= _MEMO_MAX_CHARS:
+        return _protected_memo(text)
+    return tuple(_protected(text))
+
+
+@lru_cache(maxsize=256)
+def _protected_memo(text: str) -> tuple[tuple[int, int], ...]:
+    return tuple(_protected(text))

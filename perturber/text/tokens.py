@@ -143,6 +143,8 @@ def free_tokens(text: str, tokens: Sequence[Token] | None = None,
     ['see', 'and', 'now']
     """
     if tokens is None:
+        if spans is None and len(text) <= _MEMO_MAX_CHARS:   # memoised like the tokens
+            return list(_free_tokens_memo(text))
         tokens = word_tokens(text)
     sp = _as_spans(text, spans)
     if not _MAYBE_BOUND.search(text):  # common prose: no binder, no "x.y"/"x:y" anywhere
@@ -150,3 +152,8 @@ def free_tokens(text: str, tokens: Sequence[Token] | None = None,
     if sp:
         return [t for t in tokens if not _bound(text, t[0], t[1]) and not sp.overlaps(t[0], t[1])]
     return [t for t in tokens if not _bound(text, t[0], t[1])]
+
+
+@lru_cache(maxsize=256)
+def _free_tokens_memo(text: str) -> tuple[Token, ...]:
+    return tuple(free_tokens(text, word_tokens(text)))

@@ -17,6 +17,7 @@ import regex
 
 from ... import text as tm
 from ...data import load_table
+from ...hot import per_text, replace_points
 from ...registry import Outcome, count, perturbation, rate, unchanged
 from ...rng import Draws, select
 
@@ -185,15 +186,25 @@ def word_merge(text: str, rng: Draws, *, count: int) -> Outcome:
     >>> word_merge("Hello world", None, count=1).text
     'Helloworld'
     """
-    if " " not in text:
+    gaps = _merge_gaps(text)
+    if not gaps:
         return unchanged(text, "no_candidates")
+    chosen = select(gaps, rng, count=count)
+    return Outcome(replace_points(text, chosen, [""] * len(chosen)), len(chosen))
+
+
+@per_text
+def _merge_gaps(text: str) -> tuple[int, ...]:
+    """Offsets of the single U+0020 gaps between two free alpha tokens."""
+    if " " not in text:
+        return ()
     tokens = tm.word_tokens(text)
     pairs = []
     for a, b in zip(tokens, tokens[1:]):
         if b.start == a.end + 1 and text[a.end] == " ":
             pairs.append((a, b))
     if not pairs:
-        return unchanged(text, "no_candidates")
+        return ()
     involved = []
     seen = -1
     for a, b in pairs:
@@ -202,12 +213,8 @@ def word_merge(text: str, rng: Draws, *, count: int) -> Outcome:
         involved.append(b)
         seen = b.start
     free = {t.start for t in tm.free_tokens(text, involved)}
-    gaps = [a.end for a, b in pairs
-            if a.start in free and b.start in free and _is_alpha_token(a) and _is_alpha_token(b)]
-    if not gaps:
-        return unchanged(text, "no_candidates")
-    chosen = select(gaps, rng, count=count)
-    return Outcome(tm.splice(text, [(p, p + 1, "") for p in chosen]), len(chosen))
+    return tuple(a.end for a, b in pairs
+                 if a.start in free and b.start in free and _is_alpha_token(a) and _is_alpha_token(b))
 
 
 # --------------------------------------------------------------------------------------------
@@ -272,9 +279,23 @@ def word_split(text: str, rng: Draws, *, count: int) -> Outcome:
     >>> word_split("abcd", Draws(0), count=1).text
     'ab cd'
     """
+    cands = _split_candidates(text)
+    if not cands:
+        return unchanged(text, "no_candidates")
+    chosen = select(cands, rng, count=count)
+    edits = []
+    for tok in chosen:
+        p = rng.choice(_split_points(tok))
+        edits.append((p, p, " "))
+    return Outcome(tm.splice(text, edits), len(edits))
+
+
+@per_text
+def _split_candidates(text: str) -> tuple[tm.Token, ...]:
+    """The free alpha tokens that have a split point (none inside a JSON document)."""
     tokens = [t for t in tm.word_tokens(text) if t.end - t.start >= 4]
     if not tokens or _is_json_document(text):
-        return unchanged(text, "no_candidates")
+        return ()
     cands = []
     for tok in tm.free_tokens(text, tokens):
         w = tok.text
@@ -284,14 +305,7 @@ def word_split(text: str, rng: Draws, *, count: int) -> Outcome:
             ok = _HAS_NUMBER.search(w) is None and bool(_split_points(tok))
         if ok and not _is_json_key(text, tok):
             cands.append(tok)
-    if not cands:
-        return unchanged(text, "no_candidates")
-    chosen = select(cands, rng, count=count)
-    edits = []
-    for tok in chosen:
-        p = rng.choice(_split_points(tok))
-        edits.append((p, p, " "))
-    return Outcome(tm.splice(text, edits), len(edits))
+    return tuple(cands)
 
 
 # --------------------------------------------------------------------------------------------
@@ -399,19 +413,27 @@ def sequence_spaces(text: str, rng: Draws, *, rate: float) -> Outcome:
     >>> sequence_spaces("one", None, rate=1.0).reason
     'no_candidates'
     """
+    ends = _inner_run_ends(text)
+    if not ends:
+        return unchanged(text, "no_candidates")
+    chosen = select(ends, rng, rate=rate)
+    widths = [" " * rng.randint(1, 4) for _ in chosen]   # one draw per chosen run, in order
+    # the spaces go before the non-whitespace character that ends each run
+    return Outcome(replace_points(text, chosen, [w + text[e] for w, e in zip(widths, chosen)]),
+                   len(chosen))
+
+
+@per_text
+def _inner_run_ends(text: str) -> tuple[int, ...]:
+    """End offsets of the runs of U+0020 between two non-whitespace characters on one line,
+    outside protected spans."""
     runs = [m.span() for m in _INNER_SPACES.finditer(text)]
     if runs:
         spans = tm.protected_spans(text)
         if spans:
             sp = tm.Spans(spans)
             runs = [r for r in runs if not sp.overlaps(r[0], r[1])]
-    if not runs:
-        return unchanged(text, "no_candidates")
-    chosen = select(runs, rng, rate=rate)
-    edits = []
-    for _s, e in chosen:
-        edits.append((e, e, " " * rng.randint(1, 4)))
-    return Outcome(tm.splice(text, edits), len(edits))
+    return tuple(e for _, e in runs)
 
 
 # --------------------------------------------------------------------------------------------

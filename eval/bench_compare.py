@@ -1,0 +1,86 @@
+"""Before/after latency of two checkouts, measured side by side (`eval/bench.py` alternating).
+
+Runs ``eval/bench.py --skip-megabyte --json`` of the previous tree and of this one in turns,
+``--rounds`` times each (noise on a shared machine hits both alike), and prints per entry the
+median over rounds of each tree's per-entry medians (20-word sentence and 2 KB paragraph), the
+ratio, the overall median of medians and ``baseline``. Optionally writes the table as Markdown.
+
+    python eval/bench_compare.py /tmp/perf-prev [--rounds 3] [--quick] [--markdown OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def run_bench(tree: pathlib.Path, quick: bool) -> dict:
+    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
+        out = pathlib.Path(f.name)
+    cmd = [sys.executable, str(tree / "eval" / "bench.py"), "--skip-megabyte", "--json", str(out)]
+    if quick:
+        cmd.append("--quick")
+    subprocess.run(cmd, check=True, cwd=tree, capture_output=True)
+    data = json.loads(out.read_text())
+    out.unlink()
+    return {r["name"]: r for r in data["rows"]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("previous", help="checkout of the previous commit (git worktree add ...)")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--markdown", help="write the per-entry table here")
+    parser.add_argument("--json", help="write all figures here")
+    args = parser.parse_args(argv)
+    trees = {"before": pathlib.Path(args.previous).resolve(), "after": ROOT}
+    runs: dict[str, list[dict]] = {"before": [], "after": []}
+    for i in range(args.rounds):
+        for label, tree in trees.items():
+            print(f"round {i + 1}: {label} ({tree})", file=sys.stderr)
+            runs[label].append(run_bench(tree, args.quick))
+    names = [n for n in runs["after"][0] if n in runs["before"][0]]
+
+    def med(label: str, name: str, key: str) -> float:
+        return statistics.median(r[name][key] for r in runs[label])
+
+    rows = []
+    for name in names:
+        row = {"name": name, "family": runs["after"][0][name]["family"]}
+        for label in trees:
+            row[label] = med(label, name, "short_median")
+            row[label + "_2kb"] = med(label, name, "long_median")
+        rows.append(row)
+    text_rows = [r for r in rows if r["family"] != "schema"]
+    summary = {label: {"overall_median_of_medians_us": statistics.median(r[label] for r in text_rows),
+                       "baseline_us": next(r[label] for r in rows if r["name"] == "baseline"),
+                       "max_2kb_us": max(r[label + "_2kb"] for r in text_rows),
+                       "max_2kb_entry": max(text_rows, key=lambda r: r[label + "_2kb"])["name"]}
+               for label in trees}
+    lines = ["| entry | 20 words before (µs) | after | ratio | 2 KB before | 2 KB after |",
+             "|---|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        label = r["name"] + (" (1 KB schema)" if r["family"] == "schema" else "")
+        lines.append(f"| {label} | {r['before']:.1f} | {r['after']:.1f} | "
+                     f"{r['before'] / r['after']:.1f}× | {r['before_2kb']:.1f} | {r['after_2kb']:.1f} |")
+    print("\n".join(lines))
+    for label, s in summary.items():
+        print(f"{label}: overall median of medians {s['overall_median_of_medians_us']:.1f} µs, "
+              f"baseline {s['baseline_us']:.2f} µs, 2 KB max {s['max_2kb_us']:.0f} µs ({s['max_2kb_entry']})")
+    if args.markdown:
+        pathlib.Path(args.markdown).write_text("\n".join(lines) + "\n")
+    if args.json:
+        pathlib.Path(args.json).write_text(json.dumps({"rows": rows, "summary": summary}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

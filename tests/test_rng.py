@@ -1,0 +1,127 @@
+"""The buffered draw helpers of perturber.rng against the straightforward ones of §1.4.
+
+The reference below calls ``random.Random(seed)`` directly, one method call per draw; the
+optimised helpers must return the same values and leave the stream at the same place, for any
+seed, size and mix of calls (including runs past the cached first batch of words).
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from perturber import rng as rng_mod
+from perturber.rng import Draws, select
+
+
+class Reference:
+    """The helpers of CATALOG.md §1.4, written the obvious way."""
+
+    def __init__(self, seed: int) -> None:
+        self.gen = random.Random(seed)
+
+    def below(self, n: int) -> int:
+        b = n.bit_length()
+        r = self.gen.getrandbits(b)
+        while r >= n:
+            r = self.gen.getrandbits(b)
+        return r
+
+    def sample(self, seq, k: int) -> list:
+        pool = list(seq)
+        for i in range(k):
+            j = i + self.below(len(pool) - i)
+            pool[i], pool[j] = pool[j], pool[i]
+        return pool[:k]
+
+    def random(self) -> float:
+        return self.gen.random()
+
+    def getrandbits(self, k: int) -> int:
+        return self.gen.getrandbits(k)
+
+
+seeds = st.integers(min_value=0, max_value=2**63 - 1)
+calls = st.lists(st.one_of(
+    st.tuples(st.just("below"), st.integers(min_value=1, max_value=2**40)),
+    st.tuples(st.just("below_small"), st.integers(min_value=1, max_value=9)),
+    st.tuples(st.just("sample"), st.integers(min_value=0, max_value=300)),
+    st.tuples(st.just("random"), st.just(0)),
+    st.tuples(st.just("getrandbits"), st.integers(min_value=0, max_value=100)),
+), max_size=40)
+
+
+def _run(obj, plan):
+    out = []
+    for op, arg in plan:
+        if op in ("below", "below_small"):
+            out.append(obj.below(arg))
+        elif op == "sample":
+            out.append(obj.sample(range(arg), arg // 2 + (arg % 3 == 0 and arg > 0)))
+        elif op == "random":
+            out.append(obj.random())
+        else:
+            out.append(obj.getrandbits(arg))
+    out.append(obj.getrandbits(32))   # the stream ends at the same place
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=seeds, plan=calls)
+def test_mixed_calls_match_the_reference(seed, plan):
+    assert _run(Draws(seed), plan) == _run(Reference(seed), plan)
+    # again, now that the seed's first batch is cached
+    assert _run(Draws(seed), plan) == _run(Reference(seed), plan)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(min_value=0, max_value=1000), n=st.integers(min_value=1, max_value=3000),
+       data=st.data())
+def test_sample_and_select_match_the_reference(seed, n, data):
+    k = data.draw(st.integers(min_value=0, max_value=n))
+    for _ in range(2):   # cold, then with the cached first batch
+        assert Draws(seed).sample(range(n), k) == Reference(seed).sample(range(n), k)
+    ref = Reference(seed)
+    expected = sorted(ref.sample(range(n), k)) if 0 < k < n else list(range(n))[:k and n]
+    assert select(list(range(n)), Draws(seed), count=k) == expected
+
+
+def test_long_streams_cross_many_batches():
+    # 300k single-bit draws with rejections run through every batch size up to the cap
+    d, ref = Draws(11), Reference(11)
+    assert [d.below(3) for _ in range(300_000)] == [ref.below(3) for _ in range(300_000)]
+    assert d.random() == ref.random()
+
+
+def test_cached_seed_skips_the_cached_words_when_it_runs_past_them(monkeypatch):
+    monkeypatch.setattr(rng_mod, "_PREFIX_CACHE", {})
+    first = Draws(5)
+    first.below(7)    # caches the first batch of seed 5
+    assert 5 in rng_mod._PREFIX_CACHE
+    d, ref = Draws(5), Reference(5)
+    assert [d.below(1000) for _ in range(1000)] == [ref.below(1000) for _ in range(1000)]
+    assert d._gen is not None   # had to build the generator past the cached batch
+
+
+def test_prefix_cache_is_bounded(monkeypatch):
+    monkeypatch.setattr(rng_mod, "_PREFIX_CACHE", {})
+    for seed in range(rng_mod._PREFIX_CACHE_MAX + 10):
+        Draws(seed).below(2)
+    assert len(rng_mod._PREFIX_CACHE) == rng_mod._PREFIX_CACHE_MAX
+    assert 0 not in rng_mod._PREFIX_CACHE and rng_mod._PREFIX_CACHE_MAX + 9 in rng_mod._PREFIX_CACHE
+
+
+def test_bad_arguments_raise_instead_of_looping():
+    with pytest.raises(ValueError):
+        Draws(0).below(0)
+    with pytest.raises(ValueError):
+        Draws(0).sample([1, 2], 3)
+
+
+def test_choice_of_one_element_still_consumes_a_draw():
+    d, ref = Draws(3), Reference(3)
+    assert d.choice(["only"]) == "only"
+    ref.below(1)
+    assert d.below(10**6) == ref.below(10**6)
