@@ -63,7 +63,7 @@ def event_kind(event: object) -> str:
     return "other"
 
 
-def handler(event: object, context: object) -> dict:
+def handle_event(event: object, context: object) -> dict:
     """The Lambda handler: HTTP events to the app, warm-ups answered, anything else a clear 400."""
     kind = event_kind(event)
     if kind == "http":
@@ -78,3 +78,6 @@ def handler(event: object, context: object) -> dict:
     body = {"error": {"code": "unsupported_event", "message": message}}
     return {"statusCode": 400, "headers": {"content-type": "application/json"},
             "isBase64Encoded": False, "body": json.dumps(body)}
+
+
+handler = handle_event  # functions.api.handler.handler, the Handler of both IaC files
