@@ -18,10 +18,9 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.models import OpenAPI
 from fastapi.responses import FileResponse, JSONResponse, Response
-from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.routing import BaseRoute, Match, NoMatchFound
+from starlette.routing import BaseRoute, Match, NoMatchFound, Route
 
 from .. import __version__, core, registry
 from ..errors import InputTooLarge, InvalidParams, PerturberError
@@ -177,11 +176,12 @@ def _typed_operation(spec: registry.Perturbation, settings: Settings) -> dict:
     }
 
 
-class _TypedRoute(APIRoute):
+class _TypedRoute(Route):
     """``POST /perturb/{category}/{name}``, matching only the catalog's entries.
 
     One route serves every entry (building one FastAPI route per entry cost ~110 ms of cold
-    start); other paths fall through to the same 404 / 405 answers as before.
+    start); other paths fall through to the same 404 / 405 answers as before. A plain Starlette
+    route: FastAPI's per-request dependency solving has nothing to do for a raw-body endpoint.
     """
 
     entries: dict = {}  # (category, name) -> (spec, allowed body fields)
@@ -212,9 +212,10 @@ def _add_typed_routes(app: FastAPI, specs: list, settings: Settings) -> None:
         params = {k: v for k, v in body.items() if k not in ("texts", "seed")}
         return _json(run(spec, _texts(body, settings, False), params, body.get("seed", 0)))
 
-    app.router.add_api_route("/perturb/{category}/{name}", perturb_typed, methods=["POST"],
-                             include_in_schema=False, route_class_override=_TypedRoute)
-    app.router.routes[-1].entries = entries
+    route = _TypedRoute("/perturb/{category}/{name}", perturb_typed, methods=["POST"],
+                        include_in_schema=False)
+    route.entries = entries
+    app.router.routes.append(route)
 
 
 class _DeferredRoutes(BaseRoute):
