@@ -343,8 +343,11 @@ def test_snapstart_is_an_option_of_both_off_by_default(sam, sls):
 def test_both_recipes_ship_unchecked_hash_bytecode_for_python312(sls):
     makefile = (SAM_PATH.parent / "Makefile").read_text()
     assert "TARGET_PYTHON ?= python3.12" in makefile
-    assert re.search(r"\$\(TARGET_PYTHON\) -m compileall .*--invalidation-mode unchecked-hash "
-                     r'"\$\(ARTIFACTS_DIR\)"', makefile)
+    assert re.search(r"\$\(TARGET_PYTHON\) -m compileall .*-x '\$\(BYTECODE_SKIP\)' "
+                     r"--invalidation-mode unchecked-hash", makefile)
+    skip = re.search(r"^BYTECODE_SKIP := (.+)$", makefile, re.M).group(1)
+    assert sls["custom"]["bytecodeSkip"] == skip
+    assert re.search(skip, "nltk/corpus/__init__.py") and not re.search(skip, "perturber/core.py")
     plugins = sls["plugins"]
     assert plugins.index("./infra/sls/bytecode") > plugins.index("serverless-python-requirements")
     plugin = (ROOT / "infra" / "sls" / "bytecode.js").read_text()

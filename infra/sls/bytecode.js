@@ -25,8 +25,9 @@ class PerturberBytecode {
     const version = runtime.replace(/^python/, '');
     const reqs = (service.custom && service.custom.pythonRequirements) || {};
     const python = reqs.pythonBin || `python${version}`;
+    const skip = (service.custom && service.custom.bytecodeSkip) ? ['--skip', service.custom.bytecodeSkip] : [];
     execFileSync(python, [path.join(dir, 'infra', 'sls', 'compile_zip.py'), '--python-version', version,
-      ...artifacts], { stdio: 'inherit' });
+      ...skip, ...artifacts], { stdio: 'inherit' });
   }
 }
 

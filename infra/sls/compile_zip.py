@@ -1,7 +1,7 @@
 """Add bytecode to a Lambda zip: ``python3.12 infra/sls/compile_zip.py ARTIFACT.zip [--python-version 3.12]``.
 
 Run by the local osls plugin ``infra/sls/bytecode.js`` after serverless-python-requirements has
-put the requirements into the package. Every ``.py`` in the zip gets its
+put the requirements into the package (``--skip``: serverless.yml ``custom.bytecodeSkip``). Every ``.py`` in the zip gets its
 ``__pycache__/<name>.cpython-312.pyc`` compiled with ``--invalidation-mode unchecked-hash`` (used
 whatever the file times; /var/task is read-only, so Lambda could never cache them itself). The
 interpreter running this script must be the runtime's version (checked). Entries already in the
@@ -15,18 +15,22 @@ import compileall
 import os
 import pathlib
 import py_compile
+import re
 import sys
 import tempfile
 import zipfile
 
 
-def add_bytecode(artifact: pathlib.Path) -> int:
-    """Rewrite ``artifact`` with .pyc for every .py entry; the number of .pyc added."""
+def add_bytecode(artifact: pathlib.Path, skip: str | None = None) -> int:
+    """Rewrite ``artifact`` with .pyc for every .py entry (but paths matching the regular
+    expression ``skip``); the number of .pyc added."""
     with tempfile.TemporaryDirectory() as tmp:
         tree = pathlib.Path(tmp) / "tree"
         with zipfile.ZipFile(artifact) as zf:
             infos = zf.infolist()
-            zf.extractall(tree, [i for i in infos if i.filename.endswith(".py")])
+            wanted = re.compile(skip) if skip else None
+            zf.extractall(tree, [i for i in infos if i.filename.endswith(".py")
+                                 and not (wanted and wanted.search(i.filename))])
             if not compileall.compile_dir(str(tree), quiet=2, workers=0,
                                           invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH):
                 raise SystemExit(f"{artifact}: some modules do not compile with Python {sys.version}")
@@ -53,13 +57,14 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("artifacts", nargs="+", type=pathlib.Path)
     parser.add_argument("--python-version", default="3.12")
+    parser.add_argument("--skip", help="regular expression: zip paths not to compile")
     args = parser.parse_args(argv)
     running = "%d.%d" % sys.version_info[:2]
     if running != args.python_version:
         raise SystemExit(f"compile_zip.py runs on Python {running}; the function needs "
                          f"{args.python_version} bytecode (use python{args.python_version})")
     for artifact in args.artifacts:
-        print(f"bytecode: {artifact}: {add_bytecode(artifact)} .pyc added (unchecked-hash, "
+        print(f"bytecode: {artifact}: {add_bytecode(artifact, args.skip)} .pyc added (unchecked-hash, "
               f"Python {running})")
     return 0
 
