@@ -230,18 +230,26 @@ def stop(proc: subprocess.Popen) -> str:
     return out.decode("utf-8", "replace")
 
 
-def init_ms(task_root: pathlib.Path, runtime: pathlib.Path, nltk_data: pathlib.Path | None) -> float:
-    """INIT of one fresh process: start -> first ``/next`` (ms)."""
+def init_ms(task_root: pathlib.Path, runtime: pathlib.Path, nltk_data: pathlib.Path | None,
+            with_cpu: bool = False):
+    """INIT of one fresh process: start -> first ``/next`` (ms); with ``with_cpu`` also the CPU
+    time the process used (user + system, ms: robust on a loaded machine; it idles after /next).
+    """
     api = RuntimeAPI()
     try:
         env = function_environment(task_root, runtime, api, nltk_data)
         start = time.perf_counter()
         proc = start_function(env)
         first = api.wait_first_next()
-        out = stop(proc)
+        proc.kill()
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = -9
+        out = proc.stdout.read().decode("utf-8", "replace")
+        proc.stdout.close()
         if first is None:
             raise RuntimeError(f"the function did not reach /next: {api.init_error}\n{out[-2000:]}")
-        return (first - start) * 1000
+        wall = (first - start) * 1000
+        return (wall, (usage.ru_utime + usage.ru_stime) * 1000) if with_cpu else wall
     finally:
         api.close()
 
