@@ -62,3 +62,8 @@ eval: venv nltk-data
 
 clean:
 	rm -rf $(VENV) $(VENV)-3.* build .aws-sam .serverless eval/out
+
+# Lambda INIT under awslambdaric against a local Runtime API (eval/lambda_runtime.py)
+.PHONY: lambda-init
+lambda-init: venv nltk-data
+	$(BIN)/python eval/lambda_runtime.py --runs 9
