@@ -67,3 +67,8 @@ clean:
 lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+
+# Lambda INIT under awslambdaric against a local Runtime API (eval/lambda_runtime.py)
+.PHONY: lambda-init
+lambda-init: venv nltk-data
+	$(BIN)/python eval/lambda_runtime.py --runs 9

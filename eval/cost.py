@@ -39,6 +39,18 @@ Price per call (us-east-1, /work/shared/docs/NOTES-serverless.md §6)::
 with 1 ms billing granularity (rounded up). HTTP API units are metered on the larger of the
 request and response payloads, in 512 KB increments. Not included: free tiers, data transfer out,
 CloudWatch Logs ingestion.
+
+SnapStart (python3.12+; template parameter ``SnapStart``, ``PERTURBER_SNAPSTART=true`` for osls),
+``--snapstart COLD_STARTS_PER_MONTH`` prints the monthly comparison::
+
+    cache    0.0000015046 $ per GB-s of memory, per published version, while it exists (>= 3 h)
+    restore  0.0001397998 $ per GB restored (each new execution environment)
+             + the duration of runtime hooks (none here), instead of the billed INIT
+
+A restore costs as much as ``0.0001397998 / P_GBs`` seconds of billed INIT: 10.5 s on arm64,
+8.4 s on x86_64, whatever the memory. This function's INIT is well under that (even with WordNet
+warmed), so SnapStart never pays off in dollars here: it buys latency (no import or WordNet load
+on a cold start) for the cache (~$1.95/month per version at 512 MB) plus ~$7e-5 per cold start.
 """
 
 from __future__ import annotations
@@ -130,6 +142,40 @@ def call_cost(duration_ms: float, memory_mb: int, arch: str = "arm64", gateway: 
     init = cold_start_rate * PRICE_GB_S[arch] * gb * billed_ms(init_ms) / 1000 if init_ms > 0 else 0.0
     return CallCost(compute=PRICE_GB_S[arch] * gb * ms / 1000, request=PRICE_REQUEST,
                     gateway=PRICE_GATEWAY[gateway] * gateway_units(gateway, payload_bytes), init=init)
+
+
+PRICE_SNAPSTART_CACHE_GB_S = 0.0000015046
+PRICE_SNAPSTART_RESTORE_GB = 0.0001397998
+SNAPSTART_MIN_CACHE_S = 3 * 3600
+SECONDS_PER_MONTH = 30 * 24 * 3600
+
+
+def snapstart_monthly(memory_mb: int, cold_starts: float, init_ms: float, arch: str = "arm64",
+                      versions: int = 1, hook_ms: float = 0.0,
+                      cached_s: float = SECONDS_PER_MONTH) -> dict:
+    """Monthly $ of cold starts without and with SnapStart (cache + restores).
+
+    >>> row = snapstart_monthly(512, 0, 400)
+    >>> round(row["with_snapstart"], 2), row["without"]
+    (1.95, 0.0)
+    """
+    gb = memory_mb / 1024
+    without = cold_starts * PRICE_GB_S[arch] * gb * billed_ms(init_ms) / 1000
+    hooks = PRICE_GB_S[arch] * gb * billed_ms(hook_ms) / 1000 if hook_ms > 0 else 0.0
+    cache = versions * PRICE_SNAPSTART_CACHE_GB_S * gb * max(cached_s, SNAPSTART_MIN_CACHE_S)
+    restores = cold_starts * (PRICE_SNAPSTART_RESTORE_GB * gb + hooks)
+    return {"memory_mb": memory_mb, "cold_starts": cold_starts, "init_ms": init_ms,
+            "without": without, "cache": cache, "restores": restores,
+            "with_snapstart": cache + restores, "extra": cache + restores - without}
+
+
+def snapstart_break_even_init_ms(arch: str = "arm64", hook_ms: float = 0.0) -> float:
+    """INIT (ms) above which a restore is cheaper than a billed INIT (cache not counted).
+
+    >>> round(snapstart_break_even_init_ms("arm64")), round(snapstart_break_even_init_ms("x86_64"))
+    (10485, 8388)
+    """
+    return PRICE_SNAPSTART_RESTORE_GB / PRICE_GB_S[arch] * 1000 + hook_ms
 
 
 def modeled_ms(local_ms: float, memory_mb: int) -> float:
@@ -458,7 +504,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--region", help="remote: AWS region (default AWS_REGION or us-east-1)")
     parser.add_argument("--no-restore", action="store_true", help="remote: keep the last memory size")
     parser.add_argument("--out", default=str(OUT_DIR), help="output directory (default eval/out)")
+    parser.add_argument("--snapstart", type=float, metavar="COLD_STARTS_PER_MONTH",
+                        help="also print SnapStart's monthly cost against billed INITs")
     args = parser.parse_args(argv)
+    if args.snapstart is not None and args.snapstart < 0:
+        parser.error("--snapstart: cold starts per month must be >= 0")
 
     memories = _csv_list(args.memory, int)
     lengths = _csv_list(args.lengths)
@@ -523,7 +573,19 @@ def main(argv: list[str] | None = None) -> int:
         paths = write_outputs(priced, out_dir, f"cost-{safe}", header, columns)
         _print_headline(priced, arch, args.gateway)
     print("cost: wrote " + ", ".join(str(p) for p in paths.values()))
+    if args.snapstart is not None:
+        _print_snapstart(memories, args.snapstart, init_ms if args.local else (args.init_ms or 0), arch)
     return 0
+
+
+def _print_snapstart(memories, cold_starts: float, init_ms: float, arch: str) -> None:
+    print(f"snapstart: {cold_starts:g} cold starts/month, INIT {init_ms:.0f} ms, {arch}; a restore "
+          f"pays off only above {snapstart_break_even_init_ms(arch) / 1000:.1f} s of INIT")
+    for memory in memories:
+        row = snapstart_monthly(memory, cold_starts, init_ms, arch)
+        print(f"snapstart: {memory} MB: INIT billed ${row['without']:.4f}/month; SnapStart "
+              f"${row['with_snapstart']:.4f}/month (cache ${row['cache']:.4f} + restores "
+              f"${row['restores']:.4f}): {'+' if row['extra'] >= 0 else '-'}${abs(row['extra']):.4f}")
 
 
 def _print_headline(priced: list[dict], arch: str, gateway: str) -> None:

@@ -126,6 +126,8 @@ FN_DIR="$WORK/sam-build/ApiFunction"
 if find "$FN_DIR" -name '*.so' | grep -q x86_64; then
   fail "x86_64 extension modules in the arm64 function: $(find "$FN_DIR" -name '*x86_64*.so' | head -3)"
 fi
+PYC_COUNT=$(find "$FN_DIR" -name '*.cpython-312.pyc' | wc -l)
+[ "$PYC_COUNT" -gt 100 ] || fail "sam build shipped no python3.12 bytecode ($PYC_COUNT .pyc; infra/Makefile)"
 LAYER_DIR="$WORK/sam-build/NltkDataLayer/nltk_data"
 [ -f "$LAYER_DIR/corpora/wordnet/data.noun" ] || fail "sam build: the layer lacks nltk_data/corpora/wordnet"
 for unwanted in tests eval infra build docs; do
@@ -188,6 +190,8 @@ else
     if "$TOOLS/bin/python" -c "import sys, zipfile; sys.exit(any('x86_64' in n and n.endswith('.so') for n in zipfile.ZipFile(sys.argv[1]).namelist()))" "$SLS_ZIP"; then :; else
       fail "osls package put x86_64 extension modules into the arm64 function"
     fi
+    "$TOOLS/bin/python" -c "import sys, zipfile; sys.exit(sum(n.endswith('.cpython-312.pyc') for n in zipfile.ZipFile(sys.argv[1]).namelist()) < 100)" "$SLS_ZIP" \
+      || fail "osls package shipped no python3.12 bytecode (infra/sls/bytecode.js)"
     SLS_MB=$(awk -v b="$(stat -c %s "$SLS_ZIP")" 'BEGIN{printf "%.2f", b/1e6}')
     awk -v m="$SLS_MB" -v l="$LIMIT_MB" 'BEGIN{exit !(m <= l)}' || fail "osls function zip $SLS_MB MB exceeds $LIMIT_MB MB"
     # cfn-lint exit status is a bit mask: 2 = errors (gate), 4 = warnings, 8 = informational.

@@ -284,3 +284,34 @@ def test_cli_validates_options():
         with pytest.raises(SystemExit) as exc:
             cost.main(bad)
         assert exc.value.code == 2
+
+
+def test_snapstart_cache_and_restore_prices():
+    gb_month = 30 * 24 * 3600
+    row = cost.snapstart_monthly(1024, cold_starts=1000, init_ms=400, arch="arm64")
+    assert row["cache"] == pytest.approx(0.0000015046 * gb_month)  # one version, 1 GB, a month
+    assert row["restores"] == pytest.approx(1000 * 0.0001397998)
+    assert row["without"] == pytest.approx(1000 * 0.0000133334 * 0.4)
+    assert row["extra"] == pytest.approx(row["cache"] + row["restores"] - row["without"])
+    # a version that lives one hour is billed the 3-hour minimum; half the memory, half the price
+    short = cost.snapstart_monthly(512, 0, 400, cached_s=3600)
+    assert short["cache"] == pytest.approx(0.0000015046 * 0.5 * 3 * 3600)
+
+
+def test_snapstart_pays_off_only_for_long_inits():
+    even = cost.snapstart_break_even_init_ms("arm64")
+    assert even == pytest.approx(0.0001397998 / 0.0000133334 * 1000)
+    below = cost.snapstart_monthly(512, 1e6, even * 0.9, cached_s=3 * 3600)
+    above = cost.snapstart_monthly(512, 1e6, even * 1.1, cached_s=3 * 3600)
+    assert below["extra"] > 0 > above["extra"]
+
+
+def test_snapstart_option_prints_the_comparison(tmp_path, capsys):
+    assert cost.main(["--local", "--perturbations", "baseline", "--lengths", "20w", "--batches", "1",
+                      "--memory", "512", "--repeats", "1", "--init-ms", "400", "--out", str(tmp_path),
+                      "--snapstart", "10000"]) == 0
+    out = capsys.readouterr().out
+    assert "pays off only above 10.5 s of INIT" in out
+    assert "512 MB: INIT billed $0.0267/month" in out
+    with pytest.raises(SystemExit):
+        cost.main(["--local", "--snapstart", "-1"])

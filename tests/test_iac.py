@@ -101,6 +101,8 @@ def _resolve_sls(value, config: dict, stage: str = "dev"):
                 return source[1:-1]
             if re.fullmatch(r"-?\d+", source):
                 return int(source)
+            if source in ("true", "false"):
+                return source == "true"
             raise AssertionError(f"unsupported variable source {source!r} in serverless.yml")
         raise AssertionError(f"no default for ${{{expr}}}")
 
@@ -184,6 +186,7 @@ def summarize_sam(template: dict) -> dict:
                        "rate": int(_sam_ref(throttle["ThrottlingRateLimit"], template))},
         "log_retention_days": int(_sam_ref(log_groups[0]["Properties"]["RetentionInDays"], template)),
         "outputs": set(template["Outputs"]),
+        "snap_start": _sam_ref(fn["SnapStart"]["ApplyOn"], template) == "PublishedVersions",
     }
 
 
@@ -216,13 +219,15 @@ def summarize_sls(config: dict) -> dict:
         "throttling": {"burst": int(stage["ThrottlingBurstLimit"]), "rate": int(stage["ThrottlingRateLimit"])},
         "log_retention_days": int(provider["logRetentionInDays"]),
         "outputs": set(config["resources"]["Outputs"]),
+        "snap_start": fn.get("snapStart") is True,
     }
 
 
 # -- agreement ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("key", ["runtime", "architectures", "handler", "memory", "timeout",
-                                 "environment", "routes", "throttling", "log_retention_days"])
+                                 "environment", "routes", "throttling", "log_retention_days",
+                                 "snap_start"])
 def test_sam_and_serverless_agree(sam, sls, key):
     assert summarize_sam(sam)[key] == summarize_sls(sls)[key]
 
@@ -318,6 +323,36 @@ def test_serverless_packaging(sls):
         pinned = package["devDependencies"][name]
         assert re.fullmatch(r"\d+\.\d+\.\d+", pinned), f"{name} must be pinned exactly"
         assert lock["packages"][f"node_modules/{name}"]["version"] == pinned
+
+
+def test_snapstart_is_an_option_of_both_off_by_default(sam, sls):
+    param = sam["Parameters"]["SnapStart"]
+    assert param["Default"] == "None" and set(param["AllowedValues"]) == {"None", "PublishedVersions"}
+    fn = sam["Resources"]["ApiFunction"]["Properties"]
+    assert fn["SnapStart"] == {"ApplyOn": {"Ref": "SnapStart"}}
+    assert fn["AutoPublishAlias"]  # SnapStart snapshots published versions only
+    assert fn["Environment"]["Variables"]["PERTURBER_WARM_SYNONYM"] == {"Ref": "WarmSynonym"}
+    assert sam["Parameters"]["WarmSynonym"]["AllowedValues"] == ["0", "1"]
+    raw = yaml.load(SLS_PATH.read_text(encoding="utf-8"), Loader=CfnLoader)
+    assert raw["custom"]["snapStart"] == "${env:PERTURBER_SNAPSTART, false}"
+    assert raw["functions"]["api"]["snapStart"] == "${self:custom.snapStart}"
+    assert raw["custom"]["warmSynonym"] == '${env:PERTURBER_WARM_SYNONYM, "0"}'
+    assert not summarize_sam(sam)["snap_start"] and not summarize_sls(sls)["snap_start"]
+
+
+def test_both_recipes_ship_unchecked_hash_bytecode_for_python312(sls):
+    makefile = (SAM_PATH.parent / "Makefile").read_text()
+    assert "TARGET_PYTHON ?= python3.12" in makefile
+    assert re.search(r"\$\(TARGET_PYTHON\) -m compileall .*-x '\$\(BYTECODE_SKIP\)' "
+                     r"--invalidation-mode unchecked-hash", makefile)
+    skip = re.search(r"^BYTECODE_SKIP := (.+)$", makefile, re.M).group(1)
+    assert sls["custom"]["bytecodeSkip"] == skip
+    assert re.search(skip, "nltk/corpus/__init__.py") and not re.search(skip, "perturber/core.py")
+    plugins = sls["plugins"]
+    assert plugins.index("./infra/sls/bytecode") > plugins.index("serverless-python-requirements")
+    plugin = (ROOT / "infra" / "sls" / "bytecode.js").read_text()
+    assert "after:package:createDeploymentArtifacts" in plugin and "compile_zip.py" in plugin
+    assert sls["custom"]["pythonRequirements"]["pythonBin"] == "python3.12"
 
 
 def test_runtime_requirements_are_runtime_only():

@@ -1,6 +1,15 @@
-"""Lambda entry: ``handler = Mangum(app, lifespan="off", api_gateway_base_path=...)``.
+"""Lambda entry: API Gateway / function-URL / ALB events go to the app through Mangum.
 
-The app is built once per container, at import (the INIT phase). Configuration comes from the
+The app is built once per container, at import (the INIT phase). Events that are not HTTP
+requests do not reach Mangum (which would raise and count as a function error): a warm-up event
+(EventBridge ``Scheduled Event``, ``{"warmer": true}``, serverless-plugin-warmup) is a cheap
+no-op answered ``{"warm": true, ...}``; any other event (a console test event) is logged and
+answered with a 400 proxy response whose body is ``{"error": {"code": "unsupported_event", ...}}``.
+
+>>> handler({"source": "aws.events", "detail-type": "Scheduled Event"}, None)["warm"]
+True
+
+Configuration comes from the
 environment: the ``PERTURBER_*`` limits of the service, ``PERTURBER_API_BASE_PATH`` (the stage or
 custom-domain prefix to strip, e.g. ``/prod``; default ``/``), ``NLTK_DATA`` (``/opt/nltk_data``,
 the layer), ``PERTURBER_WARM_SYNONYM=1`` to load WordNet during INIT, and the model-tier secrets
@@ -9,9 +18,13 @@ of ``functions.api.secrets``.
 
 from __future__ import annotations
 
+import json
+import logging
 import os
 
 from mangum import Mangum
+
+from perturber import __version__
 
 from perturber.credentials import set_api_key_provider
 from perturber.service import Settings, create_app
@@ -27,5 +40,44 @@ if os.environ.get("PERTURBER_WARM_SYNONYM") == "1":  # pay the WordNet load in I
 
     perturber.perturb("warm the data", "synonym")
 
-handler = Mangum(app, lifespan="off",
-                 api_gateway_base_path=os.environ.get("PERTURBER_API_BASE_PATH", "/"))
+http_handler = Mangum(app, lifespan="off",
+                      api_gateway_base_path=os.environ.get("PERTURBER_API_BASE_PATH", "/"))
+log = logging.getLogger("perturber.lambda")
+WARMER_SOURCES = {"aws.events", "aws.scheduler", "serverless-plugin-warmup"}
+
+
+def event_kind(event: object) -> str:
+    """``"http"`` (API Gateway v1/v2, function URL, ALB), ``"warmup"`` or ``"other"``.
+
+    >>> event_kind({"warmer": True}), event_kind({"key1": "value1"})
+    ('warmup', 'other')
+    """
+    if not isinstance(event, dict):
+        return "other"
+    context = event.get("requestContext")
+    if isinstance(context, dict) and ("http" in context or "httpMethod" in event
+                                      or "elb" in context):
+        return "http"
+    if event.get("warmer") is True or event.get("source") in WARMER_SOURCES:
+        return "warmup"
+    return "other"
+
+
+def handle_event(event: object, context: object) -> dict:
+    """The Lambda handler: HTTP events to the app, warm-ups answered, anything else a clear 400."""
+    kind = event_kind(event)
+    if kind == "http":
+        return http_handler(event, context)
+    if kind == "warmup":
+        log.info("warm-up event: nothing to do")
+        return {"warm": True, "version": __version__}
+    keys = sorted(map(str, event))[:10] if isinstance(event, dict) else []
+    message = ("not an API Gateway, function URL or ALB request event "
+               f"({type(event).__name__} with keys {keys}); send HTTP requests through the API")
+    log.warning("unsupported event: %s", message)
+    body = {"error": {"code": "unsupported_event", "message": message}}
+    return {"statusCode": 400, "headers": {"content-type": "application/json"},
+            "isBase64Encoded": False, "body": json.dumps(body)}
+
+
+handler = handle_event  # functions.api.handler.handler, the Handler of both IaC files

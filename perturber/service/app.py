@@ -14,10 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.models import OpenAPI
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import BaseRoute, Match, NoMatchFound, Route
 
 from .. import __version__, core, registry
 from ..errors import InputTooLarge, InvalidParams, PerturberError
@@ -156,10 +159,51 @@ def _typed_body_schema(spec: registry.Perturbation, settings: Settings) -> dict:
             "properties": props, "required": ["texts"], "additionalProperties": False}
 
 
-def _add_typed_route(app: FastAPI, spec: registry.Perturbation, settings: Settings) -> None:
-    allowed = {"texts", "seed", *(p.name for p in spec.params)}
+def _typed_operation(spec: registry.Perturbation, settings: Settings) -> dict:
+    """The OpenAPI operation of ``POST /perturb/<category>/<name>`` (built on demand)."""
+    scope = "" if spec.in_scope else " (out of scope)"
+    route = f"perturb_{spec.category}_{spec.name}"
+    return {
+        "tags": [spec.family], "summary": f"{spec.name}{scope}",
+        "description": (
+            f"{spec.description}\n\n{spec.kind}, expectation `{spec.expectation}`, "
+            f"{'seed-sensitive' if spec.seed_sensitive else 'not seed-sensitive'}, version {spec.version}."),
+        "operationId": f"{route}_perturb_{spec.category}_{spec.name}_post",
+        "responses": {"200": {"description": "One result per text",
+                              "content": {"application/json": {"schema": RESPONSE_SCHEMA}}},
+                      **_error_responses(404, 413, 415, 422, 502, 503, 504)},
+        "requestBody": {"required": True, "content": {
+            "application/json": {"schema": _typed_body_schema(spec, settings)}}},
+    }
 
-    async def endpoint(request: Request) -> Response:
+
+class _TypedRoute(Route):
+    """``POST /perturb/{category}/{name}``, matching only the catalog's entries.
+
+    One route serves every entry (building one FastAPI route per entry cost ~110 ms of cold
+    start); other paths fall through to the same 404 / 405 answers as before. A plain Starlette
+    route: FastAPI's per-request dependency solving has nothing to do for a raw-body endpoint.
+    """
+
+    entries: dict = {}  # (category, name) -> (spec, allowed body fields)
+
+    def matches(self, scope):
+        match, child = super().matches(scope)
+        if match is not Match.NONE:
+            params = child["path_params"]
+            if (params["category"], params["name"]) not in self.entries:
+                return Match.NONE, {}
+        return match, child
+
+
+def _add_typed_routes(app: FastAPI, specs: list, settings: Settings) -> None:
+    """The typed routes of ``specs``: one dispatching route (see ``_TypedRoute``)."""
+    entries = {(s.category, s.name): (s, frozenset({"texts", "seed", *(p.name for p in s.params)}))
+               for s in specs}
+
+    async def perturb_typed(request: Request) -> Response:
+        params = request.path_params
+        spec, allowed = entries[params["category"], params["name"]]
         _require_json(request)
         body = _json_body(await request.body())
         extra = sorted(set(body) - allowed)
@@ -170,18 +214,81 @@ def _add_typed_route(app: FastAPI, spec: registry.Perturbation, settings: Settin
         return _json(run(spec, _texts(body, settings, False), params, body.get("seed", 0),
                          settings.limits))
 
-    scope = "" if spec.in_scope else " (out of scope)"
-    app.add_api_route(
-        f"/perturb/{spec.category}/{spec.name}", endpoint, methods=["POST"],
-        name=f"perturb_{spec.category}_{spec.name}", tags=[spec.family],
-        summary=f"{spec.name}{scope}", description=(
-            f"{spec.description}\n\n{spec.kind}, expectation `{spec.expectation}`, "
-            f"{'seed-sensitive' if spec.seed_sensitive else 'not seed-sensitive'}, version {spec.version}."),
-        responses={"200": {"description": "One result per text",
-                           "content": {"application/json": {"schema": RESPONSE_SCHEMA}}},
-                   **_error_responses(404, 413, 415, 422, 502, 503, 504)},
-        openapi_extra={"requestBody": {"required": True, "content": {
-            "application/json": {"schema": _typed_body_schema(spec, settings)}}}})
+    route = _TypedRoute("/perturb/{category}/{name}", perturb_typed, methods=["POST"],
+                        include_in_schema=False)
+    route.entries = entries
+    app.router.routes.append(route)
+
+
+class _DeferredRoutes(BaseRoute):
+    """Placeholder for routes declared by ``declare()`` on the first request that may need them.
+
+    Inert after that: the declared routes are spliced into the router right after it (the
+    router's loop over its routes then reaches them in the same request), so the order, the
+    404/405 answers and the OpenAPI document are those of routes declared up front.
+    """
+
+    def __init__(self, app: FastAPI, declare, prefixes: tuple[str, ...]) -> None:
+        self.app_, self.declare, self.prefixes = app, declare, prefixes
+
+    def expand(self) -> None:
+        if self.declare is None:
+            return
+        declare, self.declare = self.declare, None
+        routes = self.app_.router.routes
+        before = len(routes)
+        declare()
+        new = routes[before:]
+        del routes[before:]
+        at = routes.index(self) + 1
+        routes[at:at] = new
+
+    def matches(self, scope):
+        path, root = scope.get("path", ""), scope.get("root_path", "")
+        if root and path.startswith(root):
+            path = path[len(root):]
+        if self.declare is not None and path.startswith(self.prefixes):
+            self.expand()
+        return Match.NONE, {}
+
+    def url_path_for(self, name: str, /, **path_params):
+        raise NoMatchFound(name, path_params)
+
+    async def handle(self, scope, receive, send) -> None:  # pragma: no cover - never matches
+        raise StarletteHTTPException(404)
+
+
+def _defer_routes(app: FastAPI, declare, prefixes: tuple[str, ...]) -> None:
+    app.router.routes.append(_DeferredRoutes(app, declare, prefixes))
+
+
+def _expand_deferred(app: FastAPI) -> None:
+    for route in list(app.router.routes):
+        if isinstance(route, _DeferredRoutes):
+            route.expand()
+
+
+def _openapi_with_typed_paths(app: FastAPI, specs: list, settings: Settings) -> None:
+    """``app.openapi()`` = FastAPI's document + one typed path per entry, after ``/perturb``."""
+    fastapi_openapi = app.openapi
+
+    def openapi() -> dict:
+        if app.openapi_schema is None:
+            _expand_deferred(app)
+            schema = fastapi_openapi()
+            typed = {f"/perturb/{s.category}/{s.name}": {"post": _typed_operation(s, settings)}
+                     for s in specs}
+            paths, schema["paths"] = schema["paths"], {}
+            for path, item in paths.items():
+                schema["paths"][path] = item
+                if path == "/perturb":
+                    schema["paths"].update(typed)
+            # normalised like FastAPI's own document (its OpenAPI model, aliases, no nulls)
+            app.openapi_schema = jsonable_encoder(OpenAPI(**schema), by_alias=True,
+                                                  exclude_none=True)
+        return app.openapi_schema
+
+    app.openapi = openapi
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -220,29 +327,33 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                                        "message": f"unexpected {type(err).__name__}"}},
                             status_code=500)
 
-    @app.get("/health", tags=["catalog"], summary="Liveness")
-    async def health() -> dict:
-        return {"status": "ok"}
+    def catalog_routes() -> None:  # declared on first use: FastAPI's typed query/path
+        # parameters and response models cost ~50 ms of cold start (pydantic.v1 import, schemas)
+        @app.get("/health", tags=["catalog"], summary="Liveness")
+        async def health() -> dict:
+            return {"status": "ok"}
 
-    @app.get("/version", tags=["catalog"], summary="Package version and catalog digest")
-    async def version() -> dict:
-        return {"version": __version__, "catalog_digest": registry.catalog_digest(),
-                "entries": len(registry.entries())}
+        @app.get("/version", tags=["catalog"], summary="Package version and catalog digest")
+        async def version() -> dict:
+            return {"version": __version__, "catalog_digest": registry.catalog_digest(),
+                    "entries": len(registry.entries())}
 
-    @app.get("/perturbations", tags=["catalog"], summary="List the catalog (filterable)")
-    async def perturbations(family: str | None = None, in_scope: bool | None = None,
-                            expectation: str | None = None, model_backed: bool | None = None,
-                            seed_sensitive: bool | None = None, category: str | None = None) -> dict:
-        found = core.list_perturbations(category=category, family=family, in_scope=in_scope,
-                                        expectation=expectation, model_backed=model_backed,
-                                        seed_sensitive=seed_sensitive)
-        return {"count": len(found), "catalog_digest": registry.catalog_digest(),
-                "perturbations": found}
+        @app.get("/perturbations", tags=["catalog"], summary="List the catalog (filterable)")
+        async def perturbations(family: str | None = None, in_scope: bool | None = None,
+                                expectation: str | None = None, model_backed: bool | None = None,
+                                seed_sensitive: bool | None = None, category: str | None = None) -> dict:
+            found = core.list_perturbations(category=category, family=family, in_scope=in_scope,
+                                            expectation=expectation, model_backed=model_backed,
+                                            seed_sensitive=seed_sensitive)
+            return {"count": len(found), "catalog_digest": registry.catalog_digest(),
+                    "perturbations": found}
 
-    @app.get("/perturbations/{category}/{name}", tags=["catalog"], summary="One catalog entry",
-             responses=_error_responses(404))
-    async def perturbation(category: str, name: str) -> dict:
-        return core.describe(name, category)
+        @app.get("/perturbations/{category}/{name}", tags=["catalog"], summary="One catalog entry",
+                 responses=_error_responses(404))
+        async def perturbation(category: str, name: str) -> dict:
+            return core.describe(name, category)
+
+    _defer_routes(app, catalog_routes, ("/health", "/version", "/perturbations"))
 
     @app.post("/perturb", tags=["generic"], summary="Apply any perturbation by name",
               responses={"200": {"description": "One result per text", "content": {
@@ -274,12 +385,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return _json(run(spec, _texts(body, settings, True), params, body.get("seed", 0),
                          settings.limits))
 
-    for spec in specs:
-        _add_typed_route(app, spec, settings)
+    _add_typed_routes(app, specs, settings)
 
     @app.get("/", include_in_schema=False)
     async def playground() -> FileResponse:
         return FileResponse(STATIC / "index.html", media_type="text/html")
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    _openapi_with_typed_paths(app, specs, settings)
     return app

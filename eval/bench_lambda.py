@@ -1,0 +1,180 @@
+"""Lambda cold start and per-request overhead, this tree against another, side by side in one run.
+
+    git worktree add --detach /tmp/prev <commit>
+    python eval/bench_lambda.py --prev /tmp/prev [--runs 9] [--seconds 3] [--json OUT]
+
+Figures (each alternating between the trees, so that load changes hit both alike):
+
+* import: ``import functions.api.handler`` in fresh processes with bytecode cached, median (ms,
+  wall and CPU: on a loaded machine the CPU figure is the steadier one);
+* INIT: the function built by each tree's recipe under awslambdaric against a local Runtime API,
+  read-only task root, process start -> first ``/next``, median (eval/lambda_runtime.py);
+* zip: each tree's ``infra/Makefile build-ApiFunction`` for arm64/python3.12 (what ``sam build``
+  ships), zipped at deflate level 9 like infra/ci-checks.sh, and its .pyc count;
+* HTTP: both trees' services up at once (uvicorn, 1 worker), eval/bench_service.py's client,
+  single-text requests alternating per scenario and round: median req/s, p50, p99.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import http.client
+import json
+import os
+import pathlib
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "eval"))
+import bench_service  # noqa: E402
+import lambda_runtime as lr  # noqa: E402
+
+IMPORT = ("import time; t, c = time.perf_counter(), time.process_time(); "
+          "import functions.api.handler; "
+          "print((time.perf_counter() - t) * 1000, (time.process_time() - c) * 1000)")
+
+
+def import_ms(tree: pathlib.Path) -> tuple[float, float]:
+    """Wall and CPU ms of ``import functions.api.handler`` in a fresh process."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(PYTHONPATH=str(tree), NLTK_DATA=str(ROOT / "build" / "nltk_data"))
+    out = subprocess.run([sys.executable, "-c", IMPORT], cwd=tree, env=env, check=True,
+                         capture_output=True, text=True).stdout
+    wall, cpu = out.strip().splitlines()[-1].split()
+    return float(wall), float(cpu)
+
+
+def python312() -> str | None:
+    for cand in [shutil.which("python3.12"),
+                 *sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.12*/bin/python3.12")))]:
+        if cand and subprocess.run([cand, "-c", "import sys; assert sys.version_info[:2] == (3, 12)"],
+                                   capture_output=True).returncode == 0:
+            return cand
+    return None
+
+
+def zip_figures(tree: pathlib.Path, work: pathlib.Path, py312: str) -> dict:
+    dest = work / f"zip-{tree.name}"
+    env = {**os.environ, "PATH": f"{os.path.dirname(py312)}:{os.environ['PATH']}"}
+    subprocess.run(["make", "-s", "-f", str(tree / "infra" / "Makefile"), "build-ApiFunction",
+                    f"ARTIFACTS_DIR={dest}"], cwd=tree, env=env, check=True, capture_output=True)
+    archive = work / f"{tree.name}.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
+        for root, dirs, files in os.walk(dest):
+            dirs.sort()
+            for name in sorted(files):
+                path = os.path.join(root, name)
+                zf.write(path, os.path.relpath(path, dest))
+    return {"zip_bytes": archive.stat().st_size, "unzipped_bytes": lr.tree_bytes(dest),
+            "pyc_files": sum(1 for _ in dest.rglob("*.pyc"))}
+
+
+def start_server(tree: pathlib.Path) -> tuple[subprocess.Popen, int]:
+    port = bench_service.free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "perturber.cli", "serve", "--port", str(port)],
+                            cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(300):
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
+            conn.request("GET", "/health")
+            if conn.getresponse().status == 200:
+                return proc, port
+        except OSError:
+            time.sleep(0.1)
+    proc.kill()
+    raise SystemExit(f"the service of {tree} did not start")
+
+
+def http_figures(trees: dict, seconds: float, rounds: int) -> dict:
+    """Single-text requests (eval/bench_service.py's client), both servers up, alternating per
+    scenario and round; the median over rounds of req/s, p50 and p99."""
+    servers = {key: start_server(tree) for key, tree in trees.items()}
+    runs: dict = {key: {} for key in trees}
+    try:
+        for _ in range(rounds):
+            for name, params in bench_service.SCENARIOS:
+                for key, (_, port) in servers.items():
+                    row = bench_service.run(port, name, params, 1, seconds, 4)
+                    runs[key].setdefault(name, []).append(row)
+    finally:
+        for proc, _ in servers.values():
+            proc.terminate()
+            proc.wait(10)
+    return {key: [{"name": name, **{f: round(statistics.median(r[f] for r in rows), 2)
+                                    for f in ("requests_per_s", "p50_ms", "p99_ms")}}
+                  for name, rows in by_name.items()] for key, by_name in runs.items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--prev", type=pathlib.Path, required=True, help="the tree to compare with")
+    parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("--seconds", type=float, default=2.0, help="HTTP: per scenario and round")
+    parser.add_argument("--rounds", type=int, default=3, help="HTTP: alternating rounds")
+    parser.add_argument("--skip-http", action="store_true")
+    parser.add_argument("--json", type=pathlib.Path)
+    args = parser.parse_args(argv)
+    trees = {"before": args.prev.resolve(), "after": ROOT}
+    report: dict = {k: {"tree": str(v)} for k, v in trees.items()}
+    work = pathlib.Path(tempfile.mkdtemp(prefix="perturber-bench-lambda-"))
+    try:
+        for tree in trees.values():  # bytecode cached for the import figure
+            subprocess.run([sys.executable, "-m", "compileall", "-q", "perturber", "functions"],
+                           cwd=tree, check=True, capture_output=True)
+        samples: dict = {k: [] for k in trees}
+        for _ in range(args.runs):
+            for key, tree in trees.items():
+                samples[key].append(import_ms(tree))
+        runtime = lr.runtime_dir(work / "runtime")
+        builds = {k: lr.build_function(work / f"task-{k}", t) for k, t in trees.items()}
+        nltk = ROOT / "build" / "nltk_data"
+        inits: dict = {k: [] for k in trees}
+        for _ in range(args.runs):
+            for key in trees:
+                inits[key].append(lr.init_ms(builds[key], runtime, nltk if nltk.is_dir() else None,
+                                             with_cpu=True))
+        for key in trees:
+            report[key]["import_ms"] = round(statistics.median(w for w, _ in samples[key]), 1)
+            report[key]["import_cpu_ms"] = round(statistics.median(c for _, c in samples[key]), 1)
+            report[key]["init_ms"] = round(statistics.median(w for w, _ in inits[key]), 1)
+            report[key]["init_cpu_ms"] = round(statistics.median(c for _, c in inits[key]), 1)
+        py312 = python312()
+        for key, tree in trees.items():
+            if py312:
+                report[key].update(zip_figures(tree, work, py312))
+        if not args.skip_http:
+            for key, rows in http_figures(trees, args.seconds, args.rounds).items():
+                report[key]["http_single"] = rows
+    finally:
+        for path in [work, *work.rglob("*")]:
+            if path.is_dir() and not path.is_symlink():
+                path.chmod(0o755)
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"{'':8} {'import ms (CPU)':>15} {'INIT ms (CPU)':>14} {'zip MB':>7} {'unzipped MB':>11} "
+          f"{'.pyc':>5}")
+    for key, row in report.items():
+        print(f"{key:8} {row['import_ms']:7.0f} ({row['import_cpu_ms']:4.0f}) "
+              f"{row['init_ms']:6.0f} ({row['init_cpu_ms']:4.0f}) "
+              f"{row.get('zip_bytes', 0) / 1e6:7.2f} {row.get('unzipped_bytes', 0) / 1e6:11.1f} "
+              f"{row.get('pyc_files', 0):5d}")
+    if not args.skip_http:
+        print("\nsingle-text HTTP requests (req/s, p50 ms, p99 ms): before -> after")
+        for old, new in zip(report["before"]["http_single"], report["after"]["http_single"]):
+            print(f"{new['name']:14} {old['requests_per_s']:6.0f} -> {new['requests_per_s']:6.0f}   "
+                  f"{old['p50_ms']:5.2f} -> {new['p50_ms']:5.2f}   {old['p99_ms']:5.2f} -> {new['p99_ms']:5.2f}")
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

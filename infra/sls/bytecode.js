@@ -1,0 +1,34 @@
+'use strict';
+// Local osls plugin (serverless.yml `plugins: - ./infra/sls/bytecode`): after the package step
+// (and after serverless-python-requirements has injected the requirements), compile every .py of
+// the function zip to unchecked-hash bytecode for the runtime's Python with infra/sls/compile_zip.py.
+// /var/task is read-only on Lambda, so without shipped .pyc every cold start recompiles everything.
+const { execFileSync } = require('child_process');
+const path = require('path');
+
+class PerturberBytecode {
+  constructor(serverless) {
+    this.serverless = serverless;
+    this.hooks = { 'after:package:createDeploymentArtifacts': () => this.compile() };
+  }
+
+  compile() {
+    const service = this.serverless.service;
+    const dir = this.serverless.serviceDir;
+    const artifacts = new Set();
+    if (service.package && service.package.artifact) artifacts.add(path.resolve(dir, service.package.artifact));
+    for (const fn of Object.values(service.functions || {})) {
+      if (fn.package && fn.package.artifact) artifacts.add(path.resolve(dir, fn.package.artifact));
+    }
+    if (artifacts.size === 0) throw new Error('bytecode plugin: no function artifact to compile');
+    const runtime = service.provider.runtime || 'python3.12';
+    const version = runtime.replace(/^python/, '');
+    const reqs = (service.custom && service.custom.pythonRequirements) || {};
+    const python = reqs.pythonBin || `python${version}`;
+    const skip = (service.custom && service.custom.bytecodeSkip) ? ['--skip', service.custom.bytecodeSkip] : [];
+    execFileSync(python, [path.join(dir, 'infra', 'sls', 'compile_zip.py'), '--python-version', version,
+      ...skip, ...artifacts], { stdio: 'inherit' });
+  }
+}
+
+module.exports = PerturberBytecode;
