@@ -203,6 +203,7 @@ class Completion:
     usage: dict = field(default_factory=dict)
     latency_ms: float = 0.0
     seed_forwarded: bool = False
+    system_fingerprint: str | None = None
 
 
 def _retry_after(headers: Mapping[str, str] | None) -> float | None:
@@ -412,7 +413,8 @@ class Endpoint:
                     usage[key] = value
         return Completion(text=text, finish_reason=finish, model=getattr(parsed, "model", None) or model,
                           usage=usage, latency_ms=round((time.perf_counter() - started) * 1000, 3),
-                          seed_forwarded=seed_forwarded)
+                          seed_forwarded=seed_forwarded,
+                          system_fingerprint=getattr(parsed, "system_fingerprint", None))
 
     def chat(self, messages: Sequence[Mapping], *, model: str, temperature: float = 0.0,
              seed: int | None = None, max_tokens: int | None = 256) -> Completion:
