@@ -20,8 +20,16 @@ from . import registry
 
 def _field(p: registry.Param):
     description = f"{p.description}; {p.describe_range()}"
-    if p.choices is not None:
-        return Annotated[Literal[p.choices], Field(description=description)], p.default
+    choices = p.effective_choices()
+    if p.type is str and p.default is None:  # the model-backed tier's ``model`` (configured default)
+        default = p.catalog_schema()["default"]
+        if choices is not None:
+            return Annotated[Literal[choices], Field(description=description)], default
+        pattern = p.schema().get("pattern")
+        return Annotated[str, Field(description=description, min_length=1, max_length=128,
+                                    pattern=pattern, json_schema_extra={"default": default})], default
+    if choices is not None:
+        return Annotated[Literal[choices], Field(description=description)], p.default
     extra = {}
     if p.step is not None:
         extra["multipleOf"] = p.step
