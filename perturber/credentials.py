@@ -1,6 +1,6 @@
 """Where the model-backed tier gets its API key: a pluggable, lazily called provider.
 
-By default the key comes from ``PERTURBER_LLM_API_KEY``; the Lambda handler installs a provider
+By default the key comes from ``PERTURBER_LLM_API_KEY`` (``OPENAI_API_KEY`` as a fallback); the Lambda handler installs a provider
 that reads AWS Secrets Manager or SSM Parameter Store instead. The key is never logged or echoed.
 
 >>> set_api_key_provider(lambda: "k-123")
@@ -27,4 +27,4 @@ def api_key() -> str | None:
     """The model endpoint's API key, or None when none is configured."""
     if _provider is not None:
         return _provider()
-    return os.environ.get("PERTURBER_LLM_API_KEY") or None
+    return os.environ.get("PERTURBER_LLM_API_KEY") or os.environ.get("OPENAI_API_KEY") or None

@@ -80,3 +80,11 @@ class ConfigurationError(PerturberError):
     code = "configuration_error"
     exit_code = 3
     http_status = 500
+
+
+class AuthenticationRequired(PerturberError):
+    """A model-backed route would spend the server's key for an unauthenticated caller (service only)."""
+
+    code = "model_auth_required"
+    exit_code = 2
+    http_status = 401

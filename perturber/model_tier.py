@@ -60,7 +60,8 @@ def default_model() -> str | None:
 
 @contextmanager
 def using_endpoint(endpoint) -> Iterator[None]:
-    """Send this context's model requests to ``endpoint`` (the service's per-caller endpoints)."""
+    """Send this context's model requests to ``endpoint``, or to ``endpoint()`` when it is a
+    callable called only when a request is about to be made (the service's per-caller endpoints)."""
     token = _override.set(endpoint)
     try:
         yield
@@ -72,7 +73,12 @@ def current_endpoint():
     """The endpoint for this call: the context's override, else one shared configured endpoint."""
     ep = _override.get()
     if ep is not None:
-        return ep
+        return ep() if callable(ep) else ep
+    return shared_endpoint()
+
+
+def shared_endpoint():
+    """The process-wide endpoint of the configuration and the server's key (one pool, reused)."""
     from . import credentials
     from .llm import Endpoint
     s = settings()
