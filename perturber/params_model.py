@@ -41,9 +41,16 @@ def _field(p: registry.Param):
     return Annotated[p.type, constraints], p.default
 
 
-@lru_cache(maxsize=None)
 def params_model(spec: registry.Perturbation) -> type[BaseModel]:
     """A strict pydantic model (unknown fields forbidden, no coercion) of ``spec``'s params."""
+    configured = tuple((p.effective_choices(), p.catalog_schema().get("default"))
+                       for p in spec.params if p.type is str and p.default is None)
+    return _params_model(spec, configured)
+
+
+@lru_cache(maxsize=None)
+def _params_model(spec: registry.Perturbation, configured: tuple) -> type[BaseModel]:
+    """Cached per entry and per configured model list (the ``model`` param's choices)."""
     fields = {p.name: _field(p) for p in spec.params}
     name = "".join(part.title() for part in spec.name.split("_")) + "Params"
     return create_model(name, __config__=ConfigDict(strict=True, extra="forbid"), **fields)

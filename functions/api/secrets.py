@@ -55,7 +55,7 @@ def llm_api_key() -> str | None:
                 if key not in _cache:
                     _cache[key] = _fetch(kind, name)
                 return _cache[key]
-    return os.environ.get("PERTURBER_LLM_API_KEY") or None
+    return os.environ.get("PERTURBER_LLM_API_KEY") or os.environ.get("OPENAI_API_KEY") or None
 
 
 def clear_cache() -> None:
