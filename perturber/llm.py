@@ -9,7 +9,7 @@ a log record, an exception message or a result.
 >>> s = LLMSettings.from_env({"PERTURBER_LLM_BASE_URL": "http://127.0.0.1:9/v1",
 ...                           "PERTURBER_LLM_MODELS": "small,large"})
 >>> (s.base_url, s.model, s.models, s.max_retries, s.concurrency)
-('http://127.0.0.1:9/v1', 'small', ('small', 'large'), 2, 8)
+('http://127.0.0.1:9/v1', 'small', ('small', 'large'), 2, 16)
 """
 
 from __future__ import annotations
@@ -143,7 +143,7 @@ class LLMSettings:
     timeout: float = 30.0
     connect_timeout: float = 5.0
     max_retries: int = 2
-    concurrency: int = 8
+    concurrency: int = 16
     allowed_hosts: tuple[str, ...] = ()
 
     @property
@@ -188,7 +188,7 @@ class LLMSettings:
             timeout=_env_float(env, "PERTURBER_LLM_TIMEOUT", 30.0, 0.0, 900.0),
             connect_timeout=_env_float(env, "PERTURBER_LLM_CONNECT_TIMEOUT", 5.0, 0.0, 120.0),
             max_retries=_env_int(env, "PERTURBER_LLM_MAX_RETRIES", 2, 0, MAX_RETRIES_LIMIT),
-            concurrency=_env_int(env, "PERTURBER_LLM_CONCURRENCY", 8, 1, 64),
+            concurrency=_env_int(env, "PERTURBER_LLM_CONCURRENCY", 16, 1, 64),
             allowed_hosts=hosts,
         )
 
@@ -251,7 +251,7 @@ class Endpoint:
     """
 
     def __init__(self, base_url: str, api_key: str | None = None, *, timeout: float = 30.0,
-                 connect_timeout: float = 5.0, max_retries: int = 2, concurrency: int = 8,
+                 connect_timeout: float = 5.0, max_retries: int = 2, concurrency: int = 16,
                  backoff: float = 0.5) -> None:
         if base_url is None:
             raise ResourceUnavailable("no model endpoint is configured (set PERTURBER_LLM_BASE_URL)",

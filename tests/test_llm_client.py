@@ -32,7 +32,7 @@ def ep(llm_server, sleeps):
 def test_settings_defaults_are_empty_and_safe():
     s = LLMSettings.from_env({})
     assert (s.base_url, s.model, s.models, s.send_seed, s.max_tokens) == (None, None, (), True, 4096)
-    assert (s.timeout, s.connect_timeout, s.max_retries, s.concurrency, s.allowed_hosts) == (30.0, 5.0, 2, 8, ())
+    assert (s.timeout, s.connect_timeout, s.max_retries, s.concurrency, s.allowed_hosts) == (30.0, 5.0, 2, 16, ())
 
 
 def test_settings_parse_every_variable():

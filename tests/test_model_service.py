@@ -147,10 +147,10 @@ def test_http_timeout_and_unavailable(monkeypatch, server):
 
 def test_batches_are_bounded_and_ordered_over_http(client, server, monkeypatch):
     server.script(default=lambda body: Reply(content=body["messages"][1]["content"] + "?", delay=0.05))
-    texts = [f"item {i}" for i in range(24)]
+    texts = [f"item {i}" for i in range(40)]
     r = post(client, "simplification", texts, AUTH)
     assert [x["text"] for x in r.json()["results"]] == [t + "?" for t in texts]
-    assert server.max_in_flight == model_tier.settings().concurrency == 8
+    assert server.max_in_flight == model_tier.settings().concurrency == 16
 
 
 # -- keys never leak -----------------------------------------------------------------------------
