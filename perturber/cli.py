@@ -99,11 +99,13 @@ def cmd_list(argv: Sequence[str]) -> int:
     parser.add_argument("--category", choices=registry.CATEGORIES)
     parser.add_argument("--in-scope", action="store_true", help="hide out-of-scope entries")
     parser.add_argument("--expectation", choices=registry.EXPECTATIONS)
+    parser.add_argument("--model-backed", action=argparse.BooleanOptionalAction, default=None,
+                        help="only the model-backed entries (--no-model-backed: only deterministic)")
     parser.add_argument("--json", action="store_true", help="one JSON array of catalog entries")
     args = parser.parse_args(argv)
     found = core.list_perturbations(category=args.category, family=args.family,
                                     in_scope=True if args.in_scope else None,
-                                    expectation=args.expectation)
+                                    expectation=args.expectation, model_backed=args.model_backed)
     if args.json:
         _write(json.dumps(found, ensure_ascii=False, indent=1) + "\n")
         return 0

@@ -361,3 +361,11 @@ def test_cli_batch_is_one_concurrent_batch(tier, tmp_path, capsysbinary):
     tier.script(default=lambda body: Reply(status=404))
     assert cli.main(["batch", "simplification", "--input", str(src), "--output", "-"]) == 4
     assert f"{src}:1: " in capsysbinary.readouterr().err.decode()
+
+
+def test_cli_list_model_backed(capsysbinary):
+    assert cli.main(["list", "--model-backed", "--json"]) == 0
+    names = {e["name"] for e in json.loads(capsysbinary.readouterr().out)}
+    assert names == set(CATALOG)
+    assert cli.main(["list", "--no-model-backed", "--json"]) == 0
+    assert not names & {e["name"] for e in json.loads(capsysbinary.readouterr().out)}
