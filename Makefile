@@ -62,3 +62,8 @@ eval: venv nltk-data
 
 clean:
 	rm -rf $(VENV) $(VENV)-3.* build .aws-sam .serverless eval/out
+
+.PHONY: bench-llm
+# The model-backed tier under batches (local OpenAI-compatible server adding 200 ms per completion).
+bench-llm: venv nltk-data
+	$(BIN)/python eval/bench_llm.py --delay 0.2 --sizes 1,50,1000
