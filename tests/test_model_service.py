@@ -274,3 +274,31 @@ def test_transport_identity(monkeypatch, server, capsysbinary, name, params):
         assert _comparable(got) == expected
     assert typed["params"] == generic["params"] == via_cli["params"] == lib["params"]
     assert lib["applied"] and lib["model"]["model"] == MODEL
+
+
+@pytest.mark.parametrize("reply, code, status, exit_code", [
+    (Reply(status=502), "model_error", 502, 4),
+    (Reply(delay=1.0), "model_timeout", 504, 4),
+    (Reply(content="\n \n"), "model_empty", 502, 4),
+    (Reply(content="I am unable to write that."), "model_refused", 502, 4),
+    (Reply(content=None, finish_reason="content_filter"), "model_refused", 502, 4),
+    (Reply(content="x", finish_reason="length"), "model_truncated", 502, 4),
+    (Reply(content="y" * 401), "model_invalid_output", 502, 4),
+])
+def test_every_model_error_over_library_cli_and_http(monkeypatch, server, capsysbinary, reply, code, status,
+                                                      exit_code):
+    from perturber.errors import ModelBackendError
+    from perturber.service.app import create_app
+    monkeypatch.setenv("PERTURBER_LLM_TIMEOUT", "0.3")
+    model_tier.reset()
+    server.script(reply)
+    with pytest.raises(ModelBackendError) as info:
+        perturber.apply(TEXT, "sycophancy_bait")
+    assert info.value.code == code
+    server.script(reply)
+    assert cli.main(["sycophancy_bait", "--text", TEXT]) == exit_code
+    assert f"perturber: {code}: " in capsysbinary.readouterr().err.decode()
+    server.script(reply)
+    r = post(TestClient(create_app()), "sycophancy_bait", [TEXT], AUTH)
+    assert r.status_code == status and r.json()["error"]["code"] == code
+    assert len(server.requests) == 3  # no retries configured in these tests, one request per transport
