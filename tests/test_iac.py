@@ -174,8 +174,11 @@ def summarize_sam(template: dict) -> dict:
         method, path = route["Properties"]["RouteKey"].split(" ", 1)
         routes.add((method, path))
     api = resources["HttpApi"]
-    assert api["Type"] == "AWS::Serverless::HttpApi"
-    throttle = api["Properties"]["DefaultRouteSettings"]
+    assert api["Type"] == "AWS::ApiGatewayV2::Api" and api["Properties"]["ProtocolType"] == "HTTP"
+    stage = resources["HttpApiStage"]
+    assert stage["Type"] == "AWS::ApiGatewayV2::Stage" and stage["Properties"]["ApiId"] == {"Ref": "HttpApi"}
+    assert stage["Properties"]["StageName"] == "$default" and stage["Properties"]["AutoDeploy"] is True
+    throttle = stage["Properties"]["DefaultRouteSettings"]
     log_groups = [r for r in resources.values() if r["Type"] == "AWS::Logs::LogGroup"]
     return {
         "runtime": fn["Runtime"],
@@ -420,14 +423,15 @@ def test_translated_template_resources(translated):
     assert layer["CompatibleArchitectures"] == [CLAIMS["architecture"]]
     assert layer["CompatibleRuntimes"] == [CLAIMS["runtime"]]
     (api_name,) = by_type["AWS::ApiGatewayV2::Api"]
-    paths = resources[api_name]["Properties"]["Body"]["paths"]
-    assert set(paths) == {"/{proxy+}", "/"}
-    for path in paths.values():
-        integration = path["x-amazon-apigateway-any-method"]["x-amazon-apigateway-integration"]
-        assert integration["payloadFormatVersion"] == "2.0"
+    assert "Body" not in resources[api_name]["Properties"]  # routes are resources, never overwritten
+    routes = [resources[n]["Properties"] for n in by_type["AWS::ApiGatewayV2::Route"]]
+    assert {r["RouteKey"] for r in routes} == {"ANY /{proxy+}", "ANY /"}
+    assert all(r["AuthorizationType"] == {"Ref": "ApiAuthType"} for r in routes)
+    (integration_name,) = by_type["AWS::ApiGatewayV2::Integration"]
+    assert resources[integration_name]["Properties"]["PayloadFormatVersion"] == "2.0"
     (stage_name,) = by_type["AWS::ApiGatewayV2::Stage"]
     stage = resources[stage_name]["Properties"]
     assert stage["StageName"] == "$default"
     assert stage["DefaultRouteSettings"] == {"ThrottlingBurstLimit": {"Ref": "ThrottlingBurstLimit"},
                                              "ThrottlingRateLimit": {"Ref": "ThrottlingRateLimit"}}
-    assert len(by_type["AWS::Lambda::Permission"]) == 2  # one per route
+    assert len(by_type["AWS::Lambda::Permission"]) == 1  # one for the API (both routes)
