@@ -447,10 +447,15 @@ class Endpoint:
         started = time.perf_counter()
         for attempt in range(self.max_retries + 1):
             try:
-                raw = await client.chat.completions.with_raw_response.create(**body)
+                # async requests also get a total bound per attempt (httpx's timeouts are per phase)
+                raw = await asyncio.wait_for(client.chat.completions.with_raw_response.create(**body),
+                                             self.timeout + self.connect_timeout)
                 return self._completion(raw, body["model"], started, "seed" in body)
             except PerturberError:
                 raise
+            except asyncio.TimeoutError:
+                err, retryable, retry_after = ModelBackendError(
+                    f"the model endpoint timed out after {self.timeout:g} s", code="model_timeout"), True, None
             except Exception as exc:  # noqa: BLE001
                 err, retryable, retry_after = self._classify(exc)
             if not retryable or attempt == self.max_retries:

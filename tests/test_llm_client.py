@@ -287,3 +287,18 @@ def test_key_never_in_repr_errors_or_logs(ep, llm_server, caplog):
     texts += [r.getMessage() + repr(r.args) for r in caplog.records]
     assert "***" in first.value.message  # the upstream echo of the key is scrubbed
     assert not any(KEY in t for t in texts)
+
+
+def test_achat_timeout(llm_server):
+    llm_server.script(Reply(delay=1.0), Reply(delay=1.0))
+
+    async def go():
+        ep = Endpoint(llm_server.base_url, timeout=0.2, connect_timeout=0.1, max_retries=1, backoff=0.01)
+        try:
+            return await ep.achat(MSGS, model="m")
+        finally:
+            await ep.aclose()
+
+    with pytest.raises(ModelBackendError) as info:
+        asyncio.run(go())
+    assert info.value.code == "model_timeout" and len(llm_server.requests) == 2
