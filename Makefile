@@ -72,3 +72,7 @@ lint: venv
 .PHONY: lambda-init
 lambda-init: venv nltk-data
 	$(BIN)/python eval/lambda_runtime.py --runs 9
+.PHONY: bench-llm
+# The model-backed tier under batches (local OpenAI-compatible server adding 200 ms per completion).
+bench-llm: venv nltk-data
+	$(BIN)/python eval/bench_llm.py --delay 0.2 --sizes 1,50,1000

@@ -100,11 +100,13 @@ def cmd_list(argv: Sequence[str]) -> int:
     parser.add_argument("--category", choices=registry.CATEGORIES)
     parser.add_argument("--in-scope", action="store_true", help="hide out-of-scope entries")
     parser.add_argument("--expectation", choices=registry.EXPECTATIONS)
+    parser.add_argument("--model-backed", action=argparse.BooleanOptionalAction, default=None,
+                        help="only the model-backed entries (--no-model-backed: only deterministic)")
     parser.add_argument("--json", action="store_true", help="one JSON array of catalog entries")
     args = parser.parse_args(argv)
     found = core.list_perturbations(category=args.category, family=args.family,
                                     in_scope=True if args.in_scope else None,
-                                    expectation=args.expectation)
+                                    expectation=args.expectation, model_backed=args.model_backed)
     if args.json:
         _write(json.dumps(found, ensure_ascii=False, indent=1) + "\n")
         return 0
@@ -224,7 +226,7 @@ def cmd_batch(argv: Sequence[str]) -> int:
             raise InvalidParams(f"cannot read {args.input}: {err}", field="input") from None
     records = [(i, line) for i, line in enumerate(lines, 1) if line.strip()]
     progress = Progress(len(records), sys.stderr.isatty() if args.progress is None else args.progress)
-    out = []
+    parsed = []
     for lineno, line in records:
         try:
             record = json.loads(line)
@@ -232,14 +234,31 @@ def cmd_batch(argv: Sequence[str]) -> int:
             raise InvalidParams(f"{args.input}:{lineno}: not JSON ({err.msg})", line=lineno) from None
         if not isinstance(record, dict) or not isinstance(record.get(args.field), str):
             raise InvalidParams(f"{args.input}:{lineno}: no string field {args.field!r}", line=lineno)
+        parsed.append((lineno, record))
+    if spec.model_backed:  # one batch: requests run concurrently through the endpoint's pool
+        texts = [record[args.field] for _, record in parsed]
         try:
-            result = core.apply(record[args.field], spec.name, params, seed, spec.category)
+            results = core.apply_many(texts, spec.name, params, seed, spec.category,
+                                      on_done=lambda i, r: progress.update())
         except PerturberError as err:
-            err.message = f"{args.input}:{lineno}: {err.message}"
+            i = err.details.get("index")
+            if isinstance(i, int):
+                err.message = f"{args.input}:{parsed[i][0]}: {err.message.split(': ', 1)[-1]}"
             raise
+        progress.update(len(parsed) - progress.done)
+    else:
+        results = []
+        for lineno, record in parsed:
+            try:
+                results.append(core.apply(record[args.field], spec.name, params, seed, spec.category))
+            except PerturberError as err:
+                err.message = f"{args.input}:{lineno}: {err.message}"
+                raise
+            progress.update()
+    out = []
+    for (lineno, record), result in zip(parsed, results):
         meta = {k: v for k, v in result.to_dict().items() if k != "text"}
         out.append(_json_line({**record, out_field: result.text, "perturber": meta}))
-        progress.update()
     blob = "".join(out).encode("utf-8")
     if args.output == "-":
         sys.stdout.buffer.write(blob)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import registry
-from .errors import InputTooLarge, InvalidParams
+from .errors import InputTooLarge, InvalidParams, PerturberError
 from .rng import Draws
 from .settings import Limits, default_limits
 
@@ -145,7 +145,50 @@ def apply(text: str, name: str, params: Mapping[str, Any] | None = None, seed: i
     spec = registry.get(name, category)
     resolved = spec.resolve(params)
     check_seed(seed)
-    outcome = _run(spec, check_text(text, limits), resolved, seed)
+    return _result(spec, text, resolved, seed, _run(spec, check_text(text, limits), resolved, seed),
+                   limits)
+
+
+def apply_many(texts: list[str], name: str, params: Mapping[str, Any] | None = None, seed: int = 0,
+               category: str = "native", on_done=None, *,
+               limits: Limits | None = None) -> list[Result]:
+    """``apply`` to every text (all validated first). Model-backed entries send their requests
+    concurrently (at most ``PERTURBER_LLM_CONCURRENCY`` in flight); the first failing text (in
+    order) raises its error, with ``index`` in its details (``limits``: see ``apply``).
+
+    >>> [r.text for r in apply_many(["a", "b"], "quotes", {"n": 1})]
+    ['" a "', '" b "']
+    """
+    spec = registry.get(name, category)
+    resolved = spec.resolve(params)
+    check_seed(seed)
+    for i, text in enumerate(texts):
+        try:
+            check_text(text, limits)
+        except PerturberError as err:
+            raise _at(err, i) from None
+    if spec.model_backed:
+        from .model_tier import TASKS, run_many
+        outcomes = run_many(TASKS[spec.name], texts, resolved, seed, on_done=on_done)
+    else:
+        outcomes = [_run(spec, text, resolved, seed) for text in texts]
+    results = []
+    for i, (text, outcome) in enumerate(zip(texts, outcomes)):
+        if isinstance(outcome, PerturberError):
+            raise _at(outcome, i)
+        results.append(_result(spec, text, resolved, seed, outcome, limits))
+    return results
+
+
+def _at(err: PerturberError, index: int) -> PerturberError:
+    err.message = f"texts[{index}]: {err.message}"
+    err.details["index"] = index
+    err.args = (err.message,)
+    return err
+
+
+def _result(spec: registry.Perturbation, text: str, resolved: dict, seed: int,
+            outcome: registry.Outcome, limits: Limits | None) -> Result:
     applied = outcome.text != text
     details = dict(outcome.details) if outcome.details else {}
     mag = magnitude(text, outcome.text, limits)
@@ -157,7 +200,7 @@ def apply(text: str, name: str, params: Mapping[str, Any] | None = None, seed: i
         edits=outcome.edits if applied else 0, magnitude=mag,
         name=spec.name, category=spec.category, family=spec.family, version=spec.version,
         in_scope=spec.in_scope, expectation=spec.expectation, kind=spec.kind, seed=seed,
-        params=dict(resolved), details=details)
+        params=dict(resolved), details=details, model=outcome.model)
 
 
 def list_perturbations(*, category: str | None = None, family: str | None = None,

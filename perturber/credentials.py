@@ -1,6 +1,6 @@
 """Where the model-backed tier gets its API key: a pluggable, lazily called provider.
 
-By default the key comes from ``PERTURBER_LLM_API_KEY``; the Lambda handler installs a provider
+By default the key comes from ``PERTURBER_LLM_API_KEY`` (``OPENAI_API_KEY`` as a fallback); the Lambda handler installs a provider
 that reads AWS Secrets Manager or SSM Parameter Store instead. The key is never logged or echoed.
 
 >>> set_api_key_provider(lambda: "k-123")
@@ -31,5 +31,6 @@ def api_key() -> str | None:
 
 
 def env_api_key() -> str | None:
-    """``PERTURBER_LLM_API_KEY`` when set and non-empty (every provider's last resort)."""
-    return os.environ.get("PERTURBER_LLM_API_KEY") or None
+    """``PERTURBER_LLM_API_KEY``, else ``OPENAI_API_KEY``, when set and non-empty (every
+    provider's last resort)."""
+    return os.environ.get("PERTURBER_LLM_API_KEY") or os.environ.get("OPENAI_API_KEY") or None

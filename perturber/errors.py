@@ -80,3 +80,19 @@ class ModelBackendError(PerturberError):
         super().__init__(message, code, **details)
         if self.code == "model_timeout":
             self.http_status = 504
+
+
+class ConfigurationError(PerturberError):
+    """A bad ``PERTURBER_*`` configuration value (a clear start-up error)."""
+
+    code = "configuration_error"
+    exit_code = 3
+    http_status = 500
+
+
+class AuthenticationRequired(PerturberError):
+    """A model-backed route would spend the server's key for an unauthenticated caller (service only)."""
+
+    code = "model_auth_required"
+    exit_code = 2
+    http_status = 401

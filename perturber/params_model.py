@@ -23,8 +23,16 @@ from . import registry
 
 def _field(p: registry.Param):
     description = f"{p.description}; {p.describe_range()}"
-    if p.choices is not None:
-        return Annotated[Literal[p.choices], Field(description=description)], p.default
+    choices = p.effective_choices()
+    if p.type is str and p.default is None:  # the model-backed tier's ``model`` (configured default)
+        default = p.catalog_schema()["default"]
+        if choices is not None:
+            return Annotated[Literal[choices], Field(description=description)], default
+        pattern = p.schema().get("pattern")
+        return Annotated[str, Field(description=description, min_length=1, max_length=128,
+                                    pattern=pattern, json_schema_extra={"default": default})], default
+    if choices is not None:
+        return Annotated[Literal[choices], Field(description=description)], p.default
     extra: dict[str, Any] = {}
     if p.step is not None:
         extra["multipleOf"] = p.step
@@ -36,9 +44,16 @@ def _field(p: registry.Param):
     return Annotated[p.type, constraints], p.default
 
 
-@cache
 def params_model(spec: registry.Perturbation) -> type[BaseModel]:
     """A strict pydantic model (unknown fields forbidden, no coercion) of ``spec``'s params."""
+    configured = tuple((p.effective_choices(), p.catalog_schema().get("default"))
+                       for p in spec.params if p.type is str and p.default is None)
+    return _params_model(spec, configured)
+
+
+@cache
+def _params_model(spec: registry.Perturbation, configured: tuple) -> type[BaseModel]:
+    """Cached per entry and per configured model list (the ``model`` param's choices)."""
     fields = {p.name: _field(p) for p in spec.params}
     name = "".join(part.title() for part in spec.name.split("_")) + "Params"
     return create_model(name, __config__=ConfigDict(strict=True, extra="forbid"), **fields)

@@ -32,7 +32,7 @@ TYPE_NAMES = {int: "int", float: "float", str: "str", bool: "bool"}
 # Modules that declare perturbations, imported on first use of the registry.
 FAMILY_MODULES = tuple(f"perturber.perturbations.{m}" for m in (
     "control", "word_level", "character", "formatting", "schema", "normalization", "padding",
-    "context", "adversarial", "structure", "directional",
+    "context", "paraphrasing", "reasoning", "adversarial", "structure", "directional",
 ))
 
 
@@ -43,6 +43,7 @@ class Outcome(NamedTuple):
     edits: int = 0
     reason: str | None = None
     details: dict | None = None
+    model: dict | None = None   # model-backed entries: the ``model`` object of CATALOG.md §1.2
 
 
 def unchanged(text: str, reason: str) -> Outcome:
@@ -63,6 +64,10 @@ class Param:
     choices: tuple | None = None
     step: float | None = None
     forbidden: tuple = ()
+
+    def effective_choices(self) -> tuple | None:
+        """The enforced choices (static here; the ``model`` param reads them from configuration)."""
+        return self.choices
 
     def describe_range(self) -> str:
         if self.choices is not None:
@@ -113,6 +118,10 @@ class Param:
         if self.forbidden:
             out["forbidden"] = list(self.forbidden)
         return out
+
+    def catalog_schema(self) -> dict:
+        """What the catalog advertises: ``schema()`` plus run-time configuration, if any."""
+        return self.schema()
 
 
 def _type_name(value: Any) -> str:
@@ -171,7 +180,7 @@ class Perturbation:
     def resolve(self, params: Mapping[str, Any] | None) -> dict:
         """Validated effective parameters with defaults filled in (§1.3)."""
         if not params:
-            return self.defaults
+            return self._model_default(self.defaults)
         if not isinstance(params, Mapping):
             raise InvalidParams(f"{self.name}: params must be an object, got {_type_name(params)}",
                                 field="params")
@@ -185,7 +194,15 @@ class Perturbation:
         resolved = dict(self.defaults)
         for key, value in params.items():
             resolved[key] = by_name[key].validate(value, self.name)
-        return resolved
+        return self._model_default(resolved)
+
+    def _model_default(self, resolved: dict) -> dict:
+        """Model-backed entries: fill ``model`` from the configuration when not given."""
+        if not self.model_backed or resolved.get("model") is not None:
+            return resolved
+        from .model_tier import default_model
+        model = default_model()
+        return resolved if model is None else {**resolved, "model": model}
 
     def at_zero_intensity(self, params: Mapping[str, Any]) -> bool:
         if self.intensity not in ZERO_INTENSITY:
@@ -200,7 +217,7 @@ class Perturbation:
             "expectation": self.expectation, "kind": self.kind,
             "seed_sensitive": self.seed_sensitive, "model_backed": self.model_backed,
             "intensity": self.intensity, "description": self.description,
-            "params": [p.schema() for p in self.params],
+            "params": [p.catalog_schema() for p in self.params],
         }
 
 

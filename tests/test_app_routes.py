@@ -24,7 +24,6 @@ def test_catalog_routes_are_declared_once_on_first_use():
     assert paths(app).count("/health") == 1 and paths(app).count("/perturbations/{category}/{name}") == 1
     # declared where they were written: before the generic route, as before
     assert paths(app).index("/perturbations") < paths(app).index("/perturb")
-    perturber.configure(max_text_chars=1_000_000)
 
 
 def test_openapi_lists_every_entry_after_the_generic_route_in_catalog_order():
@@ -38,7 +37,6 @@ def test_openapi_lists_every_entry_after_the_generic_route_in_catalog_order():
     op = document["paths"]["/perturb/native/typos"]["post"]
     assert op["operationId"] == "perturb_native_typos_perturb_native_typos_post"
     assert app.openapi() is document  # built once
-    perturber.configure(max_text_chars=1_000_000)
 
 
 def test_typed_route_matches_catalog_entries_only():
@@ -50,4 +48,3 @@ def test_typed_route_matches_catalog_entries_only():
     response = client.get("/perturb/native/quotes")
     assert response.status_code == 405 and response.json()["error"]["code"] == "method_not_allowed"
     assert client.get("/perturb/native/nope").status_code == 404
-    perturber.configure(max_text_chars=1_000_000)

@@ -44,6 +44,14 @@ SERVICE_ENV = {  # every variable the function reads, with the value the stack s
     "NLTK_DATA", "PERTURBER_API_BASE_PATH", "PERTURBER_MAX_TEXT_CHARS", "PERTURBER_MAX_TEXTS",
     "PERTURBER_MAX_BODY_BYTES", "PERTURBER_MAGNITUDE_MAX_CHARS", "PERTURBER_WARM_SYNONYM",
     "PERTURBER_LLM_API_KEY_SECRET_ID", "PERTURBER_LLM_API_KEY_PARAMETER",
+    "PERTURBER_LLM_BASE_URL", "PERTURBER_LLM_DEFAULT_MODEL", "PERTURBER_LLM_MODELS",
+    "PERTURBER_LLM_ALLOWED_HOSTS", "PERTURBER_LLM_BEARER_SHA256", "PERTURBER_LLM_TIMEOUT",
+    "PERTURBER_LLM_MAX_RETRIES", "PERTURBER_LLM_CONCURRENCY",
+}
+MODEL_PARAMETERS = {  # SAM parameter -> environment variable (serverless.yml: the same names)
+    "LlmBaseUrl": "PERTURBER_LLM_BASE_URL", "LlmDefaultModel": "PERTURBER_LLM_DEFAULT_MODEL",
+    "LlmModels": "PERTURBER_LLM_MODELS", "LlmAllowedHosts": "PERTURBER_LLM_ALLOWED_HOSTS",
+    "LlmBearerSha256": "PERTURBER_LLM_BEARER_SHA256",
 }
 
 
@@ -161,13 +169,18 @@ def summarize_sam(template: dict) -> dict:
     layer = resources[layer_refs[0]]
     assert layer["Type"] == "AWS::Serverless::LayerVersion"
     routes = set()
-    for event in fn["Events"].values():
-        assert event["Type"] == "HttpApi"
-        assert event["Properties"]["ApiId"] == {"Ref": "HttpApi"}
-        routes.add((event["Properties"]["Method"].upper(), event["Properties"]["Path"]))
+    assert "Events" not in fn  # explicit routes, so that their authorization follows ApiAuthType
+    for route in (r for r in resources.values() if r["Type"] == "AWS::ApiGatewayV2::Route"):
+        assert route["Properties"]["ApiId"] == {"Ref": "HttpApi"}
+        assert route["Properties"]["AuthorizationType"] == {"Ref": "ApiAuthType"}
+        method, path = route["Properties"]["RouteKey"].split(" ", 1)
+        routes.add((method, path))
     api = resources["HttpApi"]
-    assert api["Type"] == "AWS::Serverless::HttpApi"
-    throttle = api["Properties"]["DefaultRouteSettings"]
+    assert api["Type"] == "AWS::ApiGatewayV2::Api" and api["Properties"]["ProtocolType"] == "HTTP"
+    stage = resources["HttpApiStage"]
+    assert stage["Type"] == "AWS::ApiGatewayV2::Stage" and stage["Properties"]["ApiId"] == {"Ref": "HttpApi"}
+    assert stage["Properties"]["StageName"] == "$default" and stage["Properties"]["AutoDeploy"] is True
+    throttle = stage["Properties"]["DefaultRouteSettings"]
     log_groups = [r for r in resources.values() if r["Type"] == "AWS::Logs::LogGroup"]
     return {
         "runtime": fn["Runtime"],
@@ -361,7 +374,30 @@ def test_runtime_requirements_are_runtime_only():
     import tomllib
     base = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
     base_names = {re.split(r"[<>=!~ ]", dep, maxsplit=1)[0].lower() for dep in base}
-    assert base_names | {"fastapi", "mangum", "nltk"} == set(lines)
+    assert base_names | {"fastapi", "mangum", "nltk", "openai"} == set(lines)
+
+
+def test_model_tier_parameters_agree(sam, sls):
+    sls_params = sls["resources"]["Parameters"]
+    for name, variable in MODEL_PARAMETERS.items():
+        assert sam["Parameters"][name]["Default"] == "" == sls_params[name]["Default"]
+        assert sam_function(sam)["Environment"]["Variables"][variable] == {"Ref": name}
+        assert sls["provider"]["environment"][variable] == {"Ref": name}
+    for params in (sam["Parameters"], sls_params):
+        assert params["ApiAuthType"]["AllowedValues"] == ["NONE", "AWS_IAM"]
+        assert params["ApiAuthType"]["Default"] == "NONE" and params["LlmBearerSha256"]["NoEcho"] is True
+    for route in ("HttpApiRouteAnyProxyVar", "HttpApiRouteAny"):
+        assert sls["resources"]["extensions"][route]["Properties"]["AuthorizationType"] == {"Ref": "ApiAuthType"}
+    res = sam["Resources"]
+    assert res["ApiIntegration"]["Properties"]["IntegrationUri"] == {"Fn::GetAtt": ["ApiFunction", "Arn"]}
+    assert res["ApiIntegration"]["Properties"]["PayloadFormatVersion"] == "2.0"
+    assert res["ApiInvokePermission"]["Properties"]["Principal"] == "apigateway.amazonaws.com"
+    # the model timeout and one retry fit the function timeout (29 s)
+    env = summarize_sam(sam)["environment"]
+    timeout, retries = float(env["PERTURBER_LLM_TIMEOUT"]), int(env["PERTURBER_LLM_MAX_RETRIES"])
+    assert (retries + 1) * timeout + 2 < CLAIMS["timeout"]
+    from perturber.llm import LLMSettings
+    LLMSettings.from_env(env)  # the stack's values are valid configuration
 
 
 def test_cfn_tag_loader_handles_short_forms():
@@ -422,14 +458,15 @@ def test_translated_template_resources(translated):
     assert layer["CompatibleArchitectures"] == [CLAIMS["architecture"]]
     assert layer["CompatibleRuntimes"] == [CLAIMS["runtime"]]
     (api_name,) = by_type["AWS::ApiGatewayV2::Api"]
-    paths = resources[api_name]["Properties"]["Body"]["paths"]
-    assert set(paths) == {"/{proxy+}", "/"}
-    for path in paths.values():
-        integration = path["x-amazon-apigateway-any-method"]["x-amazon-apigateway-integration"]
-        assert integration["payloadFormatVersion"] == "2.0"
+    assert "Body" not in resources[api_name]["Properties"]  # routes are resources, never overwritten
+    routes = [resources[n]["Properties"] for n in by_type["AWS::ApiGatewayV2::Route"]]
+    assert {r["RouteKey"] for r in routes} == {"ANY /{proxy+}", "ANY /"}
+    assert all(r["AuthorizationType"] == {"Ref": "ApiAuthType"} for r in routes)
+    (integration_name,) = by_type["AWS::ApiGatewayV2::Integration"]
+    assert resources[integration_name]["Properties"]["PayloadFormatVersion"] == "2.0"
     (stage_name,) = by_type["AWS::ApiGatewayV2::Stage"]
     stage = resources[stage_name]["Properties"]
     assert stage["StageName"] == "$default"
     assert stage["DefaultRouteSettings"] == {"ThrottlingBurstLimit": {"Ref": "ThrottlingBurstLimit"},
                                              "ThrottlingRateLimit": {"Ref": "ThrottlingRateLimit"}}
-    assert len(by_type["AWS::Lambda::Permission"]) == 2  # one per route
+    assert len(by_type["AWS::Lambda::Permission"]) == 1  # one for the API (both routes)

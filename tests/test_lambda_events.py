@@ -13,7 +13,6 @@ from functions.api.events import LocalContext, http_api_event
 def handler_module():
     import functions.api.handler as module
     yield module
-    perturber.configure(max_text_chars=1_000_000)
 
 
 @pytest.mark.parametrize("event", [

@@ -131,7 +131,6 @@ def test_every_sample_event_matches_the_in_process_handler_and_the_library(built
     finally:
         monkeypatch.delenv("PERTURBER_API_BASE_PATH", raising=False)
         in_process(monkeypatch)
-        perturber.configure(max_text_chars=1_000_000)
 
 
 def test_warm_up_and_console_events_are_answered_not_failed(built):

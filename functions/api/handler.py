@@ -13,7 +13,9 @@ Configuration comes from the
 environment: the ``PERTURBER_*`` limits of the service, ``PERTURBER_API_BASE_PATH`` (the stage or
 custom-domain prefix to strip, e.g. ``/prod``; default ``/``), ``NLTK_DATA`` (``/opt/nltk_data``,
 the layer), ``PERTURBER_WARM_SYNONYM=1`` to load WordNet during INIT, and the model-tier secrets
-of ``functions.api.secrets``.
+of ``functions.api.secrets`` and ``PERTURBER_LLM_*`` settings (read and checked by ``create_app``).
+Mangum passes the API Gateway event to the app (``scope["aws.event"]``): its IAM authorizer
+context is what lets a model-backed request spend the server's key (``perturber.service.auth``).
 """
 
 from __future__ import annotations

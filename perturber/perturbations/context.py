@@ -2,8 +2,9 @@
 
 ``irrelevant_context`` (§11.3, seeded, bank B1) inserts distractor sentences before sentences of
 plain paragraphs; ``context_load`` (§11.4, bank B2) pads the text with neutral filler up to a
-length ratio.  The model-backed entries of §11 (``emotion_prompt``, ``elaborate_then_ask``) are
-not defined here.  The original text is always kept byte-identical around the inserted material.
+length ratio.  The model-backed entries of §11.1-11.2 (``emotion_prompt``, ``elaborate_then_ask``)
+compose: the model writes the piece and the prepend rule places it (:mod:`perturber.model_tier`).
+The original text is always kept byte-identical around the inserted material.
 
 >>> from perturber.rng import Draws
 >>> context_load("Tom has 4 pens. How many pens does Tom have?", None, ratio=2.0,
@@ -17,12 +18,26 @@ from functools import lru_cache
 
 from .. import text as tm
 from ..data import load_table
+from ..model_tier import model_entry
 from ..registry import Outcome, Param, choice, count, perturbation, unchanged
 from ..rng import Draws
 
 __all__ = ["irrelevant_context", "context_load"]
 
 _FAMILY = "context"
+
+# 11.1 / 11.2: model-backed, compose mode (prepend rule)
+model_entry(
+    "emotion_prompt", family=_FAMILY, mode="compose",
+    description="Prepend one short first-person sentence of emotional urgency (model-written).",
+    intent="Task: write one short first-person sentence that conveys emotional urgency or personal "
+           "importance about getting this right, without restating, answering or hinting at the task.")
+
+model_entry(
+    "elaborate_then_ask", family=_FAMILY, mode="compose", in_scope=False,
+    description="Prepend one or two sentences of accurate, relevant background (model-written).",
+    intent="Task: write one or two sentences of accurate, relevant background about the subject "
+           "of the text that neither state nor hint at the answer.")
 
 
 def _bank(name: str) -> tuple:

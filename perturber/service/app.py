@@ -26,6 +26,8 @@ from .. import __version__, core, registry
 from ..errors import InputTooLarge, InvalidParams, PerturberError
 from ..params_model import params_model
 from ..settings import Limits
+from ..model_tier import settings as model_settings
+from .auth import Access, run_model_backed
 from .limits import BodySizeLimit
 from .settings import Settings
 
@@ -45,6 +47,8 @@ RESULT_SCHEMA = {
         "reason": {"type": ["string", "null"]}, "edits": {"type": "integer", "minimum": 0},
         "magnitude": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
         "details": {"type": "object"}, "elapsed_us": {"type": "number", "minimum": 0},
+        "model": {"type": "object", "description": "model-backed entries: model, temperature, "
+                  "seed_forwarded, finish_reason, system_fingerprint, latency_ms, usage, requests"},
     },
 }
 RESPONSE_SCHEMA = {
@@ -64,7 +68,9 @@ SEED_SCHEMA = {"type": "integer", "minimum": 0, "maximum": core.MAX_SEED, "defau
 
 
 def _error_responses(*codes: int) -> dict:
-    text = {400: "Bad request", 404: "Unknown perturbation or category (with suggestions)",
+    text = {400: "Bad request",
+            401: "Model-backed entry: the server's key needs an authenticated caller",
+            404: "Unknown perturbation or category (with suggestions)",
             413: "Input over the configured limits", 415: "Body is not application/json",
             422: "Invalid parameters, seed or text", 502: "Model backend failed",
             503: "Data or extra unavailable", 504: "Model backend timed out"}
@@ -115,7 +121,16 @@ def run(spec: registry.Perturbation, texts: list, params: dict, seed: Any,
             err.message = f"texts[{i}]: {err.message}"
             err.details["index"] = i
             raise
-    results = []
+    if spec.model_backed:  # one batch through the endpoint's bounded pool; elapsed = request latency
+        results = [{"text": r.text, "applied": r.applied, "reason": r.reason, "edits": r.edits,
+                    "magnitude": r.magnitude, "details": r.details,
+                    **({"model": r.model} if r.model is not None else {}),
+                    "elapsed_us": round((r.model or {}).get("latency_ms", 0.0) * 1000, 1)}
+                   for r in core.apply_many(texts, spec.name, resolved, seed, spec.category,
+                                            limits=limits)]
+        texts = []
+    else:
+        results = []
     for text in texts:
         start = time.perf_counter()
         r = core.apply(text, spec.name, resolved, seed, spec.category, limits=limits)
@@ -171,7 +186,7 @@ def _typed_operation(spec: registry.Perturbation, settings: Settings) -> dict:
         "operationId": f"{route}_perturb_{spec.category}_{spec.name}_post",
         "responses": {"200": {"description": "One result per text",
                               "content": {"application/json": {"schema": RESPONSE_SCHEMA}}},
-                      **_error_responses(404, 413, 415, 422, 502, 503, 504)},
+                      **_error_responses(401, 404, 413, 415, 422, 502, 503, 504)},
         "requestBody": {"required": True, "content": {
             "application/json": {"schema": _typed_body_schema(spec, settings)}}},
     }
@@ -196,7 +211,15 @@ class _TypedRoute(Route):
         return match, child
 
 
-def _add_typed_routes(app: FastAPI, specs: list, settings: Settings) -> None:
+async def _dispatch(request: Request, access: Access, spec: registry.Perturbation, texts: list,
+                    params: dict, seed: Any, limits: Limits) -> dict:
+    """Deterministic entries run inline; model-backed ones in a thread, with the caller's endpoint."""
+    if not spec.model_backed:
+        return run(spec, texts, params, seed, limits)
+    return await run_model_backed(request, access, lambda: run(spec, texts, params, seed, limits))
+
+
+def _add_typed_routes(app: FastAPI, specs: list, settings: Settings, access: Access) -> None:
     """The typed routes of ``specs``: one dispatching route (see ``_TypedRoute``)."""
     entries = {(s.category, s.name): (s, frozenset({"texts", "seed", *(p.name for p in s.params)}))
                for s in specs}
@@ -211,8 +234,8 @@ def _add_typed_routes(app: FastAPI, specs: list, settings: Settings) -> None:
             raise InvalidParams(f"{spec.name}: unknown field {extra[0]!r} (allowed: "
                                 f"{', '.join(sorted(allowed))})", field=extra[0])
         params = {k: v for k, v in body.items() if k not in ("texts", "seed")}
-        return _json(run(spec, _texts(body, settings, False), params, body.get("seed", 0),
-                         settings.limits))
+        return _json(await _dispatch(request, access, spec, _texts(body, settings, False), params,
+                                     body.get("seed", 0), settings.limits))
 
     route = _TypedRoute("/perturb/{category}/{name}", perturb_typed, methods=["POST"],
                         include_in_schema=False)
@@ -294,6 +317,8 @@ def _openapi_with_typed_paths(app: FastAPI, specs: list, settings: Settings) -> 
 def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the service: catalog, typed and generic routes, playground, limits, error mapping."""
     settings = settings or Settings()
+    access = Access.from_env()  # model-tier access rules and settings: bad values fail at start-up
+    model_settings()
     specs = registry.entries()
     families = list(dict.fromkeys(s.family for s in specs))
     app = FastAPI(
@@ -358,7 +383,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.post("/perturb", tags=["generic"], summary="Apply any perturbation by name",
               responses={"200": {"description": "One result per text", "content": {
                   "application/json": {"schema": RESPONSE_SCHEMA}}},
-                  **_error_responses(404, 413, 415, 422, 502, 503, 504)},
+                  **_error_responses(401, 404, 413, 415, 422, 502, 503, 504)},
               openapi_extra={"requestBody": {"required": True, "content": {"application/json": {
                   "schema": {"type": "object", "required": ["name"], "additionalProperties": False,
                              "properties": {
@@ -382,10 +407,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         params = body.get("params") or {}
         if not isinstance(params, dict):
             raise InvalidParams("'params' must be an object", field="params")
-        return _json(run(spec, _texts(body, settings, True), params, body.get("seed", 0),
-                         settings.limits))
+        return _json(await _dispatch(request, access, spec, _texts(body, settings, True), params,
+                                     body.get("seed", 0), settings.limits))
 
-    _add_typed_routes(app, specs, settings)
+    _add_typed_routes(app, specs, settings, access)
 
     @app.get("/", include_in_schema=False)
     async def playground() -> FileResponse:

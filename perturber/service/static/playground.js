@@ -101,6 +101,7 @@ function selectEntry(key, params) {
   const e = state.catalog.find((x) => entryKey(x) === key);
   state.current = e;
   if (!e) return;
+  $("model-access").hidden = !e.model_backed;
   $("description").textContent = `${e.description} (${e.kind}, ${e.expectation}, v${e.version}${e.seed_sensitive ? ", seeded" : ""})`;
   const box = $("params");
   box.innerHTML = "";
@@ -118,6 +119,8 @@ function selectEntry(key, params) {
       }
     } else if (p.type === "bool") {
       input = document.createElement("input"); input.type = "checkbox";
+    } else if (p.type === "str") {
+      input = document.createElement("input"); input.type = "text"; input.placeholder = "configured default";
     } else {
       input = document.createElement("input"); input.type = "number";
       if (p.minimum !== undefined) input.min = p.minimum;
@@ -128,7 +131,7 @@ function selectEntry(key, params) {
     input.dataset.name = p.name;
     input.dataset.type = p.type;
     const value = params && p.name in params ? params[p.name] : p.default;
-    if (p.type === "bool") input.checked = !!value; else input.value = value;
+    if (p.type === "bool") input.checked = !!value; else input.value = value ?? "";
     const help = document.createElement("div");
     help.className = "param-help";
     help.textContent = p.description;
@@ -143,7 +146,7 @@ function currentParams() {
     if (t === "bool") out[el.dataset.name] = el.checked;
     else if (t === "int") out[el.dataset.name] = el.value === "" ? NaN : Number.parseInt(el.value, 10);
     else if (t === "float") out[el.dataset.name] = Number.parseFloat(el.value);
-    else out[el.dataset.name] = el.value;
+    else if (el.value !== "") out[el.dataset.name] = el.value;
   }
   return out;
 }
@@ -166,7 +169,7 @@ async function run() {
   // The seed is sent as a JSON integer literal (it may exceed 2**53).
   const body = JSON.stringify({ texts: [input], ...params }).replace(/}$/, `,"seed":${seedText}}`);
   const resp = await fetch(`perturb/${e.category}/${e.name}`, {
-    method: "POST", headers: { "content-type": "application/json" }, body,
+    method: "POST", headers: { "content-type": "application/json", ...modelHeaders() }, body,
   });
   const data = await resp.json();
   if (!resp.ok) { showError(`${resp.status} ${data.error.code}: ${data.error.message}`); return; }
@@ -182,7 +185,7 @@ async function run() {
     `<span>edits: <b>${r.edits}</b></span>` +
     `<span>magnitude: <b id="magnitude">${mag}</b></span>` +
     `<span>time: <b>${r.elapsed_us} µs</b></span>` +
-    `<span>${escapeHtml(data.name)} v${data.version}, seed ${escapeHtml(seedText)}</span>`;
+    `<span>${escapeHtml(data.name)} v${data.version}, seed ${escapeHtml(seedText)}</span>` + modelStats(r);
   addHistory({ key: entryKey(e), params, seed: seedText, text: input, applied: r.applied });
 }
 
@@ -252,3 +255,23 @@ async function init() {
 }
 
 init().catch((err) => showError("could not load the catalog: " + err));
+
+// Model-backed entries: the key and token live in these inputs only (page memory; never stored,
+// never put in the share URL or the history), sent as headers on each run.
+function modelHeaders() {
+  if (!state.current || !state.current.model_backed) return {};
+  const h = {};
+  const key = $("llm-key").value.trim();
+  const token = $("llm-token").value.trim();
+  if (key) h["X-LLM-API-Key"] = key;
+  if (token) h["Authorization"] = `Bearer ${token}`;
+  return h;
+}
+
+function modelStats(r) {
+  if (!r.model) return "";
+  const u = r.model.usage || {};
+  return `<span>model: <b id="model-name">${escapeHtml(String(r.model.model))}</b></span>` +
+    `<span>latency: <b id="model-latency">${r.model.latency_ms} ms</b></span>` +
+    `<span>tokens: <b id="model-tokens">${u.prompt_tokens ?? "?"} in / ${u.completion_tokens ?? "?"} out</b></span>`;
+}
