@@ -85,7 +85,7 @@ def check_text(text: Any) -> str:
 
 
 def _run(spec: registry.Perturbation, text: str, params: dict, seed: int) -> registry.Outcome:
-    if spec.family != "control":
+    if spec.family != "control" and spec.category == "native":  # the tier keeps the engine's rules
         if text == "":
             return registry.unchanged(text, "empty_input")
         if spec.family != "schema" and spec.at_zero_intensity(params):

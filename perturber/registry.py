@@ -33,7 +33,7 @@ TYPE_NAMES = {int: "int", float: "float", str: "str", bool: "bool"}
 FAMILY_MODULES = tuple(f"perturber.perturbations.{m}" for m in (
     "control", "word_level", "character", "formatting", "schema", "normalization", "padding",
     "context", "adversarial", "structure", "directional",
-))
+)) + ("perturber.brittlebench",)  # the optional compatibility tier (declarations only; CATALOG §17)
 
 
 class Outcome(NamedTuple):
