@@ -96,7 +96,6 @@ def typos(text: str, *, mode: str, typo_type: str, aug_word_p: float, aug_char_p
                if tok and tok.strip() and is_natural_word(tok, min_word_frequency, language)]
     if not natural:
         return text
-    simulate = runtime.deps()["simulate_typos"]
     n = len(natural)
     if mode == "count":
         chosen = random.sample(natural, min(typos_count, n))
@@ -107,10 +106,25 @@ def typos(text: str, *, mode: str, typo_type: str, aug_word_p: float, aug_char_p
         # The engine iterates a set of ints: CPython's set order fixes the order of later draws.
         chosen = set(random.sample(natural, k))
         char_p = aug_char_p
+    augmenter = typo_augmenter(typo_type, char_p)
     for i in chosen:
-        tokens[i] = simulate([tokens[i]], typo_type=typo_type, aug_word_p=1.0, aug_char_p=char_p,
-                             aug_word_min=1, aug_word_max=1)[0]
+        tokens[i] = augmenter.augment([tokens[i]], 1)[0]
     return "".join(tokens)
+
+
+@lru_cache(maxsize=32)
+def typo_augmenter(typo_type: str, aug_char_p: float):
+    """The augmenter augly's ``simulate_typos([token], typo_type=..., aug_word_p=1.0,
+    aug_char_p=..., aug_word_min=1, aug_word_max=1)`` builds (its other defaults: ``min_char``
+    2, char min/max 1, ``max_typo_length`` 1, the bundled misspelling table), built once:
+    building it reads the table, and it draws nothing. ``augment([token], 1)`` is the call
+    ``simulate_typos`` makes (tests/test_brittlebench.py checks both give the same text).
+    """
+    dep = runtime.deps()
+    return dep["TypoAugmenter"](
+        min_char=2, aug_char_min=1, aug_char_max=1, aug_char_p=aug_char_p, aug_word_min=1,
+        aug_word_max=1, aug_word_p=1.0, typo_type=typo_type,
+        misspelling_dict_path=dep["misspelling_path"], max_typo_length=1, priority_words=None)
 
 
 def word_manipulation(text: str, kind: str) -> str:

@@ -93,6 +93,7 @@ def deps() -> dict[str, Any]:
         if _DEPS is None:
             try:
                 from augly.text import functional as augly_text
+                from augly.text.augmenters import TypoAugmenter
                 from augly.utils import MISSPELLING_DICTIONARY_PATH
                 from wordfreq import word_frequency
             except ImportError as err:
@@ -109,6 +110,8 @@ def deps() -> dict[str, Any]:
             _DEPS = {"simulate_typos": augly_text.simulate_typos,
                      "merge_words": augly_text.merge_words,
                      "split_words": augly_text.split_words,
+                     "TypoAugmenter": TypoAugmenter,
+                     "misspelling_path": MISSPELLING_DICTIONARY_PATH,
                      "word_frequency": word_frequency,
                      "versions": versions}
     return _DEPS
