@@ -197,7 +197,15 @@ class Perturbation:
             "seed_sensitive": self.seed_sensitive, "model_backed": self.model_backed,
             "intensity": self.intensity, "description": self.description,
             "params": [p.schema() for p in self.params],
+            **self._availability(),
         }
+
+    def _availability(self) -> dict:
+        """``available`` for the optional tier's entries (§17.1); native entries have no key."""
+        if self.category != "brittlebench":
+            return {}
+        from .brittlebench.runtime import available  # noqa: PLC0415  (no heavy import)
+        return {"available": available(self.name)}
 
 
 _REGISTRY: dict[tuple[str, str], Perturbation] = {}

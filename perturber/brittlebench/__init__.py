@@ -24,19 +24,18 @@ EMOTION_CODES = tuple(f"EP{i:02d}" for i in range(1, 21)) + tuple(f"EA{i:02d}" f
 
 def _outcome(text: str, out: str, **data_version: object) -> Outcome:
     """Edits 1 when applied (the engine counts no sites); ``empty_input`` for ``""`` (§17.2)."""
-    details = {"data_version": runtime.data_version(**data_version)}
+    details = {"data_version": runtime.data_version(**runtime.deps()["versions"], **data_version)}
     if out == text:
         return Outcome(out, 0, "empty_input" if text == "" else "no_change", details)
     return Outcome(out, 1, None, details)
 
 
 def _behaviours():
+    """The behaviours module, once the extra is known to be installed (every tier entry needs
+    it, §17.1: the first call imports augly, nlpaug and wordfreq, or raises ``tier_unavailable``)."""
+    runtime.deps()
     from . import behaviours  # noqa: PLC0415  (keeps the declaration import-light)
     return behaviours
-
-
-def _library_versions() -> dict:
-    return dict(runtime.deps()["versions"])
 
 
 # ---- word_level ----------------------------------------------------------------------------
@@ -129,9 +128,8 @@ def typos(text: str, rng, **params) -> Outcome:
     """
     _check_typo_mode(params)
     fn = _behaviours().typos
-    runtime.deps()
     out = runtime.run_seeded(rng.seed, lambda: fn(text, **params))
-    return _outcome(text, out, **_library_versions(), misspelling_sha256=runtime.MISSPELLING_SHA256,
+    return _outcome(text, out, misspelling_sha256=runtime.MISSPELLING_SHA256,
                     units_table="t01_brittlebench_units")
 
 
@@ -139,10 +137,9 @@ def _word_manipulation(text: str, seed: int, kind: str) -> Outcome:
     import random
 
     fn = _behaviours().word_manipulation
-    runtime.deps()
     # The engine's constructor reseeds the global generator with 42 before the call's seed.
     out = runtime.run_seeded(seed, lambda: fn(text, kind), construct=lambda: random.seed(42))
-    return _outcome(text, out, **_library_versions())
+    return _outcome(text, out)
 
 
 @perturbation("word_merge", category=CATEGORY, family="word_level", seed_sensitive=True,
@@ -207,9 +204,10 @@ def new_lines(text: str, rng, *, char_count: int) -> Outcome:
                           "table) before or after the text.")
 def emotion_prompt(text: str, rng, *, stimuli_code: str) -> Outcome:
     """Needs the stimulus table (``PERTURBER_BRITTLEBENCH_EMOTION_FILE`` or the installed engine)."""
+    behaviours = _behaviours()
     table, _source = runtime.emotion_table()
     if stimuli_code not in table:
         raise runtime.tier_unavailable(f"the stimulus table has no code {stimuli_code!r}")
     kind, stimulus = table[stimuli_code]
-    out = _behaviours().emotion_prompt(text, kind, stimulus)
+    out = behaviours.emotion_prompt(text, kind, stimulus)
     return _outcome(text, out, stimulus_table_sha256=runtime.EMOTION_SHA256)

@@ -46,6 +46,7 @@ STOPWORDS_SHA256 = "43e6ea0bd39a35f6b6a595a4935ac41a4d19e718961b89242a6a2a5928d2
 TIER_LOCK = threading.RLock()
 _DEPS_LOCK = threading.Lock()
 _DEPS: dict[str, Any] | None = None
+_EMOTION_CACHE: dict[str, Any] = {}
 
 
 def run_seeded(seed: int, behaviour: Callable[[], T], construct: Callable[[], None] | None = None) -> T:
@@ -79,6 +80,14 @@ def tier_unavailable(message: str, **details: object) -> ResourceUnavailable:
 def extra_installed() -> bool:
     """True when the extra's libraries are importable (checked without importing them)."""
     return all(importlib.util.find_spec(m) is not None for m in ("augly", "nlpaug", "wordfreq"))
+
+
+def available(name: str) -> bool:
+    """Whether a tier entry can run here (checked without importing anything heavy): the extra
+    is installed, and for ``emotion_prompt`` a stimulus table is configured or installed."""
+    if name == "emotion_prompt" and not (os.environ.get(EMOTION_ENV) or _engine_stimulus_file()):
+        return False
+    return extra_installed()
 
 
 def deps() -> dict[str, Any]:
@@ -158,6 +167,10 @@ def emotion_table() -> tuple[dict[str, tuple[str, str]], str]:
         raise tier_unavailable(f"emotion_prompt needs the engine's stimulus table (CC BY-NC, not "
                                f"shipped with perturber): {how}")
     try:
+        stat = os.stat(path)
+        key = (path, stat.st_mtime_ns, stat.st_size)
+        if _EMOTION_CACHE.get("key") == key:
+            return _EMOTION_CACHE["table"], path
         with open(path, "rb") as fh:
             raw = fh.read()
     except OSError as err:
@@ -169,7 +182,9 @@ def emotion_table() -> tuple[dict[str, tuple[str, str]], str]:
                                f"{EMOTION_SHA256}: {how}", path=path, sha256=digest,
                                expected_sha256=EMOTION_SHA256)
     data = json.loads(raw)
-    return {code: (entry["type"], entry["text"]) for code, entry in data.items()}, path
+    table = {code: (entry["type"], entry["text"]) for code, entry in data.items()}
+    _EMOTION_CACHE.update(key=key, table=table)
+    return table, path
 
 
 def data_version(**extra: object) -> dict:
