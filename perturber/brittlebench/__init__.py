@@ -9,7 +9,7 @@ a missing extra raises ``ResourceUnavailable`` with code ``tier_unavailable``.
 >>> perturb("Hi", "quotes", {"char_count": 2}, category="brittlebench")
 '"" Hi ""'
 >>> perturb("", "spaces", {"char_count": 1}, category="brittlebench")
-'   '
+'    '
 """
 
 from __future__ import annotations
@@ -170,7 +170,9 @@ def _pad(text: str, char: str, char_count: int) -> Outcome:
               intensity="char_count",
               description='Engine Padding("\\""): char_count double quotes and a space on each side.')
 def quotes(text: str, rng, *, char_count: int) -> Outcome:
-    """>>> quotes("", None, char_count=1).text
+    """The empty text is padded too.
+
+    >>> quotes("", None, char_count=1).text
     '"  "'
     """
     return _pad(text, '"', char_count)
@@ -180,7 +182,9 @@ def quotes(text: str, rng, *, char_count: int) -> Outcome:
               intensity="char_count",
               description='Engine Padding(" "): char_count spaces and a space on each side.')
 def spaces(text: str, rng, *, char_count: int) -> Outcome:
-    """>>> spaces("Hi", None, char_count=0).text
+    """``char_count`` 0 still adds the two single spaces.
+
+    >>> spaces("Hi", None, char_count=0).text
     ' Hi '
     """
     return _pad(text, " ", char_count)
@@ -190,7 +194,9 @@ def spaces(text: str, rng, *, char_count: int) -> Outcome:
               intensity="char_count",
               description='Engine Padding("\\n"): char_count line feeds and a space on each side.')
 def new_lines(text: str, rng, *, char_count: int) -> Outcome:
-    """>>> new_lines("Hi", None, char_count=1).text
+    """Always LF.
+
+    >>> new_lines("Hi", None, char_count=1).text
     '\\n Hi \\n'
     """
     return _pad(text, "\n", char_count)
