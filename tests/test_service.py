@@ -57,7 +57,7 @@ def test_catalog_routes(client):
     listing = client.get("/perturbations").json()
     assert listing["count"] == len(registry.entries()) == len(listing["perturbations"])
     assert listing["catalog_digest"] == perturber.catalog_digest()
-    padding = client.get("/perturbations", params={"family": "padding"}).json()
+    padding = client.get("/perturbations", params={"family": "padding", "category": "native"}).json()
     assert [e["name"] for e in padding["perturbations"]] == ["quotes", "spaces", "new_lines", "trailing_newline"]
     out = client.get("/perturbations", params={"in_scope": "false"}).json()["perturbations"]
     assert all(not e["in_scope"] for e in out)
