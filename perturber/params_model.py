@@ -21,7 +21,10 @@ from . import registry
 def _field(p: registry.Param):
     description = f"{p.description}; {p.describe_range()}"
     if p.choices is not None:
-        return Annotated[Literal[p.choices], Field(description=description)], p.default
+        # A one-value Literal becomes "const" in JSON Schema; keep the "enum" every choice has.
+        single = {"enum": list(p.choices)} if len(p.choices) == 1 else None
+        return Annotated[Literal[p.choices], Field(description=description,
+                                                   json_schema_extra=single)], p.default
     extra = {}
     if p.step is not None:
         extra["multipleOf"] = p.step
