@@ -11,7 +11,7 @@ import sys
 import threading
 
 import pytest
-from conftest import SHARED
+from conftest import SHARED, write_brittlebench_stimuli
 
 import perturber
 from perturber import cli, registry
@@ -49,26 +49,11 @@ def mapped(stem: str, row: dict) -> tuple[str, dict]:
     return stem, params
 
 
-def stimulus_file(tmp_path) -> str:
-    """The engine's stimulus table rebuilt from the emotion rows (never committed)."""
-    entries = {}
-    for row in rows("emotion_prompt"):
-        if row["input"] == "Hello":
-            out = row["output"]
-            entries[row["params"]["stimuli_code"]] = (
-                ("suffix", out[len("Hello\n"):]) if out.startswith("Hello\n") else ("prefix", out[:-len("\nHello")]))
-    body = ",\n".join(f'    "{code}": {{"type": "{kind}", "text": {json.dumps(text)}}}'
-                      for code, (kind, text) in entries.items())
-    path = tmp_path / "emotion_prompts.json"
-    path.write_bytes(("{\n" + body + "\n}").encode("utf-8"))
-    return str(path)
-
-
 @pytest.fixture
 def stimuli(tmp_path, monkeypatch):
-    path = stimulus_file(tmp_path)
-    monkeypatch.setenv(runtime.EMOTION_ENV, path)
-    return path
+    path = write_brittlebench_stimuli(tmp_path / "emotion_prompts.json")
+    monkeypatch.setenv(runtime.EMOTION_ENV, str(path))
+    return str(path)
 
 
 def test_vectors_match_their_recorded_checksums():
