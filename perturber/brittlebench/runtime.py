@@ -23,7 +23,6 @@ import random
 import sys
 import threading
 from collections.abc import Callable
-from importlib import metadata, resources
 from typing import Any, TypeVar
 
 from ..errors import ResourceUnavailable
@@ -127,6 +126,8 @@ def deps() -> dict[str, Any]:
 
 
 def _version(dist: str) -> str | None:
+    from importlib import metadata
+
     try:
         return metadata.version(dist)
     except metadata.PackageNotFoundError:  # pragma: no cover - importable but not installed
@@ -135,6 +136,8 @@ def _version(dist: str) -> str | None:
 
 def stopwords() -> tuple[str, ...]:
     """The 198-entry NLTK English stop-word list (sha256-checked); its first 179 = nltk-2023."""
+    from importlib import resources
+
     raw = resources.files(__package__).joinpath(STOPWORDS_FILE).read_bytes()
     if hashlib.sha256(raw).hexdigest() != STOPWORDS_SHA256:  # pragma: no cover - packaging defect
         raise tier_unavailable(f"{STOPWORDS_FILE} does not match its pinned sha256")
