@@ -7,7 +7,8 @@
    route = generic route = CLI = Lambda handler), run with pytest;
 2. in-process latency per entry (`eval/bench.py`), 1 MB included;
 3. HTTP throughput of one uvicorn worker (`eval/bench_service.py`);
-4. Lambda cost per call, local model (`eval/cost.py --local`).
+4. Lambda cost per call, local model (`eval/cost.py --local`);
+5. native entries vs their brittlebench-tier counterparts (`eval/brittlebench_compare.py`).
 
 Each step's output goes to `eval/out/<step>.txt` (and JSON/PNG where the step writes them);
 `eval/out/summary.md` lists the steps with their exit status and duration. The exit status is
@@ -41,6 +42,12 @@ def steps(quick: bool) -> list[tuple[str, list[str]]]:
     ]
 
 
+def brittlebench_step() -> tuple[str, list[str]]:
+    """Native entries vs their brittlebench-tier counterparts on the vectors' inputs (§17.6)."""
+    return ("brittlebench", [sys.executable, "eval/brittlebench_compare.py",
+                             "--json", str(OUT / "brittlebench.json")])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -48,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
     rows, failed = [], 0
-    todo = steps(args.quick)
+    todo = steps(args.quick) + [brittlebench_step()]
     for n, (name, cmd) in enumerate(todo, 1):
         print(f"[{n}/{len(todo)}] {name}: {' '.join(cmd[1:])}", flush=True)
         start = time.monotonic()

@@ -145,8 +145,9 @@ def run(base: str, timeout: float = 30.0, wait: float = 0.0, out=sys.stdout) -> 
     compare = (perturber is not None and info is not None
                and info["catalog_digest"] == _registry.catalog_digest())
 
-    usable = {e["name"]: e for e in entries
-              if e.get("kind") == "deterministic" and not e.get("model_backed")}
+    usable = {e["name"]: e for e in entries  # native only: the optional tier may be absent
+              if e.get("kind") == "deterministic" and not e.get("model_backed")
+              and e.get("category", "native") == "native"}
     typed = next((usable[n] for n in TYPED_PREFERENCE if n in usable), None)
     if typed is None and usable:
         typed = next(iter(usable.values()))

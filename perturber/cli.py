@@ -303,14 +303,16 @@ USAGE = """usage: perturber [-h] [--version] {list,describe,batch,serve,NAME} ..
 Apply exactly one named, meaning-preserving perturbation to a text.
 
 commands:
-  list [--family F] [--in-scope] [--expectation E] [--json]   list the catalog
+  list [--family F] [--category C] [--in-scope] [--expectation E] [--json]
+                                                              list the catalog
   describe NAME                                               one entry, as JSON
   NAME [--text T | stdin] [--seed N] [--PARAM VALUE ...] [--json]
                                                               apply one perturbation
   batch NAME --input in.jsonl --field text --output out.jsonl  perturb a JSONL file
   serve [--host 127.0.0.1] [--port 8080]                      HTTP service + playground
 
-`perturber NAME --help` lists the parameters of NAME with their ranges.
+`perturber NAME --help` lists the parameters of NAME with their ranges; add
+`--category brittlebench` to reach the compatibility tier's entry of that name.
 exit codes: 0 ok, 2 bad name/parameters/input, 3 data or extra missing, 4 model backend failed
 """
 

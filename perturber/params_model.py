@@ -32,7 +32,10 @@ def _field(p: registry.Param):
         return Annotated[str, Field(description=description, min_length=1, max_length=128,
                                     pattern=pattern, json_schema_extra={"default": default})], default
     if choices is not None:
-        return Annotated[Literal[choices], Field(description=description)], p.default
+        # A one-value Literal becomes "const" in JSON Schema; keep the "enum" every choice has.
+        single = {"enum": list(choices)} if len(choices) == 1 else None
+        return Annotated[Literal[choices], Field(description=description,
+                                                 json_schema_extra=single)], p.default
     extra: dict[str, Any] = {}
     if p.step is not None:
         extra["multipleOf"] = p.step

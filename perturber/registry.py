@@ -33,7 +33,7 @@ TYPE_NAMES = {int: "int", float: "float", str: "str", bool: "bool"}
 FAMILY_MODULES = tuple(f"perturber.perturbations.{m}" for m in (
     "control", "word_level", "character", "formatting", "schema", "normalization", "padding",
     "context", "paraphrasing", "reasoning", "adversarial", "structure", "directional",
-))
+)) + ("perturber.brittlebench",)  # the optional compatibility tier (declarations only; CATALOG §17)
 
 
 class Outcome(NamedTuple):
@@ -218,7 +218,15 @@ class Perturbation:
             "seed_sensitive": self.seed_sensitive, "model_backed": self.model_backed,
             "intensity": self.intensity, "description": self.description,
             "params": [p.catalog_schema() for p in self.params],
+            **self._availability(),
         }
+
+    def _availability(self) -> dict:
+        """``available`` for the optional tier's entries (§17.1); native entries have no key."""
+        if self.category != "brittlebench":
+            return {}
+        from .brittlebench.runtime import available  # noqa: PLC0415  (no heavy import)
+        return {"available": available(self.name)}
 
 
 _REGISTRY: dict[tuple[str, str], Perturbation] = {}

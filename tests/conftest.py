@@ -19,3 +19,39 @@ SHARED = ROOT.parent / "shared"
 def corpus():
     import harness
     return harness.CORPUS
+
+
+def write_brittlebench_stimuli(path: pathlib.Path) -> pathlib.Path:
+    """Rebuild the engine's emotion stimulus table (CC BY-NC, never committed) from the vectors'
+    ``emotion_prompt`` rows, byte for byte (its sha256 is checked by the tier)."""
+    import json
+
+    entries = {}
+    vectors = SHARED / "vectors" / "brittlebench" / "emotion_prompt.jsonl"
+    for line in vectors.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        if row["input"] == "Hello":
+            out = row["output"]
+            entries[row["params"]["stimuli_code"]] = (
+                ("suffix", out[len("Hello\n"):]) if out.startswith("Hello\n")
+                else ("prefix", out[:-len("\nHello")]))
+    body = ",\n".join(f'    "{code}": {{"type": "{kind}", "text": {json.dumps(text)}}}'
+                      for code, (kind, text) in entries.items())
+    path.write_bytes(("{\n" + body + "\n}").encode("utf-8"))
+    return path
+
+
+@pytest.fixture(scope="session", autouse=True)
+def brittlebench_stimuli(tmp_path_factory):
+    """Every test sees the stimulus table (so brittlebench/emotion_prompt runs like the other
+    entries); tests of the missing-table path unset PERTURBER_BRITTLEBENCH_EMOTION_FILE."""
+    import os
+
+    key = "PERTURBER_BRITTLEBENCH_EMOTION_FILE"
+    if not (SHARED / "vectors" / "brittlebench").is_dir() or os.environ.get(key):
+        yield os.environ.get(key)
+        return
+    path = write_brittlebench_stimuli(tmp_path_factory.mktemp("brittlebench") / "emotion_prompts.json")
+    os.environ[key] = str(path)
+    yield str(path)
+    os.environ.pop(key, None)

@@ -56,7 +56,7 @@ def test_invalid_utf8_on_stdin():
 
 
 def test_list_and_describe():
-    out = cli("list", "--family", "padding", "--json")
+    out = cli("list", "--family", "padding", "--category", "native", "--json")
     assert [e["name"] for e in json.loads(out.stdout)] == ["quotes", "spaces", "new_lines", "trailing_newline"]
     table = cli("list", "--in-scope").stdout.decode()
     rows = [line.split() for line in table.splitlines()]

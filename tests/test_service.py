@@ -55,7 +55,7 @@ def test_catalog_routes(client):
     listing = client.get("/perturbations").json()
     assert listing["count"] == len(registry.entries()) == len(listing["perturbations"])
     assert listing["catalog_digest"] == perturber.catalog_digest()
-    padding = client.get("/perturbations", params={"family": "padding"}).json()
+    padding = client.get("/perturbations", params={"family": "padding", "category": "native"}).json()
     assert [e["name"] for e in padding["perturbations"]] == ["quotes", "spaces", "new_lines", "trailing_newline"]
     out = client.get("/perturbations", params={"in_scope": "false"}).json()["perturbations"]
     assert all(not e["in_scope"] for e in out)
@@ -152,7 +152,7 @@ def test_settings_from_env():
 
 
 def test_parallel_requests_match_sequential(client):
-    jobs = [(s.name, t) for s in registry.entries() if not s.model_backed
+    jobs = [(s.name, t) for s in registry.entries() if not s.model_backed and s.category == "native"
             for t in ("Hello there, my friend!", "What is 2+2?\nAnswer:")]
     def call(name, text):
         return client.post(f"/perturb/native/{name}", json={"texts": [text], "seed": 3}).json()["results"][0]["text"]

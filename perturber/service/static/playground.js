@@ -89,7 +89,8 @@ function fillSelect(selected) {
     g.label = e.family;
     const o = document.createElement("option");
     o.value = entryKey(e);
-    o.textContent = e.name + (e.in_scope ? "" : " (out of scope)") + (e.model_backed ? " [LLM]" : "");
+    o.textContent = e.name + (e.in_scope ? "" : " (out of scope)") + (e.model_backed ? " [LLM]" : "")
+      + (e.category === "native" ? "" : ` [${e.category}]`) + (e.available === false ? " (unavailable)" : "");
     g.appendChild(o);
   }
   Object.values(groups).forEach((g) => sel.appendChild(g));
