@@ -62,3 +62,16 @@ eval: venv nltk-data
 
 clean:
 	rm -rf $(VENV) $(VENV)-3.* build .aws-sam .serverless eval/out
+
+# Issue 15: the perturbation reference, the distributions, the Lambda lock.
+.PHONY: docs dist lock
+docs: venv nltk-data
+	$(BIN)/perturber docs --out docs/perturbations.md
+
+dist: venv
+	rm -rf dist
+	$(BIN)/python -m build --outdir dist
+	$(BIN)/python -m twine check --strict dist/*
+
+lock: venv
+	UV=$(CURDIR)/$(BIN)/uv bash infra/lock.sh

@@ -16,7 +16,6 @@ import pytest
 import perturber
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-pytestmark = pytest.mark.slow
 
 
 def _run(cmd, **kw):
@@ -43,6 +42,7 @@ def venv(dist, tmp_path_factory):
     return home
 
 
+@pytest.mark.slow
 def test_sdist_and_wheel_pass_twine_check(dist):
     names = sorted(p.name for p in dist.iterdir())
     version = perturber.__version__
@@ -51,12 +51,14 @@ def test_sdist_and_wheel_pass_twine_check(dist):
     assert out.stdout.count("PASSED") == 2
 
 
+@pytest.mark.slow
 def test_version_is_single_sourced(dist):
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert not re.search(r'^version\s*=\s*"', pyproject, re.M) and 'dynamic = ["version"]' in pyproject
     assert perturber.__version__ in (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_installed_wheel_works_outside_the_source_tree(venv):
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "NLTK_DATA")}
     bin_dir = venv / "env" / "bin"
@@ -100,3 +102,24 @@ def test_installed_wheel_works_outside_the_source_tree(venv):
     finally:
         server.terminate()
         server.wait(10)
+
+
+def test_release_workflow_builds_checks_and_publishes_with_trusted_publishing():
+    import yaml
+
+    wf = yaml.safe_load((ROOT / ".github" / "workflows" / "release.yml").read_text(encoding="utf-8"))
+    on = wf.get("on", wf.get(True))  # YAML 1.1 reads the key `on` as True
+    assert on["push"]["tags"] == ["v*"] and wf["permissions"] == {"contents": "read"}
+    build, publish = wf["jobs"]["build"], wf["jobs"]["publish"]
+    runs = "\n".join(step.get("run", "") for step in build["steps"])
+    assert "python -m build --outdir dist/" in runs and "twine check --strict dist/*" in runs
+    assert "GITHUB_REF_NAME" in runs and "CHANGELOG.md" in runs
+    assert publish["needs"] == "build" and publish["permissions"] == {"id-token": "write"}
+    assert publish["steps"][-1]["uses"].startswith("pypa/gh-action-pypi-publish@")
+    assert "with" not in publish["steps"][-1]  # no password or token: trusted publishing
+    assert "secrets." not in (ROOT / ".github" / "workflows" / "release.yml").read_text()
+    # the tag check reads the version the way the build does
+    script = next(s["run"] for s in build["steps"] if "GITHUB_REF_NAME" in s.get("run", ""))
+    one_liner = re.search(r'python -c "(.+?)"\)', script).group(1)
+    out = subprocess.run([sys.executable, "-c", one_liner], cwd=ROOT, capture_output=True, text=True)
+    assert out.stdout.strip() == perturber.__version__
