@@ -7,6 +7,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 import perturber
 from perturber import docs, registry
 
@@ -14,13 +16,18 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "docs" / "perturbations.md"
 
 
-def test_committed_reference_is_what_the_generator_produces():
-    assert REFERENCE.read_text(encoding="utf-8") == docs.generate(), (
+@pytest.fixture(scope="module")
+def generated():
+    return docs.generate()
+
+
+def test_committed_reference_is_what_the_generator_produces(generated):
+    assert REFERENCE.read_text(encoding="utf-8") == generated, (
         "docs/perturbations.md is stale: run `perturber docs --out docs/perturbations.md`")
 
 
-def test_every_entry_has_a_section_in_catalog_order():
-    text = docs.generate()
+def test_every_entry_has_a_section_in_catalog_order(generated):
+    text = generated
     names = re.findall(r"^### `(\w+)`$", text, re.M)
     specs = registry.entries()
     assert sorted(names) == sorted(s.name for s in specs) and len(names) == len(specs)
@@ -80,16 +87,17 @@ def test_fences_outgrow_backticks_in_the_text():
     assert docs._fence("a ```` b").startswith("`````text\n")
 
 
-def test_cli_check_and_module_entry_point(tmp_path):
+def test_cli_check_and_module_entry_point(tmp_path, generated):
     stale = tmp_path / "ref.md"
     stale.write_text("old\n", encoding="utf-8")
     cmd = [sys.executable, "-m", "perturber.cli", "docs", "--check", str(stale)]
     out = subprocess.run(cmd, capture_output=True)
     assert out.returncode == 1 and b"stale" in out.stderr
-    out = subprocess.run([sys.executable, "-m", "perturber.docs", "--out", str(stale)],
-                         capture_output=True)
-    assert out.returncode == 0 and stale.read_text(encoding="utf-8") == docs.generate()
-    assert subprocess.run(cmd, capture_output=True).returncode == 0
+    assert docs.main(["--out", str(stale)]) == 0
+    assert stale.read_text(encoding="utf-8") == generated
+    out = subprocess.run([sys.executable, "-m", "perturber.docs", "--help"], capture_output=True)
+    assert out.returncode == 0 and b"--check" in out.stdout
+    assert docs.main(["--check", str(stale)]) == 0
 
 
 def test_readme_links_into_the_reference_not_outside_the_repository():
