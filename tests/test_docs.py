@@ -22,6 +22,8 @@ def generated():
 
 
 def test_committed_reference_is_what_the_generator_produces(generated):
+    if "not computed (data_unavailable" in generated:
+        pytest.skip("NLTK data missing (make nltk-data): the WordNet examples cannot be computed")
     assert REFERENCE.read_text(encoding="utf-8") == generated, (
         "docs/perturbations.md is stale: run `perturber docs --out docs/perturbations.md`")
 

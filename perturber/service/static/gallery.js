@@ -87,7 +87,7 @@ function renderGallery() {
       `<td class="g-name">${escapeHtml(r.name)}${r.in_scope ? "" : " <small>(out of scope)</small>"}</td>` +
       `<td>${escapeHtml(r.family)}</td>` +
       `<td class="g-applied-cell">${r.error ? "error" : r.applied}</td>` +
-      `<td>${escapeHtml(String(r.error ? r.error.code : r.reason))}</td>` +
+      `<td>${escapeHtml(r.error ? r.error.code : r.reason || "")}</td>` +
       `<td>${r.edits ?? ""}</td>` +
       `<td class="g-magnitude">${mag}</td>` +
       `<td class="g-diff">${diffHtml}</td>`;
