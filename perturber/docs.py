@@ -16,7 +16,6 @@ characters are shown with the playground's markers (``playground.js`` ``INVISIBL
 
 from __future__ import annotations
 
-import argparse
 import inspect
 import re
 import sys
@@ -24,7 +23,7 @@ import types
 from collections.abc import Iterable, Sequence
 
 from . import core, registry
-from .errors import PerturberError
+from .errors import InvalidParams, PerturberError
 
 # Markers for invisible or confusable characters: the same names as the playground's INVISIBLE
 # table (tests/test_docs.py checks that the two agree).
@@ -282,8 +281,8 @@ def generate() -> str:
 
 def main(argv: Sequence[str] | None = None, prog: str = "python -m perturber.docs") -> int:
     """Write, print or check the reference; 0 on success, 1 when ``--check`` finds it stale."""
-    parser = argparse.ArgumentParser(prog=prog,
-                                     description="Generate the perturbation reference (Markdown).")
+    from .cli import _Parser  # errors as one line (PerturberError), as every CLI command
+    parser = _Parser(prog=prog, description="Generate the perturbation reference (Markdown).")
     parser.add_argument("--out", help="write to this file (default: stdout)")
     parser.add_argument("--check", metavar="FILE", help="exit 1 if FILE differs from the output")
     args = parser.parse_args(argv)
@@ -301,8 +300,11 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m perturber.doc
             return 1
         return 0
     if args.out:
-        with open(args.out, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
+        try:
+            with open(args.out, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(text)
+        except OSError as err:
+            raise InvalidParams(f"cannot write {args.out}: {err}", field="out") from None
         sys.stderr.write(f"perturber docs: wrote {args.out}\n")
     else:
         sys.stdout.buffer.write(text.encode("utf-8"))
@@ -310,4 +312,5 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m perturber.doc
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from .cli import main as cli_main
+    sys.exit(cli_main(["docs", *sys.argv[1:]]))

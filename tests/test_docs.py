@@ -96,6 +96,8 @@ def test_cli_check_and_module_entry_point(tmp_path, generated):
     out = subprocess.run(cmd, capture_output=True)
     assert out.returncode == 1 and b"stale" in out.stderr
     assert docs.main(["--out", str(stale)]) == 0
+    with pytest.raises(perturber.InvalidParams, match="cannot write"):
+        docs.main(["--out", str(tmp_path / "missing" / "ref.md")])
     assert stale.read_text(encoding="utf-8") == generated
     out = subprocess.run([sys.executable, "-m", "perturber.docs", "--help"], capture_output=True)
     assert out.returncode == 0 and b"--check" in out.stdout
