@@ -22,8 +22,12 @@ def generated():
 
 
 def test_committed_reference_is_what_the_generator_produces(generated):
-    if "not computed (data_unavailable" in generated:
-        pytest.skip("NLTK data missing (make nltk-data): the WordNet examples cannot be computed")
+    committed = REFERENCE.read_text(encoding="utf-8")
+    missing = sorted(set(re.findall(r"not computed \((\w+)", generated))
+                     - set(re.findall(r"not computed \((\w+)", committed)))
+    if missing:  # e.g. NLTK data (make nltk-data) or an optional tier's libraries not installed
+        pytest.skip(f"examples cannot be computed here ({', '.join(missing)}); "
+                    "the reference is generated with every data bundle and extra installed")
     assert REFERENCE.read_text(encoding="utf-8") == generated, (
         "docs/perturbations.md is stale: run `perturber docs --out docs/perturbations.md`")
 
