@@ -76,3 +76,16 @@ lambda-init: venv nltk-data
 # The model-backed tier under batches (local OpenAI-compatible server adding 200 ms per completion).
 bench-llm: venv nltk-data
 	$(BIN)/python eval/bench_llm.py --delay 0.2 --sizes 1,50,1000
+
+# Issue 15: the perturbation reference, the distributions, the Lambda lock.
+.PHONY: docs dist lock
+docs: venv nltk-data
+	$(BIN)/perturber docs --out docs/perturbations.md
+
+dist: venv
+	rm -rf dist
+	$(BIN)/python -m build --outdir dist
+	$(BIN)/python -m twine check --strict dist/*
+
+lock: venv
+	UV=$(CURDIR)/$(BIN)/uv bash infra/lock.sh

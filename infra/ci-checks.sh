@@ -8,6 +8,7 @@
 #   2. the NLTK data tree and layer zip (infra/layers/nltk/build.sh), if missing
 #   3. `sam validate --lint` and `cfn-lint` on infra/template.yaml (+ AWS serverless rules, advisory),
 #      tests/test_iac.py again (its samtranslator part needs .venv-tools)
+#   3b. functions/api/requirements.lock matches requirements.txt (infra/lock.sh --check, uv)
 #   4. `sam build` into a temporary directory (needs python3.12: PATH or pyenv); the function zip
 #      must stay <= 12 MB (FUNCTION_ZIP_LIMIT_MB) without the layer (10 MB before the openai client, +3 MB)
 #   5. `npx osls print` (configValidationMode: error) and `npx osls package` against a local
@@ -115,6 +116,17 @@ if [ -x .venv/bin/python ]; then
   .venv/bin/python -m pytest -q tests/test_iac.py || fail "tests/test_iac.py"
   ok "tests/test_iac.py (SAM and serverless.yml agree; translated template checked)"
 fi
+
+# -- 3b. Lambda lock (issue 15): functions/api/requirements.lock matches requirements.txt ----------
+step "Lambda dependency lock"
+UV_BIN=${UV:-}
+[ -n "$UV_BIN" ] || { [ -x .venv/bin/uv ] && UV_BIN=.venv/bin/uv; } || true
+if [ -z "$UV_BIN" ]; then
+  "$TOOLS/bin/python" -m pip install -q "uv==0.13.8" || fail "install uv"
+  UV_BIN=$TOOLS/bin/uv
+fi
+UV="$UV_BIN" bash infra/lock.sh --check || fail "functions/api/requirements.lock is stale (bash infra/lock.sh)"
+ok "Lambda lock matches functions/api/requirements.txt (hashes, arm64 + x86_64)"
 
 # -- 4. sam build -----------------------------------------------------------------------------
 step "sam build"

@@ -4,6 +4,7 @@ Examples::
 
     perturber list --family padding
     perturber describe typos
+    perturber docs --out docs/perturbations.md
     echo "What is the capital of France?" | perturber typos --count 2 --seed 7
     perturber quotes --text "Hi there" --n 3 --json
     perturber batch typos --input in.jsonl --field question --output out.jsonl
@@ -26,7 +27,7 @@ from typing import Any
 from . import __version__, core, registry
 from .errors import InvalidParams, PerturberError
 
-COMMANDS = ("list", "describe", "batch", "serve")
+COMMANDS = ("list", "describe", "docs", "batch", "serve")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -120,12 +121,24 @@ def cmd_list(argv: Sequence[str]) -> int:
 
 
 def cmd_describe(argv: Sequence[str]) -> int:
-    parser = _Parser(prog="perturber describe", description="Show one catalog entry as JSON.")
+    parser = _Parser(prog="perturber describe",
+                     description="Show one catalog entry with a worked example (Markdown, as in "
+                                 "docs/perturbations.md), or as JSON with --json.")
     parser.add_argument("name")
     parser.add_argument("--category", default="native")
+    parser.add_argument("--json", action="store_true", help="the catalog entry as JSON")
     args = parser.parse_args(argv)
-    _write(json.dumps(core.describe(args.name, args.category), ensure_ascii=False, indent=1) + "\n")
+    if args.json:
+        _write(json.dumps(core.describe(args.name, args.category), ensure_ascii=False, indent=1) + "\n")
+        return 0
+    from . import docs
+    _write(docs.entry_section(registry.get(args.name, args.category)))
     return 0
+
+
+def cmd_docs(argv: Sequence[str]) -> int:
+    from . import docs
+    return docs.main(argv, prog="perturber docs")
 
 
 def _entry_parser(spec: registry.Perturbation) -> _Parser:
@@ -298,14 +311,15 @@ def cmd_serve(argv: Sequence[str]) -> int:
     return 0
 
 
-USAGE = """usage: perturber [-h] [--version] {list,describe,batch,serve,NAME} ...
+USAGE = """usage: perturber [-h] [--version] {list,describe,docs,batch,serve,NAME} ...
 
 Apply exactly one named, meaning-preserving perturbation to a text.
 
 commands:
   list [--family F] [--category C] [--in-scope] [--expectation E] [--json]
                                                               list the catalog
-  describe NAME                                               one entry, as JSON
+  describe NAME [--json]                                      one entry with a worked example
+  docs [--out FILE] [--check FILE]                            the perturbation reference (Markdown)
   NAME [--text T | stdin] [--seed N] [--PARAM VALUE ...] [--json]
                                                               apply one perturbation
   batch NAME --input in.jsonl --field text --output out.jsonl  perturb a JSONL file
@@ -331,6 +345,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_list(rest)
         if command == "describe":
             return cmd_describe(rest)
+        if command == "docs":
+            return cmd_docs(rest)
         if command == "batch":
             return cmd_batch(rest)
         if command == "serve":

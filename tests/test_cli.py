@@ -63,7 +63,9 @@ def test_list_and_describe():
     assert "native/quotes" in table and rows and all(r[2] == "in" for r in rows)
     everything = [line.split() for line in cli("list").stdout.decode().splitlines()]
     assert any(r[2] == "out" for r in everything)
-    assert json.loads(cli("describe", "quotes").stdout) == perturber.describe("quotes")
+    assert json.loads(cli("describe", "quotes", "--json").stdout) == perturber.describe("quotes")
+    text = cli("describe", "quotes").stdout.decode()
+    assert text.startswith("### `quotes`") and '""""" On March 3' in text
 
 
 def test_help_explains_params():

@@ -39,6 +39,7 @@ CLAIMS = {
     "throttling": {"burst": 100, "rate": 50},
     "log_retention_days": 14,
     "requirements": "functions/api/requirements.txt",
+    "lock": "functions/api/requirements.lock",  # what both builds install (infra/lock.sh)
 }
 SERVICE_ENV = {  # every variable the function reads, with the value the stack sets
     "NLTK_DATA", "PERTURBER_API_BASE_PATH", "PERTURBER_MAX_TEXT_CHARS", "PERTURBER_MAX_TEXTS",
@@ -310,7 +311,7 @@ def test_sam_parameters_and_build(sam):
     makefile = (SAM_PATH.parent / fn["Metadata"].get("ContextPath", ".") / "Makefile").read_text()
     assert "build-ApiFunction:" in makefile
     for needle in ("manylinux2014_aarch64", "--only-binary=:all:", "--python-version 3.12",
-                   CLAIMS["requirements"], "perturber functions"):
+                   CLAIMS["lock"], "--require-hashes", "perturber functions"):
         assert needle in makefile, needle
     code_uri = (SAM_PATH.parent / fn["Properties"]["CodeUri"]).resolve()
     assert code_uri.is_dir() and (code_uri / "requirements.txt").is_file()
@@ -322,11 +323,11 @@ def test_serverless_packaging(sls):
     assert sls["configValidationMode"] == "error"
     assert "serverless-python-requirements" in sls["plugins"]
     req = sls["custom"]["pythonRequirements"]
-    assert req["fileName"] == CLAIMS["requirements"]
+    assert req["fileName"] == CLAIMS["lock"]
     assert req["dockerizePip"] is False
     extra = " ".join(req["pipCmdExtraArgs"])
     for needle in ("--platform manylinux2014_aarch64", "--only-binary=:all:",
-                   "--python-version 3.12", "--implementation cp"):
+                   "--python-version 3.12", "--implementation cp", "--require-hashes"):
         assert needle in extra, needle
     patterns = sls["package"]["patterns"]
     assert patterns[0] == "!**" and {"perturber/**", "functions/**"} <= set(patterns)

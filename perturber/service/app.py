@@ -412,6 +412,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     _add_typed_routes(app, specs, settings, access)
 
+    from .gallery import add_gallery_routes  # here: gallery.py imports this module
+    add_gallery_routes(app, settings)
+
     @app.get("/", include_in_schema=False)
     async def playground() -> FileResponse:
         return FileResponse(STATIC / "index.html", media_type="text/html")

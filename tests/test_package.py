@@ -1,0 +1,125 @@
+"""The package as a user gets it: sdist + wheel, `twine check`, and the wheel installed into a fresh
+virtualenv outside the source tree (CLI, catalog, service, playground files and tables ship)."""
+
+import json
+import os
+import pathlib
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+import perturber
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def _run(cmd, **kw):
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=600, **kw)
+    assert out.returncode == 0, f"{cmd}: {out.stdout[-2000:]}\n{out.stderr[-2000:]}"
+    return out
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory):
+    out = tmp_path_factory.mktemp("dist")
+    _run([sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)])
+    return out
+
+
+@pytest.fixture(scope="module")
+def venv(dist, tmp_path_factory):
+    """A fresh virtualenv with the wheel and its 'service' extra, outside the source tree."""
+    home = tmp_path_factory.mktemp("venv")
+    _run([sys.executable, "-m", "venv", str(home / "env")])
+    wheel = next(dist.glob("*.whl"))
+    _run([str(home / "env" / "bin" / "python"), "-m", "pip", "install", "-q",
+          "--disable-pip-version-check", f"{wheel}[service]"])
+    return home
+
+
+@pytest.mark.slow
+def test_sdist_and_wheel_pass_twine_check(dist):
+    names = sorted(p.name for p in dist.iterdir())
+    version = perturber.__version__
+    assert names == [f"perturber-{version}-py3-none-any.whl", f"perturber-{version}.tar.gz"]
+    out = _run([sys.executable, "-m", "twine", "check", "--strict", *map(str, dist.iterdir())])
+    assert out.stdout.count("PASSED") == 2
+
+
+@pytest.mark.slow
+def test_version_is_single_sourced(dist):
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert not re.search(r'^version\s*=\s*"', pyproject, re.M) and 'dynamic = ["version"]' in pyproject
+    assert perturber.__version__ in (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_installed_wheel_works_outside_the_source_tree(venv):
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "NLTK_DATA")}
+    bin_dir = venv / "env" / "bin"
+    where = _run([str(bin_dir / "python"), "-c", "import perturber; print(perturber.__file__)"],
+                 cwd=venv, env=env).stdout
+    assert str(venv) in where and str(ROOT) not in where
+    assert "usage: perturber" in _run([str(bin_dir / "perturber"), "--help"], cwd=venv, env=env).stdout
+    # a table-backed entry proves perturber/data/*.json ship
+    out = _run([str(bin_dir / "perturber"), "spelling_uk", "--text", "My favorite color"],
+               cwd=venv, env=env)
+    assert out.stdout == "My favourite colour"
+    listing = json.loads(_run([str(bin_dir / "perturber"), "list", "--json"], cwd=venv, env=env).stdout)
+    assert [e["name"] for e in listing] == [e["name"] for e in perturber.list_perturbations()]
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen([str(bin_dir / "perturber"), "serve", "--port", str(port)], cwd=venv,
+                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                health = json.load(urllib.request.urlopen(base + "/health", timeout=2))
+                break
+            except OSError:
+                assert server.poll() is None, server.stderr.read().decode()[-2000:]
+                assert time.monotonic() < deadline, "the installed service did not start"
+                time.sleep(0.2)
+        assert health == {"status": "ok"}
+        req = urllib.request.Request(base + "/perturb/native/quotes", method="POST",
+                                     data=json.dumps({"texts": ["Hi"], "n": 2}).encode(),
+                                     headers={"content-type": "application/json"})
+        assert json.load(urllib.request.urlopen(req, timeout=10))["results"][0]["text"] == '"" Hi ""'
+        for path, needle in [("/", "perturber playground"), ("/static/playground.js", "renderDiff"),
+                             ("/static/gallery.js", "runGallery"),
+                             ("/reference", "# Perturbation reference")]:
+            body = urllib.request.urlopen(base + path, timeout=30).read().decode()
+            assert needle in body, path
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+def test_release_workflow_builds_checks_and_publishes_with_trusted_publishing():
+    import yaml
+
+    wf = yaml.safe_load((ROOT / ".github" / "workflows" / "release.yml").read_text(encoding="utf-8"))
+    on = wf.get("on", wf.get(True))  # YAML 1.1 reads the key `on` as True
+    assert on["push"]["tags"] == ["v*"] and wf["permissions"] == {"contents": "read"}
+    build, publish = wf["jobs"]["build"], wf["jobs"]["publish"]
+    runs = "\n".join(step.get("run", "") for step in build["steps"])
+    assert "python -m build --outdir dist/" in runs and "twine check --strict dist/*" in runs
+    assert "GITHUB_REF_NAME" in runs and "CHANGELOG.md" in runs
+    assert publish["needs"] == "build" and publish["permissions"] == {"id-token": "write"}
+    assert publish["steps"][-1]["uses"].startswith("pypa/gh-action-pypi-publish@")
+    assert "with" not in publish["steps"][-1]  # no password or token: trusted publishing
+    assert "secrets." not in (ROOT / ".github" / "workflows" / "release.yml").read_text()
+    # the tag check reads the version the way the build does
+    script = next(s["run"] for s in build["steps"] if "GITHUB_REF_NAME" in s.get("run", ""))
+    one_liner = re.search(r'python -c "(.+?)"\)', script).group(1)
+    out = subprocess.run([sys.executable, "-c", one_liner], cwd=ROOT, capture_output=True, text=True)
+    assert out.stdout.strip() == perturber.__version__
