@@ -3,7 +3,7 @@
 >>> cases = list(build_suite([{"id": "a", "q": "Is it 2 o'clock?"}], field="q",
 ...                          select="name=upper_case"))
 >>> [(c["name"], c["perturbed"], c["gate"], c["level"]) for c in cases]
-[('upper_case', "IS IT 2 O'CLOCK?", 'pass', 4)]
+[('upper_case', "IS IT 2 O'CLOCK?", 'pass', 5)]
 """
 
 from __future__ import annotations
