@@ -72,3 +72,11 @@ class ModelBackendError(PerturberError):
         super().__init__(message, code, **details)
         if self.code == "model_timeout":
             self.http_status = 504
+
+
+class ConfigurationError(PerturberError):
+    """A bad ``PERTURBER_*`` configuration value (a clear start-up error)."""
+
+    code = "configuration_error"
+    exit_code = 3
+    http_status = 500
