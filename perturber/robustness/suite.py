@@ -124,6 +124,7 @@ def build_suite(records: Iterable[dict], *, field: str = "input", answer_field: 
             picks = sorted(_harness_rng(seeds[0], example_id).sample(range(len(items)), per_example))
             items = [items[i] for i in picks]
         base = {"example_id": example_id, "original": text, "input_field": field,
+                "id_field": id_field, "answer_field": answer_field,
                 "answer": record.get(answer_field) if answer_field else None,
                 "example": {k: v for k, v in record.items() if k != field},
                 "catalog_digest": digest}
