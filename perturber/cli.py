@@ -25,7 +25,7 @@ from typing import Any, Sequence
 from . import __version__, core, registry
 from .errors import InvalidParams, PerturberError
 
-COMMANDS = ("list", "describe", "batch", "serve")
+COMMANDS = ("list", "describe", "batch", "serve", "suite", "evaluate", "report")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -289,6 +289,9 @@ commands:
                                                               apply one perturbation
   batch NAME --input in.jsonl --field text --output out.jsonl  perturb a JSONL file
   serve [--host 127.0.0.1] [--port 8080]                      HTTP service + playground
+  suite EXAMPLES --field F [--select S] [--ladder] -o cases.jsonl  build a robustness suite
+  evaluate cases.jsonl (--base-url URL --model M | --callable mod:fn) -o results.jsonl
+  report results.jsonl [...] -o report/ [--export-failures F]  robustness report
 
 `perturber NAME --help` lists the parameters of NAME with their ranges.
 exit codes: 0 ok, 2 bad name/parameters/input, 3 data or extra missing, 4 model backend failed
@@ -313,6 +316,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_batch(rest)
         if command == "serve":
             return cmd_serve(rest)
+        if command in ("suite", "evaluate", "report"):
+            from .robustness.cli import COMMANDS as ROBUSTNESS
+            return ROBUSTNESS[command](rest)
         return cmd_apply(command, rest)
     except PerturberError as err:
         sys.stderr.write(f"perturber: {err.code}: {err.message}\n")
