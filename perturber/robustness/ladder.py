@@ -100,7 +100,7 @@ def load_bands(path: str | Path | None) -> dict[str, tuple[float, ...]]:
     for family, edges in data.items():
         ok = (isinstance(edges, list) and len(edges) == 5
               and all(isinstance(e, (int, float)) and not isinstance(e, bool) for e in edges)
-              and all(0 < a < b for a, b in zip([0, *edges], edges)))
+              and edges[0] > 0 and all(a < b for a, b in zip(edges, edges[1:])))
         if not ok:
             raise InvalidParams(f"{path}: bands of {family!r} must be 5 increasing numbers > 0, "
                                 f"got {edges!r}", field="bands")
