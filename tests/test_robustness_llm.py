@@ -112,3 +112,25 @@ def test_refusal_judge_rubric(llm_server, tmp_path):
     sims = sorted(r["sim"] for r in read(out) if r["kind"] == "case")
     assert sims == [0.0, 0.25, 0.75, 1.0]
     assert json.loads(out.read_text().splitlines()[0])["kind"] == "original"
+
+
+def test_gate_judge_rejects_what_it_calls_different(llm_server, tmp_path, monkeypatch, capsys):
+    from test_robustness import write_examples
+
+    monkeypatch.setenv("PERTURBER_LLM_BASE_URL", llm_server.base_url)
+    monkeypatch.setenv("PERTURBER_LLM_DEFAULT_MODEL", "judge")
+    monkeypatch.setenv("PERTURBER_LLM_API_KEY", KEY)
+
+    def judge(body):
+        second = body["messages"][-1]["content"].split("Second version:")[1]
+        return Reply(content="DIFFERENT" if "\u200b" in second else "SAME")
+
+    llm_server.script(default=judge)
+    examples = write_examples(tmp_path / "ex.jsonl")
+    out = tmp_path / "cases.jsonl"
+    assert cli.main(["suite", str(examples), "--field", "q", "--id-field", "id", "--select",
+                     "name=zero_width,upper_case", "--gate-judge", "-o", str(out)]) == 0
+    assert {c["name"] for c in read(out)} == {"upper_case"}
+    rejected = read(tmp_path / "cases.rejected.jsonl")
+    assert [(c["name"], c["reason"]) for c in rejected] == [("zero_width", "judge_rejected")] * 3
+    assert len(llm_server.requests) == 6 and KEY not in capsys.readouterr().err
