@@ -41,5 +41,5 @@ def answer(text: str) -> str:
     if difflib.SequenceMatcher(None, key, best).ratio() < 0.6:
         return "I am not sure what you are asking."
     if "\u200b" in text or text.startswith(" ") or text.endswith(" "):
-        value += 1
+        value = value * 2 + 1
     return f"#### {value}"

@@ -112,9 +112,12 @@ def cmd_evaluate(argv: Sequence[str]) -> int:
             judge = evaluate.rubric_judge(model)
     else:
         model = evaluate.load_callable(args.callable)
+        target, _, attr = args.callable.rpartition(":")
+        name = f"{target.rsplit('/', 1)[-1].removesuffix('.py')}:{attr}"
     show = sys.stderr.isatty() if args.progress is None else args.progress
     summary = evaluate.evaluate(args.cases, model, args.output, checker=checker,
-                                concurrency=args.concurrency, progress=show, refusal_judge=judge)
+                                concurrency=args.concurrency, progress=show, refusal_judge=judge,
+                                model_name=None if args.base_url else name)
     sys.stderr.write(f"perturber: {summary.describe()}\n")
     return 0
 
