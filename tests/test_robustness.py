@@ -446,3 +446,18 @@ def test_cli_errors_are_one_line(tmp_path, capsys, monkeypatch, argv, needle):
     code = cli.main(argv)
     err = capsys.readouterr().err
     assert code == 2 and needle in err and "Traceback" not in err and err.count("\n") == 1
+
+
+def test_a_failing_original_is_asked_once_and_its_cases_not_at_all(tmp_path):
+    cases = suite_file(tmp_path)
+    asked = []
+
+    def fails_on_a(text):
+        asked.append(text)
+        if text == EXAMPLES[0]["q"]:
+            raise TimeoutError("slow")
+        return toy(text)
+
+    s = evaluate(str(cases), fails_on_a, tmp_path / "r.jsonl", concurrency=2)
+    assert asked.count(EXAMPLES[0]["q"]) == 1 and len(asked) == 1 + 2 + 10
+    assert dict(s.errors) == {"TimeoutError": 1, "original_failed": 5}

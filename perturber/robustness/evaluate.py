@@ -33,7 +33,7 @@ from ..errors import InvalidParams, PerturberError
 from . import checking
 from .io import AppendLog, read_records
 
-CHUNK = 512
+WINDOW = 4  # cases scheduled ahead, per unit of concurrency (bounded memory)
 
 
 class EndpointModel:
@@ -244,8 +244,16 @@ async def _run(source, total, model, out_path, checker, concurrency, name, show,
         summary.written += 1
         bar.update()
 
+    pending: set[asyncio.Task] = set()
+    first_ask: dict[str, asyncio.Task] = {}
+
+    async def run_case(case: dict) -> None:
+        task = first_ask.get(case["example_id"])
+        if task is not None:
+            await asyncio.shield(task)
+        await do_case(case)
+
     try:
-        chunk: list[dict] = []
         for case in source:
             if case.get("gate", "pass") != "pass":
                 continue
@@ -253,28 +261,30 @@ async def _run(source, total, model, out_path, checker, concurrency, name, show,
                 summary.skipped += 1
                 bar.update()
                 continue
-            chunk.append(case)
-            if len(chunk) >= CHUNK:
-                await _chunk(chunk, originals, do_original, do_case)
-                chunk = []
-        if chunk:
-            await _chunk(chunk, originals, do_original, do_case)
+            ex = case["example_id"]
+            if ex not in originals and ex not in first_ask:
+                first_ask[ex] = asyncio.ensure_future(do_original(case))
+            pending.add(asyncio.ensure_future(run_case(case)))
+            if len(pending) >= WINDOW * concurrency:
+                finished, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                for t in finished:
+                    t.result()
+                if len(first_ask) > WINDOW * concurrency:
+                    first_ask = {k: t for k, t in first_ask.items()
+                                 if not (t.done() and k in originals)}
+        if pending:
+            for t in await asyncio.gather(*pending, return_exceptions=True):
+                if isinstance(t, BaseException):
+                    raise t
     finally:
+        for t in pending:
+            t.cancel()
         log.close()
         pool.shutdown(wait=False, cancel_futures=True)
         if hasattr(model, "aclose"):
             await model.aclose()
         summary.seconds = time.monotonic() - started
     return summary
-
-
-async def _chunk(chunk, originals, do_original, do_case) -> None:
-    first: dict[str, dict] = {}
-    for case in chunk:
-        if case["example_id"] not in originals:
-            first.setdefault(case["example_id"], case)
-    await asyncio.gather(*(do_original(c) for c in first.values()))
-    await asyncio.gather(*(do_case(c) for c in chunk))
 
 
 def load_callable(spec: str) -> Callable:
