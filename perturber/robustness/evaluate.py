@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import json
 import os
 import sys
 import time
@@ -309,7 +308,3 @@ def load_callable(spec: str) -> Callable:
         raise InvalidParams(f"--callable {spec!r} is not callable", field="callable")
     return fn
 
-
-def dumps_summary(summary: Summary) -> str:  # pragma: no cover - CLI helper
-    return json.dumps({"calls": summary.calls, "skipped": summary.skipped,
-                       "errors": dict(summary.errors)})

@@ -223,7 +223,7 @@ def _fmt(x, digits: int = 3) -> str:
 
 
 def render_markdown(data: dict) -> str:
-    out = [f"# Robustness report\n", f"Models: {', '.join(data['models'])} · τ = {data['tau']}  ",
+    out = ["# Robustness report\n", f"Models: {', '.join(data['models'])} · τ = {data['tau']}  ",
            f"Baseline accuracy (L0): {_fmt(data['baseline_accuracy'])}\n"]
     models = data["models"]
     out.append("## Families × levels\n")

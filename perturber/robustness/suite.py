@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-import sys
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
@@ -19,7 +18,8 @@ from typing import Any, Callable, Iterable, Iterator
 from .. import core, registry
 from ..errors import InvalidParams, PerturberError
 from ..number_words import numbers_in
-from . import gates, ladder, select
+from . import gates, ladder
+from . import select as select_mod
 from .io import AtomicJsonl, read_records
 
 UNPERTURBED_LEVEL = 0
@@ -37,7 +37,7 @@ def _harness_rng(seed: int, example_id: str) -> random.Random:
     return random.Random(int.from_bytes(digest[:8], "big"))
 
 
-def measured_level(gfam: select.GradedFamily | None, entry: dict, original: str, perturbed: str,
+def measured_level(gfam: select_mod.GradedFamily | None, entry: dict, original: str, perturbed: str,
                    magnitude: float | None, params: dict, bands: dict) -> int | None:
     """The level of a perturbed text: by the graded family's rule, else by magnitude bands."""
     if perturbed == original:
@@ -96,16 +96,13 @@ class SuiteStats:
 
 
 def build_suite(records: Iterable[dict], *, field: str = "input", answer_field: str | None = None,
-                id_field: str | None = None, select_expr: str | None = None, select: str | None = None,
+                id_field: str | None = None, select: str | None = None,
                 in_scope: bool = False, preset: str | None = None, seeds: Iterable[int] = (0,),
                 per_example: int | None = None, ladder_scan: bool = False,
                 bands: dict | None = None, judge: Callable[[str, str], bool] | None = None,
                 stats: SuiteStats | None = None, catalog: list[dict] | None = None) -> Iterator[dict]:
     """Yield the cases (passing and rejected, ``gate`` tells) of ``records``, streaming."""
-    from . import select as select_mod
-
-    expr = select if select is not None else select_expr
-    the_plan = select_mod.plan(expr, in_scope=in_scope, preset=preset, catalog=catalog)
+    the_plan = select_mod.plan(select, in_scope=in_scope, preset=preset, catalog=catalog)
     seeds = [core.check_seed(s) for s in seeds] or [0]
     bands = bands or ladder.DEFAULT_BANDS
     digest = registry.catalog_digest()
@@ -221,7 +218,3 @@ def parse_seeds(raw: str) -> list[int]:
         return [int(s) for s in raw.split(",") if s.strip()]
     except ValueError:
         raise InvalidParams(f"--seeds {raw!r}: expected comma-separated integers", field="seeds") from None
-
-
-def _warn(msg: str) -> None:  # pragma: no cover - CLI chatter
-    sys.stderr.write(msg + "\n")
