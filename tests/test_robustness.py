@@ -461,3 +461,57 @@ def test_a_failing_original_is_asked_once_and_its_cases_not_at_all(tmp_path):
     s = evaluate(str(cases), fails_on_a, tmp_path / "r.jsonl", concurrency=2)
     assert asked.count(EXAMPLES[0]["q"]) == 1 and len(asked) == 1 + 2 + 10
     assert dict(s.errors) == {"TimeoutError": 1, "original_failed": 5}
+
+
+def test_categorical_levels_and_model_gates():
+    from perturber.robustness import gates
+    from perturber.robustness.suite import measured_level
+
+    kb = next(g for g in select.GRADED_REASONING if g.name == "Knowledge Boundary")
+    entry = {"name": "knowledge_boundary", "family": "reasoning", "params": [
+        {"name": "boundary", "type": "str", "choices": ["missing_information", "fabricated_evidence",
+                                                        "unknowable_value", "fabricated_entity",
+                                                        "impossible_premise"]}]}
+    levels = [measured_level(kb, entry, "q", "q2", 0.3, {"boundary": b}, ladder.DEFAULT_BANDS)
+              for b in entry["params"][0]["choices"]]
+    assert levels == [1, 2, 3, 4, 5]
+    assert measured_level(kb, entry, "q", "q", 0.0, {"boundary": "unknowable_value"}, {}) == 0
+    common = dict(original="Buy 4 eggs", perturbed="Purchase 4 eggs", applied=True, reason=None,
+                  expectation="invariant", name="lexical_paraphrasing")
+    assert gates.check_gate(**common, details={"numbers_preserved": False}) == "model_numbers_changed"
+    assert gates.check_gate(**common, details={"numbers_preserved": True}) is None
+    assert gates.check_gate(**{**common, "applied": False, "reason": "no_candidates"},
+                            details={}) == "not_applied:no_candidates"
+
+
+def test_an_entry_that_errors_is_rejected_and_the_suite_goes_on(monkeypatch):
+    from perturber import core
+    from perturber.errors import ResourceUnavailable
+
+    real = core.apply
+
+    def apply(text, name, *args, **kwargs):
+        if name == "upper_case":
+            raise ResourceUnavailable("no endpoint", code="model_unavailable")
+        return real(text, name, *args, **kwargs)
+
+    monkeypatch.setattr(core, "apply", apply)
+    cases = list(build_suite(EXAMPLES, field="q", id_field="id", select="name=upper_case,spaces"))
+    assert [(c["name"], c["gate"], c["reason"]) for c in cases if c["example_id"] == "a"] == [
+        ("upper_case", "rejected", "error:model_unavailable"), ("spaces", "pass", None)]
+
+
+def test_progress_shows_rate_and_eta():
+    import io
+
+    from perturber.robustness.evaluate import Progress
+
+    buf = io.StringIO()
+    bar = Progress(4, True, stream=buf)
+    for _ in range(4):
+        bar.update()
+    line = buf.getvalue().rsplit("\r", 1)[-1]
+    assert line.startswith("[" + "#" * 30 + "] 4/4 ") and "/s ETA 0s" in line and line.endswith("\n")
+    quiet = io.StringIO()
+    Progress(4, False, stream=quiet).update()
+    assert quiet.getvalue() == ""
