@@ -50,25 +50,40 @@ def bench_suite(args) -> dict:
             "cases_per_s": round(stats.cases / dt), "peak_rss_mb": round(_rss_mb())}
 
 
+_SERVER = """
+import sys, time
+sys.path.insert(0, {tests!r})
+from llm_server import LLMServer, Reply
+server = LLMServer().start()
+server.script(default=lambda body: Reply(content="#### 42", delay={latency!r}))
+print(server.base_url, flush=True)
+sys.stdin.read()
+print(server.max_in_flight, flush=True)
+"""
+
+
 def bench_evaluate(args) -> dict:
-    from llm_server import LLMServer, Reply
+    """The test server runs in its own process (its own interpreter and GIL), as a real one would."""
+    import subprocess
 
     from perturber.robustness.evaluate import EndpointModel, evaluate
-    server = LLMServer().start()
-    server.script(default=lambda body: Reply(content="#### 42", delay=args.latency))
+    child = subprocess.Popen([sys.executable, "-c", _SERVER.format(tests=str(ROOT / "tests"),
+                                                                 latency=args.latency)],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    base_url = child.stdout.readline().strip()
     cases = [{"case_id": f"c{i}", "example_id": f"e{i % 10}", "original": f"q{i % 10}",
               "perturbed": f"q{i} perturbed", "expectation": "invariant", "answer": 42,
               "name": "x", "family": "f"} for i in range(args.cases)]
     out = pathlib.Path(tempfile.mkdtemp()) / "r.jsonl"
-    model = EndpointModel(server.base_url, "m", api_key="", concurrency=args.concurrency)
+    model = EndpointModel(base_url, "m", api_key="", concurrency=args.concurrency)
     t0 = time.perf_counter()
     summary = evaluate(cases, model, out, concurrency=args.concurrency)
     dt = time.perf_counter() - t0
-    server.stop()
+    max_in_flight, _ = child.communicate("", timeout=30)
     return {"bench": "evaluate", "latency_s": args.latency, "concurrency": args.concurrency,
             "calls": summary.calls, "seconds": round(dt, 2), "calls_per_s": round(summary.calls / dt, 1),
             "ideal_calls_per_s": round(args.concurrency / args.latency, 1),
-            "max_in_flight": server.max_in_flight, "errors": dict(summary.errors)}
+            "max_in_flight": int(max_in_flight.strip() or 0), "errors": dict(summary.errors)}
 
 
 def bench_report(args) -> dict:
