@@ -42,10 +42,11 @@ def bench_suite(args) -> dict:
     _examples(args.examples, tmp / "ex.jsonl")
     t0 = time.perf_counter()
     stats = write_suite(str(tmp / "ex.jsonl"), str(tmp / "cases.jsonl"), field="question",
-                        answer_field="answer", id_field="id", select=f"name={TWENTY}",
+                        answer_field="answer", id_field="id", select=f"name={args.names}",
                         ladder_scan=args.ladder)
     dt = time.perf_counter() - t0
-    return {"bench": "suite", "examples": args.examples, "perturbations": 20, "ladder": args.ladder,
+    return {"bench": "suite", "examples": args.examples, "perturbations": len(args.names.split(",")),
+            "ladder": args.ladder,
             "cases": stats.cases, "passed": stats.passed, "seconds": round(dt, 1),
             "cases_per_s": round(stats.cases / dt), "peak_rss_mb": round(_rss_mb())}
 
@@ -126,6 +127,7 @@ def main() -> None:
     s = sub.add_parser("suite")
     s.add_argument("--examples", type=int, default=10_000)
     s.add_argument("--ladder", action="store_true")
+    s.add_argument("--names", default=TWENTY, help="comma-separated entries (default: twenty)")
     e = sub.add_parser("evaluate")
     e.add_argument("--cases", type=int, default=320)
     e.add_argument("--concurrency", type=int, default=8)
