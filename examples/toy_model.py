@@ -5,8 +5,10 @@ casing and spacing changes (closest match of the letters and digits), and has tw
 weaknesses: it answers wrongly when the input holds a zero-width character or is padded with
 spaces. ``answer(text)`` returns ``"#### <number>"`` like a GSM8K-style model.
 
->>> answer("How many seats? A cinema has 12 rows of 15 seats.")[:5]
-'#### '
+>>> answer("A CINEMA HAS 12 ROWS OF 15 SEATS. HOW MANY SEATS DOES IT HAVE?")
+'#### 180'
+>>> answer("A cinema has 12 rows of 15 seats.\u200b How many seats does it have?")
+'#### 361'
 """
 
 from __future__ import annotations
