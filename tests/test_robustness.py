@@ -439,6 +439,8 @@ def test_cli_walkthrough(tmp_path, capsys):
     (["evaluate", "EX", "--callable", "nomodule_xyz:f", "-o", "r.jsonl"], "--callable"),
     (["report", "missing.jsonl", "-o", "rep"], "no such file"),
     (["report", "EX"], "give -o DIR"),
+    (["report", "EX", "-o", "rep"], "is not a result"),
+    (["evaluate", "EX", "--callable", "os.path:basename", "-o", "r.jsonl"], "reads the output of `perturber suite`"),
 ])
 def test_cli_errors_are_one_line(tmp_path, capsys, monkeypatch, argv, needle):
     monkeypatch.chdir(tmp_path)

@@ -32,6 +32,7 @@ from ..errors import InvalidParams, PerturberError
 from . import checking
 from .io import AppendLog, read_records
 
+_CASE_FIELDS = ("case_id", "example_id", "original", "perturbed")
 WINDOW = 4  # cases scheduled ahead, per unit of concurrency (bounded memory)
 
 
@@ -253,9 +254,13 @@ async def _run(source, total, model, out_path, checker, concurrency, name, show,
         await do_case(case)
 
     try:
-        for case in source:
+        for index, case in enumerate(source, 1):
             if case.get("gate", "pass") != "pass":
                 continue
+            missing = [k for k in _CASE_FIELDS if not isinstance(case.get(k), str)]
+            if missing:
+                raise InvalidParams(f"case {index} lacks {', '.join(missing)}: evaluate reads the "
+                                    "output of `perturber suite`", field="cases")
             if case["case_id"] in done:
                 summary.skipped += 1
                 bar.update()

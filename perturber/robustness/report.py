@@ -201,11 +201,29 @@ class _Model:
                 "errors": dict(self.errors.most_common()), "mean_magnitude": mean_mag}
 
 
+_REQUIRED = {"original": ("example_id", "sim"),
+             "case": ("case_id", "example_id", "name", "sim", "original", "perturbed")}
+
+
+def _check_result(r: dict, path: str, index: int) -> None:
+    kind = r.get("kind")
+    if kind not in _REQUIRED:
+        raise InvalidParams(f"{path}: record {index} is not a result (no 'kind'); is this a cases "
+                            "file? Run `perturber evaluate` on it first", field="results")
+    if "error" in r:
+        return
+    missing = [k for k in _REQUIRED[kind] if k not in r]
+    if missing or not isinstance(r["sim"], (int, float)):
+        raise InvalidParams(f"{path}: record {index} ({kind}) lacks {', '.join(missing) or 'a numeric sim'}",
+                            field="results")
+
+
 def aggregate(paths: Iterable[str], tau: float = metrics.TAU) -> dict:
     """The report data of one or more results files (one model per file, or per ``model`` field)."""
     models: dict[str, _Model] = {}
     for path in paths:
-        for r in read_records(path):
+        for index, r in enumerate(read_records(path), 1):
+            _check_result(r, path, index)
             name = r.get("model") or Path(path).stem
             if name not in models:
                 models[name] = _Model(name)
