@@ -341,21 +341,24 @@ def write_report(paths: list[str], out_dir: str, *, tau: float = metrics.TAU, pl
     if not 0 < tau <= 1:
         raise InvalidParams("--tau must be in (0, 1]", field="tau")
     data = aggregate(paths, tau)
-    os.makedirs(out_dir, exist_ok=True)
-    images: dict[str, bytes] = {}
-    if plots_enabled:
-        series = {f["name"]: {lv["level"]: lv["accuracy"] for lv in f["levels"] if lv["accuracy"] is not None}
-                  for f in data["families"]}
-        images["degradation"] = plots.degradation_png(series)
-        images["quadrant"] = plots.quadrant_png(
-            {f["name"]: (f["magnitude"], f["stability"]) for f in data["families"]
-             if f["stability"] is not None}, tau)
-        for name, png in images.items():
-            Path(out_dir, f"{name}.png").write_bytes(png)
-    Path(out_dir, "report.json").write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n",
-                                            encoding="utf-8")
-    Path(out_dir, "report.md").write_text(render_markdown(data), encoding="utf-8")
-    Path(out_dir, "report.html").write_text(render_html(data, images), encoding="utf-8")
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+        images: dict[str, bytes] = {}
+        if plots_enabled:
+            series = {f["name"]: {lv["level"]: lv["accuracy"] for lv in f["levels"]
+                                  if lv["accuracy"] is not None} for f in data["families"]}
+            images["degradation"] = plots.degradation_png(series)
+            images["quadrant"] = plots.quadrant_png(
+                {f["name"]: (f["magnitude"], f["stability"]) for f in data["families"]
+                 if f["stability"] is not None}, tau)
+            for name, png in images.items():
+                Path(out_dir, f"{name}.png").write_bytes(png)
+        Path(out_dir, "report.json").write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n",
+                                                encoding="utf-8")
+        Path(out_dir, "report.md").write_text(render_markdown(data), encoding="utf-8")
+        Path(out_dir, "report.html").write_text(render_html(data, images), encoding="utf-8")
+    except OSError as err:
+        raise InvalidParams(f"cannot write the report to {out_dir}: {err}", field="output") from None
     return data
 
 
