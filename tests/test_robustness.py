@@ -517,3 +517,39 @@ def test_progress_shows_rate_and_eta():
     quiet = io.StringIO()
     Progress(4, False, stream=quiet).update()
     assert quiet.getvalue() == ""
+
+
+def test_preset_puts_each_entry_in_one_family_and_ladders_categories(monkeypatch):
+    from perturber import core
+    from perturber.core import Result
+
+    catalog = [
+        {"name": "typo_paraphrase", "category": "native", "family": "paraphrasing", "version": 1,
+         "expectation": "invariant", "seed_sensitive": False, "intensity": None, "params": []},
+        {"name": "lexical_paraphrasing", "category": "native", "family": "paraphrasing", "version": 1,
+         "expectation": "invariant", "seed_sensitive": False, "intensity": None, "params": []},
+        {"name": "knowledge_boundary", "category": "native", "family": "reasoning", "version": 1,
+         "expectation": "refusal", "seed_sensitive": False, "intensity": None,
+         "params": [{"name": "boundary", "type": "str", "choices": [
+             "missing_information", "fabricated_evidence", "unknowable_value", "fabricated_entity",
+             "impossible_premise"]}]},
+    ]
+    plan = select.plan(preset="graded-reasoning", catalog=catalog)
+    homes = [(e["name"], g.name) for e, g in plan.items]
+    assert homes == [("lexical_paraphrasing", "Semantic Variation"), ("typo_paraphrase", "Input Quality"),
+                     ("knowledge_boundary", "Knowledge Boundary")]
+
+    def fake_apply(text, name, params=None, seed=0, category="native"):
+        params = dict(params or {})
+        out = f"{text} [{params.get('boundary', 'x')}]"
+        return Result(text=out, applied=True, reason=None, edits=1, magnitude=0.3, name=name,
+                      category=category, family="reasoning", version=1, in_scope=False,
+                      expectation="refusal", kind="model_backed", seed=seed, params=params)
+
+    monkeypatch.setattr(core, "apply", fake_apply)
+    cases = list(build_suite([{"q": "How tall is Zorblax?"}], field="q", preset="graded-reasoning",
+                             select="name=knowledge_boundary", ladder_scan=True, catalog=catalog))
+    assert [(c["params"]["boundary"], c["level"], c["gate"]) for c in cases] == [
+        ("missing_information", 1, "pass"), ("fabricated_evidence", 2, "pass"),
+        ("unknowable_value", 3, "pass"), ("fabricated_entity", 4, "pass"),
+        ("impossible_premise", 5, "pass")]

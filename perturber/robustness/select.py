@@ -122,8 +122,15 @@ def plan(expr: str | None = None, *, in_scope: bool = False, preset: str | None 
         narrowed["in_scope"] = {True}
     items, unavailable = [], {}
     names = {e["name"] for e in entries}
-    for fam in PRESETS[preset]:
-        chosen = [e for e in entries if fam.matches(e)
+    families = PRESETS[preset]
+
+    def home(entry: dict) -> GradedFamily | None:
+        """An entry belongs to one graded family: one that names it, else one of its family."""
+        return (next((f for f in families if entry["name"] in f.names), None)
+                or next((f for f in families if entry["family"] in f.families), None))
+
+    for fam in families:
+        chosen = [e for e in entries if home(e) is fam
                   and all(e.get(k) in v for k, v in narrowed.items())]
         missing = [n for n in PRESET_EXPECTED[preset].get(fam.name, ()) if n not in names]
         if not chosen and not missing:

@@ -58,6 +58,17 @@ def measured_level(gfam: select_mod.GradedFamily | None, entry: dict, original: 
     return ladder.level_for(magnitude, gfam.name if gfam else entry["family"], bands)
 
 
+def _variants(entry: dict, gfam) -> list[dict]:
+    """The parameter variants a ladder tries: the categorical choices of a ``choice:`` family
+    (knowledge_boundary's five boundary types), else the intensity grid."""
+    if gfam is not None and gfam.level_by.startswith("choice:"):
+        pname = gfam.level_by[7:]
+        spec = next((p for p in entry.get("params", []) if p["name"] == pname), None)
+        if spec and spec.get("choices"):
+            return [{pname: c} for c in spec["choices"][:5]]
+    return ladder.grid_for(entry)
+
+
 def _ratio_band(level: int | None) -> tuple[float, float] | None:
     if not level:
         return None
@@ -130,7 +141,7 @@ def build_suite(records: Iterable[dict], *, field: str = "input", answer_field: 
         orig_numbers = None
         for entry, gfam in items:
             for seed in (seeds if entry["seed_sensitive"] else seeds[:1]):
-                variants = ladder.grid_for(entry) if ladder_scan else [{}]
+                variants = _variants(entry, gfam) if ladder_scan else [{}]
                 kept_levels: set[int] = set()
                 if ladder_scan:
                     stats.attempted[entry["name"]] += 1
