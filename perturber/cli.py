@@ -27,7 +27,7 @@ from typing import Any
 from . import __version__, core, registry
 from .errors import InvalidParams, PerturberError
 
-COMMANDS = ("list", "describe", "docs", "batch", "serve")
+COMMANDS = ("list", "describe", "docs", "batch", "serve", "suite", "evaluate", "report")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -324,6 +324,9 @@ commands:
                                                               apply one perturbation
   batch NAME --input in.jsonl --field text --output out.jsonl  perturb a JSONL file
   serve [--host 127.0.0.1] [--port 8080]                      HTTP service + playground
+  suite EXAMPLES --field F [--select S] [--ladder] -o cases.jsonl  build a robustness suite
+  evaluate cases.jsonl (--base-url URL --model M | --callable mod:fn) -o results.jsonl
+  report results.jsonl [...] -o report/ [--export-failures F]  robustness report
 
 `perturber NAME --help` lists the parameters of NAME with their ranges; add
 `--category brittlebench` to reach the compatibility tier's entry of that name.
@@ -351,6 +354,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_batch(rest)
         if command == "serve":
             return cmd_serve(rest)
+        if command in ("suite", "evaluate", "report"):
+            from .robustness.cli import COMMANDS as ROBUSTNESS
+            return ROBUSTNESS[command](rest)
         return cmd_apply(command, rest)
     except PerturberError as err:
         sys.stderr.write(f"perturber: {err.code}: {err.message}\n")

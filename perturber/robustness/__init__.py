@@ -1,0 +1,29 @@
+"""The robustness harness: suites from eval sets, runs against a model, graded reports.
+
+>>> from perturber.robustness import assert_invariant
+>>> assert_invariant(str.lower, ["What is 2+2?"], perturbations=["upper_case"])
+
+Modules: ``suite`` (build_suite, write_suite), ``evaluate`` (evaluate, EndpointModel),
+``report`` (write_report, export_failures), ``metrics``, ``checking``, ``ladder``, ``select``,
+``gates``, ``plots``. Heavy imports (matplotlib, the model client) happen on first use.
+"""
+
+from __future__ import annotations
+
+from .assertions import assert_invariant
+
+__all__ = ["assert_invariant", "build_suite", "write_report", "export_failures", "write_suite",
+           "Checker"]
+
+
+def __getattr__(name: str):
+    if name in ("build_suite", "write_suite"):
+        from . import suite
+        return getattr(suite, name)
+    if name in ("write_report", "export_failures"):
+        from . import report
+        return getattr(report, name)
+    if name == "Checker":
+        from .checking import Checker
+        return Checker
+    raise AttributeError(name)

@@ -1,0 +1,555 @@
+"""The robustness harness: metrics, suites, gates, evaluate (callables), reports, CLI."""
+
+import asyncio
+import json
+import re
+import unicodedata
+
+import pytest
+
+from perturber import cli
+from perturber.errors import InvalidParams
+from perturber.robustness import assert_invariant, ladder, metrics, select
+from perturber.robustness.checking import Checker, score_case
+from perturber.robustness.evaluate import evaluate
+from perturber.robustness.report import aggregate, export_failures, write_report
+from perturber.robustness.suite import build_suite, case_id, write_suite
+
+pytest.importorskip("text_to_num")
+
+EXAMPLES = [
+    {"id": "a", "q": "Mia has 12 apples and gives 5 away. How many are left?", "gold": 7},
+    {"id": "b", "q": "A box holds a dozen eggs. How many eggs are in 3 boxes?", "gold": 36},
+    {"id": "c", "q": "Ben walks twice as far as Carl, who walks 3 km. How far does Ben walk?", "gold": 6},
+]
+ANSWERS = {re.sub(r"[^a-z0-9]", "", e["q"].lower()): e["gold"] for e in EXAMPLES}
+TOY_SELECT = "name=zero_width,spaces,upper_case,quotes,trailing_newline"
+
+
+def toy(text: str) -> str:
+    """Knows the answers; wrong on zero-width characters and on space padding."""
+    key = re.sub(r"[^a-z0-9]", "", unicodedata.normalize("NFKC", text).lower())
+    value = ANSWERS[key]
+    if "\u200b" in text or text.startswith(" ") or text.endswith(" "):
+        value += 1
+    return f"Let me think.\n#### {value}"
+
+
+def write_examples(path, rows=EXAMPLES):
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def suite_file(tmp_path, select_expr=TOY_SELECT, **options):
+    examples = write_examples(tmp_path / "examples.jsonl")
+    out = tmp_path / "cases.jsonl"
+    write_suite(str(examples), str(out), field="q", answer_field="gold", id_field="id",
+                select=select_expr, **options)
+    return out
+
+
+def read(path):
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+# -- metrics --------------------------------------------------------------------------------------
+
+def test_stability_with_known_weights():
+    # sims 1, 0, 1, 0.5 with magnitudes 0.1, 0.4, 0.2, 0.3: (0.1 + 0 + 0.2 + 0.15) / 1.0
+    assert metrics.stability([1, 0, 1, 0.5], [0.1, 0.4, 0.2, 0.3]) == pytest.approx(0.45)
+    assert metrics.stability([1, 0], [0.0, 0.0]) is None
+    assert metrics.stability([], []) is None
+
+
+def test_bucket_matches_the_formulas():
+    b = metrics.Bucket()
+    for sim, score in [(1, 0.1), (0, 0.4), (1, 0.2), (0.5, 0.3)]:
+        b.add(sim, score)
+    assert b.to_dict() == {"n": 4, "accuracy": pytest.approx(0.625), "magnitude": pytest.approx(0.25),
+                           "stability": pytest.approx(0.45)}
+    assert metrics.Bucket().to_dict() == {"n": 0, "accuracy": None, "magnitude": None, "stability": None}
+
+
+@pytest.mark.parametrize("levels, tau, expected", [
+    ({0: 1.0, 1: 0.9, 2: 0.8, 3: 0.79, 4: 0.1}, 0.8, 3),    # a tie at exactly tau*L0 is no collapse
+    ({0: 0.75, 1: 0.6, 2: 0.59}, 0.8, 2),                    # 0.8*0.75 = 0.6000000000000001: a tie
+    ({0: 1.0, 1: 0.95, 2: 0.9, 3: 0.85, 4: 0.81, 5: 0.8}, 0.8, None),   # never collapses: "—"
+    ({0: 1.0, 1: None, 2: 0.5}, 0.8, 2),                     # a level with no tests is skipped
+    ({0: 0.0, 1: 0.0, 2: 0.0}, 0.8, None),                   # baseline 0: nothing is below 0
+    ({1: 0.0}, 0.8, None),                                   # no baseline
+    ({0: 1.0, 1: 0.6, 2: 0.9}, 0.5, None),                   # tau configurable
+    ({0: 1.0, 1: 0.6, 2: 0.9}, 0.7, 1),
+])
+def test_collapse_point(levels, tau, expected):
+    assert metrics.collapse_point(levels, tau) == expected
+
+
+def test_flip_counts():
+    f = metrics.Flips()
+    for was, now in [(1, 0), (1, 0), (1, 0), (0, 1), (1, 1), (0, 0)]:
+        f.add(was, now)
+    assert (f.n, f.broken, f.repaired, f.net, f.failures) == (6, 3, 1, -2, 4)
+    assert f.churn == pytest.approx(4 / 6)
+    g = metrics.Flips()
+    for was, now in [(1, 0), (0, 1)]:
+        g.add(was, now)
+    assert (g.net, g.churn) == (0, 1.0)   # nets zero while changing every answer
+
+
+@pytest.mark.parametrize("magnitude, level", [
+    (0.0, 0), (1e-9, 1), (0.02, 1), (0.020001, 2), (0.05, 2), (0.1, 3), (0.1000001, 4),
+    (0.2, 4), (0.2000001, 5), (1.0, 5), (None, None)])
+def test_level_binning_at_band_edges(magnitude, level):
+    assert ladder.level_for(magnitude, "Input Quality") == level
+
+
+def test_bands_from_json_and_toml(tmp_path):
+    (tmp_path / "b.json").write_text('{"character": [0.1, 0.2, 0.3, 0.4, 0.5]}')
+    (tmp_path / "b.toml").write_text('[bands]\n"Input Quality" = [0.01, 0.02, 0.03, 0.04, 1]\n')
+    assert ladder.load_bands(tmp_path / "b.json")["character"] == (0.1, 0.2, 0.3, 0.4, 0.5)
+    assert ladder.level_for(0.025, "Input Quality", ladder.load_bands(tmp_path / "b.toml")) == 3
+    (tmp_path / "bad.json").write_text('{"character": [0.3, 0.2, 0.1, 0.4, 0.5]}')
+    with pytest.raises(InvalidParams, match="5 increasing numbers"):
+        ladder.load_bands(tmp_path / "bad.json")
+
+
+# -- selection, suites, gates ---------------------------------------------------------------------
+
+def test_select_by_catalog_fields():
+    names = [e["name"] for e in select.select_entries("family=padding;name=spaces,new_lines")]
+    assert names == ["spaces", "new_lines"]
+    assert all(e["expectation"] == "directional"
+               for e in select.select_entries("expectation=directional"))
+    assert not any(e["family"] in ("control", "schema") for e in select.select_entries(None))
+    with pytest.raises(InvalidParams, match="FIELD=V1,V2"):
+        select.parse_select("colour=red")
+    with pytest.raises(InvalidParams, match="matches no catalog entry"):
+        select.select_entries("name=no_such_entry")
+
+
+def test_preset_reports_missing_entries_as_unavailable():
+    catalog = [e for e in __import__("perturber").list_perturbations()
+               if e["name"] not in ("conflicting_instruction",)]
+    plan = select.plan(preset="graded-reasoning", catalog=catalog)
+    assert plan.unavailable["Conflict Instruction Stress"] == ["conflicting_instruction"]
+    fams = {g.name for _, g in plan.items}
+    assert {"Input Quality", "Structural/Format", "Context Load"} <= fams
+    with pytest.raises(InvalidParams, match="unknown preset"):
+        select.plan(preset="nope")
+
+
+def test_suite_cases_are_complete_and_byte_identical(tmp_path):
+    out1 = suite_file(tmp_path)
+    blob1 = out1.read_bytes()
+    out2 = suite_file(tmp_path)
+    assert out2.read_bytes() == blob1
+    cases = read(out1)
+    assert len(cases) == 15
+    c = next(c for c in cases if c["example_id"] == "a" and c["name"] == "zero_width")
+    assert c["case_id"] == case_id("a", {"category": "native", "name": "zero_width", "version": c["version"]},
+                                   c["params"], 0)
+    for key in ("original", "perturbed", "category", "family", "version", "params", "seed",
+                "expectation", "magnitude", "requested_level", "level", "gate", "catalog_digest"):
+        assert key in c
+    assert c["gate"] == "pass" and c["answer"] == 7 and "\u200b" in c["perturbed"]
+    assert c["catalog_digest"] == __import__("perturber").catalog_digest()
+    assert len({c["case_id"] for c in cases}) == 15
+
+
+def test_gates_reject_changed_numbers_and_not_applied(tmp_path):
+    rows = [{"id": "n", "q": "She walks with four dogs and 2 cats."}]
+    cases = list(build_suite(rows, field="q", id_field="id",
+                             select="name=disemvowel,insert_negation,question_to_end", seeds=[0]))
+    by = {c["name"]: c for c in cases}
+    assert by["disemvowel"]["gate"] == "rejected" and by["disemvowel"]["reason"] == "numbers_changed"
+    assert by["question_to_end"]["reason"].startswith("not_applied:")
+    assert by["insert_negation"]["expectation"] == "directional"     # directional: numbers exempt
+    out = suite_file(tmp_path, select_expr="name=disemvowel", seeds=[0, 1])
+    rejected = read(tmp_path / "cases.rejected.jsonl")
+    assert all(r["gate"] == "rejected" and r["reason"] for r in rejected)
+    assert len(read(out)) + len(rejected) == 6
+
+
+def test_per_example_sampling_is_seeded():
+    kw = dict(field="q", id_field="id", select="family=character", per_example=2)
+    a = [(c["example_id"], c["name"]) for c in build_suite(EXAMPLES, **kw)]
+    b = [(c["example_id"], c["name"]) for c in build_suite(EXAMPLES, **kw)]
+    assert a == b
+    for ex in "abc":
+        assert len({n for e, n in a if e == ex}) == 2
+    assert len(set(a)) > 2
+
+
+def test_ladder_levels_and_context_load_ratio_gate():
+    cases = list(build_suite(EXAMPLES[:1], field="q", id_field="id", ladder_scan=True,
+                             preset="graded-reasoning", select="name=zero_width,context_load,conflicting_instruction"))
+    zw = [c for c in cases if c["name"] == "zero_width"]
+    assert [c["level"] for c in zw] == sorted({c["level"] for c in zw})      # one variant per level
+    assert all(c["level"] == c["requested_level"] for c in zw)
+    assert all(ladder.level_for(c["magnitude"], "Input Quality") == c["level"] for c in zw)
+    ci = [c for c in cases if c["name"] == "conflicting_instruction"]
+    assert [(c["params"]["tier"], c["level"]) for c in ci] == [(k, k) for k in range(1, 6)]
+    for c in (c for c in cases if c["name"] == "context_load"):
+        ratio = len(c["perturbed"]) / len(c["original"])
+        edges = (1.0, *ladder.CONTEXT_LOAD_RATIO_BANDS)
+        inside = edges[c["requested_level"] - 1] < ratio <= edges[c["requested_level"]]
+        assert (c["gate"] == "pass") == inside
+
+
+def test_csv_input_streams(tmp_path):
+    path = tmp_path / "ex.csv"
+    path.write_text("id,q,gold\na,\"Mia has 12 apples, right?\",12\n", encoding="utf-8")
+    out = tmp_path / "c.jsonl"
+    stats = write_suite(str(path), str(out), field="q", answer_field="gold", id_field="id",
+                        select="name=upper_case")
+    assert stats.passed == 1 and read(out)[0]["answer"] == "12"
+
+
+def test_parquet_input(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+    pq.write_table(pa.Table.from_pylist(EXAMPLES), tmp_path / "ex.parquet")
+    out = tmp_path / "c.jsonl"
+    write_suite(str(tmp_path / "ex.parquet"), str(out), field="q", id_field="id", select="name=upper_case")
+    assert [c["example_id"] for c in read(out)] == ["a", "b", "c"]
+
+
+# -- checking -------------------------------------------------------------------------------------
+
+def test_answer_checking_modes():
+    c = Checker()
+    assert c.extract('reasoning... {"ground_truth": 42}') == "42"
+    assert c.extract("so 3 + 4 = 7 apples") == "7"
+    assert Checker(regex=r"Answer: (\d+)").extract("x 9\nAnswer: 12 ok") == "12"
+    assert c.same("1,000", 1000) and not c.same("1002", 1000) and c.same("1000.9", 1000)
+    assert c.same("0", 0) and not c.same("0.1", 0)
+    assert Checker(mode="exact").same(" Paris ", "paris")
+    inv = {"expectation": "invariant", "answer": None}
+    assert score_case(c, inv, "#### 5", "#### 5.0") == 1.0
+    assert score_case(c, inv, "#### 6", "#### 5") == 0.0
+    d = {"expectation": "directional", "name": "scale_quantity", "params": {"exponent": 1}}
+    assert score_case(c, d, "#### 50", "#### 5") == 1.0
+    assert score_case(c, d, "#### 0.5", "#### 5") == 0.0
+    assert score_case(c, {**d, "name": "insert_negation"}, "#### 5", "#### 5") == 0.0
+    r = {"expectation": "refusal"}
+    assert score_case(c, r, "There is not enough information to answer.", None) == 1.0
+    assert score_case(c, r, "#### 12", None) == 0.0
+    assert score_case(c, r, "#### 12", None, refusal_score=0.75) == 0.75
+    fn = Checker(mode="callable", function=lambda out, gold: str(gold) in out)
+    assert score_case(fn, {"expectation": "invariant", "answer": 7}, "it is 7", "x") == 1.0
+
+
+# -- evaluate with callables ----------------------------------------------------------------------
+
+def test_evaluate_sync_and_async_callables_agree(tmp_path):
+    cases = suite_file(tmp_path)
+
+    async def atoy(text):
+        await asyncio.sleep(0)
+        return toy(text)
+
+    s1 = evaluate(str(cases), toy, tmp_path / "r1.jsonl", concurrency=4)
+    s2 = evaluate(str(cases), atoy, tmp_path / "r2.jsonl", concurrency=4)
+    assert s1.calls == s2.calls == 15 + 3 and not s1.errors
+    key = lambda r: (r["key"], r["sim"])   # noqa: E731
+    assert sorted(map(key, read(tmp_path / "r1.jsonl"))) == sorted(map(key, read(tmp_path / "r2.jsonl")))
+
+
+def test_evaluate_resumes_without_duplicate_calls(tmp_path):
+    cases = suite_file(tmp_path)
+    out = tmp_path / "results.jsonl"
+    calls = []
+
+    def flaky(text):
+        calls.append(text)
+        if len(calls) == 9:
+            raise KeyboardInterrupt   # the user pressed ^C mid-run
+        return toy(text)
+
+    with pytest.raises(KeyboardInterrupt):
+        evaluate(str(cases), flaky, out, concurrency=1)
+    done = read(out)
+    with open(out, "a", encoding="utf-8") as fh:
+        fh.write('{"kind": "case", "key": "torn')      # a write torn by the interruption
+    asked = []
+
+    def counting(text):
+        asked.append(text)
+        return toy(text)
+
+    summary = evaluate(str(cases), counting, out, concurrency=3)
+    assert len(done) + len(asked) == 18 and summary.skipped == len([d for d in done if d["kind"] == "case"])
+    results = read(out)
+    assert len(results) == 18 and len({r["key"] for r in results}) == 18
+    assert evaluate(str(cases), counting, out).calls == 0
+
+
+def test_evaluate_records_errors_by_type_and_retries_them(tmp_path):
+    cases = suite_file(tmp_path)
+    out = tmp_path / "r.jsonl"
+
+    def broken(text):
+        if text.isupper():
+            raise ValueError("boom")
+        return toy(text)
+
+    s = evaluate(str(cases), broken, out)
+    assert dict(s.errors) == {"ValueError": 3}
+    s2 = evaluate(str(cases), toy, out)
+    assert s2.calls == 3 and not s2.errors
+
+
+# -- end to end: the toy model ----------------------------------------------------------------
+
+@pytest.fixture
+def toy_run(tmp_path):
+    cases = suite_file(tmp_path)
+    results = tmp_path / "results.jsonl"
+    evaluate(str(cases), toy, results)
+    return tmp_path, results, read(cases)
+
+
+def test_report_lists_the_planted_weaknesses_first(toy_run):
+    tmp_path, results, cases = toy_run
+    data = write_report([str(results)], str(tmp_path / "report"))
+    groups = [(g["name"], g["n"], g["failures"], g["broken"], g["repaired"], g["net"])
+              for g in data["perturbations"]]
+    assert groups[:2] == [("spaces", 3, 3, 3, 0, -3), ("zero_width", 3, 3, 3, 0, -3)]
+    assert all(g[2] == 0 for g in groups[2:]) and len(groups) == 5
+    zw = data["perturbations"][1]
+    assert zw["hint"] == "fix in input normalisation, not in the prompt"
+    assert "⟨U+200B⟩" in zw["examples"][0]["diff"] and len(zw["examples"]) == 3
+    assert data["baseline_accuracy"] == 1.0
+    fams = {f["name"]: f for f in data["families"]}
+    # character: zero_width lands on L3 (acc 0), upper_case on L5 (acc 1) -> collapse at L3.
+    # padding: trailing_newline L1 (acc 1); quotes + spaces L2 (acc 1/2 < 0.8) -> collapse at L2.
+    assert [(lv["level"], lv["n"], lv["accuracy"]) for lv in fams["character"]["levels"]] == [
+        (0, 3, 1.0), (1, 0, None), (2, 0, None), (3, 3, 0.0), (4, 0, None), (5, 3, 1.0)]
+    assert fams["character"]["collapse_point"] == 3 and fams["character"]["collapse_label"] == "L3"
+    assert [lv["accuracy"] for lv in fams["padding"]["levels"]][:3] == [1.0, 1.0, 0.5]
+    assert fams["padding"]["collapse_point"] == 2
+    mags = {c["case_id"]: c["magnitude"] for c in cases if c["family"] == "character"}
+    upper = sum(m for c, m in mags.items() if next(x for x in cases if x["case_id"] == c)["name"] == "upper_case")
+    assert fams["character"]["stability"] == pytest.approx(upper / sum(mags.values()))
+    md = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
+    assert md.index("| spaces |") < md.index("| zero_width |") < md.index("| upper_case |")
+    saved = json.loads((tmp_path / "report" / "report.json").read_text(encoding="utf-8"))
+    assert saved["schema"] == "perturber.robustness.report/1"
+    assert {"n", "accuracy", "magnitude", "stability"} <= set(saved["families"][0]["levels"][0])
+    assert {"failures", "broken", "repaired", "net", "churn"} <= set(saved["perturbations"][0])
+    assert (tmp_path / "report" / "degradation.png").read_bytes()[:4] == b"\x89PNG"
+    html = (tmp_path / "report" / "report.html").read_text(encoding="utf-8")
+    assert html.count("data:image/png;base64,") == 2
+
+
+def test_flip_table_counts_repairs(tmp_path):
+    cases = suite_file(tmp_path)
+
+    def case_sensitive(text):          # wrong whenever it sees "Mia " (so upper-casing repairs it)
+        out = toy(text)
+        return out + "1" if "Mia " in text else out
+
+    evaluate(str(cases), case_sensitive, tmp_path / "r.jsonl")
+    data = aggregate([str(tmp_path / "r.jsonl")])
+    upper = next(g for g in data["perturbations"] if g["name"] == "upper_case")
+    assert (upper["broken"], upper["repaired"], upper["net"]) == (0, 1, 1)
+    assert upper["churn"] == pytest.approx(1 / 3)
+    assert data["baseline_accuracy"] == pytest.approx(2 / 3)
+
+
+def test_several_models_get_columns(toy_run, tmp_path):
+    _, results, _ = toy_run
+    other = tmp_path / "other.jsonl"
+    evaluate(str(tmp_path / "cases.jsonl"), lambda t: toy(t.strip()), other, model_name="strip-first")
+    data = write_report([str(results), str(other)], str(tmp_path / "rep2"), plots_enabled=False)
+    assert data["models"] == ["toy", "strip-first"]
+    pad = {f["name"]: f for f in data["by_model"]["strip-first"]["families"]}["padding"]
+    assert pad["collapse_point"] is None
+    assert "| acc toy | acc strip-first |" in (tmp_path / "rep2" / "report.md").read_text(encoding="utf-8")
+
+
+def test_export_failures_and_regressions_stay_fixed(toy_run):
+    tmp_path, results, _ = toy_run
+    reg = tmp_path / "regression.jsonl"
+    assert export_failures([str(results)], str(reg), perturbation="zero_width") == 3
+    rows = read(reg)
+    assert {r["provenance"]["name"] for r in rows} == {"zero_width"}
+    assert all("\u200b" in r["q"] and r["gold"] in (7, 36, 6) for r in rows)
+    assert rows[0]["provenance"]["catalog_digest"] and rows[0]["id"].startswith(rows[0]["provenance"]["example_id"] + "~")
+    cases2 = tmp_path / "cases2.jsonl"
+    write_suite(str(reg), str(cases2), field="q", answer_field="gold", id_field="id", select="name=upper_case")
+
+    def fixed(text):                    # the model after input normalisation: zero-width stripped
+        return toy(text.replace("\u200b", ""))
+
+    evaluate(str(cases2), fixed, tmp_path / "r2.jsonl")
+    data = aggregate([str(tmp_path / "r2.jsonl")])
+    assert data["regressions"]["exported"] == 3
+    assert sorted(data["regressions"]["fixed"]) == sorted(r["provenance"]["case_id"] for r in rows)
+    assert export_failures([str(results)], str(tmp_path / "none.jsonl"), family="padding", level=5) == 0
+
+
+# -- assert_invariant -----------------------------------------------------------------------------
+
+def test_assert_invariant_passes_and_fails_with_grouped_table():
+    questions = [e["q"] for e in EXAMPLES]
+    assert_invariant(toy, questions, perturbations=["upper_case", "trailing_newline"],
+                     checker=Checker())
+    with pytest.raises(AssertionError) as info:
+        assert_invariant(toy, questions, perturbations=["upper_case", "zero_width", "spaces"],
+                         checker=Checker())
+    msg = str(info.value)
+    assert msg.splitlines()[0] == ("6 of 9 perturbed inputs changed the model's answer "
+                                   "(max allowed rate 0.0):")
+    assert "  spaces: 3/3 failing" in msg and "  zero_width: 3/3 failing" in msg
+    assert "upper_case" not in msg
+    assert_invariant(toy, questions, perturbations=["upper_case", "zero_width", "spaces"],
+                     checker=Checker(), max_failure_rate=0.7)
+
+
+# -- CLI ------------------------------------------------------------------------------------------
+
+def test_cli_walkthrough(tmp_path, capsys):
+    examples = write_examples(tmp_path / "ex.jsonl")
+    model_file = tmp_path / "model.py"
+    model_file.write_text("import sys\nsys.path.insert(0, %r)\nfrom test_robustness import toy as answer\n"
+                          % str(__import__("pathlib").Path(__file__).parent))
+    cases, results, rep = tmp_path / "cases.jsonl", tmp_path / "results.jsonl", tmp_path / "rep"
+    assert cli.main(["suite", str(examples), "--field", "q", "--answer-field", "gold", "--id-field", "id",
+                     "--select", TOY_SELECT, "--seeds", "0,1", "-o", str(cases)]) == 0
+    assert "3 examples -> " in capsys.readouterr().err
+    assert cli.main(["evaluate", str(cases), "--callable", f"{model_file}:answer", "-o", str(results)]) == 0
+    assert "errors by type: none" in capsys.readouterr().err
+    assert cli.main(["report", str(results), "-o", str(rep), "--no-plots",
+                     "--export-failures", str(tmp_path / "reg.jsonl")]) == 0
+    data = json.loads((rep / "report.json").read_text(encoding="utf-8"))
+    # zero_width is seeded: 3 examples x 2 seeds; spaces is not seeded: one case per example
+    assert [(g["name"], g["failures"]) for g in data["perturbations"][:2]] == [("zero_width", 6), ("spaces", 3)]
+    assert len(read(tmp_path / "reg.jsonl")) == 9
+    summary = json.loads((tmp_path / "cases.summary.json").read_text())
+    assert summary["examples"] == 3
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["suite", "nope.jsonl", "--field", "q", "-o", "x.jsonl"], "no such file"),
+    (["suite", "EX", "--field", "missing", "-o", "x.jsonl"], "no string field 'missing'"),
+    (["suite", "EX", "--field", "q", "--select", "colour=red", "-o", "x.jsonl"], "FIELD=V1,V2"),
+    (["suite", "EX", "--field", "q", "--seeds", "a,b", "-o", "x.jsonl"], "--seeds"),
+    (["evaluate", "EX", "--base-url", "http://127.0.0.1:9/v1", "-o", "r.jsonl"], "--model is required"),
+    (["evaluate", "EX", "--callable", "nomodule_xyz:f", "-o", "r.jsonl"], "--callable"),
+    (["report", "missing.jsonl", "-o", "rep"], "no such file"),
+    (["report", "EX"], "give -o DIR"),
+    (["report", "EX", "-o", "rep"], "is not a result"),
+    (["evaluate", "EX", "--callable", "os.path:basename", "-o", "r.jsonl"], "reads the output of `perturber suite`"),
+])
+def test_cli_errors_are_one_line(tmp_path, capsys, monkeypatch, argv, needle):
+    monkeypatch.chdir(tmp_path)
+    write_examples(tmp_path / "EX")
+    code = cli.main(argv)
+    err = capsys.readouterr().err
+    assert code == 2 and needle in err and "Traceback" not in err and err.count("\n") == 1
+
+
+def test_a_failing_original_is_asked_once_and_its_cases_not_at_all(tmp_path):
+    cases = suite_file(tmp_path)
+    asked = []
+
+    def fails_on_a(text):
+        asked.append(text)
+        if text == EXAMPLES[0]["q"]:
+            raise TimeoutError("slow")
+        return toy(text)
+
+    s = evaluate(str(cases), fails_on_a, tmp_path / "r.jsonl", concurrency=2)
+    assert asked.count(EXAMPLES[0]["q"]) == 1 and len(asked) == 1 + 2 + 10
+    assert dict(s.errors) == {"TimeoutError": 1, "original_failed": 5}
+
+
+def test_categorical_levels_and_model_gates():
+    from perturber.robustness import gates
+    from perturber.robustness.suite import measured_level
+
+    kb = next(g for g in select.GRADED_REASONING if g.name == "Knowledge Boundary")
+    entry = {"name": "knowledge_boundary", "family": "reasoning", "params": [
+        {"name": "boundary", "type": "str", "choices": ["missing_information", "fabricated_evidence",
+                                                        "unknowable_value", "fabricated_entity",
+                                                        "impossible_premise"]}]}
+    levels = [measured_level(kb, entry, "q", "q2", 0.3, {"boundary": b}, ladder.DEFAULT_BANDS)
+              for b in entry["params"][0]["choices"]]
+    assert levels == [1, 2, 3, 4, 5]
+    assert measured_level(kb, entry, "q", "q", 0.0, {"boundary": "unknowable_value"}, {}) == 0
+    common = dict(original="Buy 4 eggs", perturbed="Purchase 4 eggs", applied=True, reason=None,
+                  expectation="invariant", name="lexical_paraphrasing")
+    assert gates.check_gate(**common, details={"numbers_preserved": False}) == "model_numbers_changed"
+    assert gates.check_gate(**common, details={"numbers_preserved": True}) is None
+    assert gates.check_gate(**{**common, "applied": False, "reason": "no_candidates"},
+                            details={}) == "not_applied:no_candidates"
+
+
+def test_an_entry_that_errors_is_rejected_and_the_suite_goes_on(monkeypatch):
+    from perturber import core
+    from perturber.errors import ResourceUnavailable
+
+    real = core.apply
+
+    def apply(text, name, *args, **kwargs):
+        if name == "upper_case":
+            raise ResourceUnavailable("no endpoint", code="model_unavailable")
+        return real(text, name, *args, **kwargs)
+
+    monkeypatch.setattr(core, "apply", apply)
+    cases = list(build_suite(EXAMPLES, field="q", id_field="id", select="name=upper_case,spaces"))
+    assert [(c["name"], c["gate"], c["reason"]) for c in cases if c["example_id"] == "a"] == [
+        ("upper_case", "rejected", "error:model_unavailable"), ("spaces", "pass", None)]
+
+
+def test_progress_shows_rate_and_eta():
+    import io
+
+    from perturber.robustness.evaluate import Progress
+
+    buf = io.StringIO()
+    bar = Progress(4, True, stream=buf)
+    for _ in range(4):
+        bar.update()
+    line = buf.getvalue().rsplit("\r", 1)[-1]
+    assert line.startswith("[" + "#" * 30 + "] 4/4 ") and "/s ETA 0s" in line and line.endswith("\n")
+    quiet = io.StringIO()
+    Progress(4, False, stream=quiet).update()
+    assert quiet.getvalue() == ""
+
+
+def test_preset_puts_each_entry_in_one_family_and_ladders_categories(monkeypatch):
+    from perturber import core
+    from perturber.core import Result
+
+    catalog = [
+        {"name": "typo_paraphrase", "category": "native", "family": "paraphrasing", "version": 1,
+         "expectation": "invariant", "seed_sensitive": False, "intensity": None, "params": []},
+        {"name": "lexical_paraphrasing", "category": "native", "family": "paraphrasing", "version": 1,
+         "expectation": "invariant", "seed_sensitive": False, "intensity": None, "params": []},
+        {"name": "knowledge_boundary", "category": "native", "family": "reasoning", "version": 1,
+         "expectation": "refusal", "seed_sensitive": False, "intensity": None,
+         "params": [{"name": "boundary", "type": "str", "choices": [
+             "missing_information", "fabricated_evidence", "unknowable_value", "fabricated_entity",
+             "impossible_premise"]}]},
+    ]
+    plan = select.plan(preset="graded-reasoning", catalog=catalog)
+    homes = [(e["name"], g.name) for e, g in plan.items]
+    assert homes == [("lexical_paraphrasing", "Semantic Variation"), ("typo_paraphrase", "Input Quality"),
+                     ("knowledge_boundary", "Knowledge Boundary")]
+
+    def fake_apply(text, name, params=None, seed=0, category="native"):
+        params = dict(params or {})
+        out = f"{text} [{params.get('boundary', 'x')}]"
+        return Result(text=out, applied=True, reason=None, edits=1, magnitude=0.3, name=name,
+                      category=category, family="reasoning", version=1, in_scope=False,
+                      expectation="refusal", kind="model_backed", seed=seed, params=params)
+
+    monkeypatch.setattr(core, "apply", fake_apply)
+    cases = list(build_suite([{"q": "How tall is Zorblax?"}], field="q", preset="graded-reasoning",
+                             select="name=knowledge_boundary", ladder_scan=True, catalog=catalog))
+    assert [(c["params"]["boundary"], c["level"], c["gate"]) for c in cases] == [
+        ("missing_information", 1, "pass"), ("fabricated_evidence", 2, "pass"),
+        ("unknowable_value", 3, "pass"), ("fabricated_entity", 4, "pass"),
+        ("impossible_premise", 5, "pass")]
