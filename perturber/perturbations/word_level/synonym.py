@@ -20,7 +20,7 @@ from ...rng import select
 _COARSE = (("NNP", None), ("NN", "n"), ("VB", "v"), ("JJ", "a"), ("RB", "r"))
 _ALPHA = regex.compile(r"[\p{L}\p{M}'’\-‐‑]+")
 _LETTER = regex.compile(r"\p{L}")
-_UNUSABLE_LEMMA = regex.compile(r"[A-Z0-9]")
+_ONE_WORD = regex.compile(r"\p{Ll}+")
 
 
 def coarse_pos(tag: str) -> str | None:
@@ -46,9 +46,14 @@ def _excluded() -> frozenset:
 
 @lru_cache(maxsize=65536)
 def synonyms(word: str, pos: str) -> tuple[str, ...]:
-    """Synonyms of a base-form ``word`` in its most frequent sense (first synset), in WordNet order.
+    """Synonyms of a base-form ``word`` in its most frequent sense, in WordNet order (version 2).
 
-    Empty when the word is not in base form for ``pos`` or has no usable lemma.
+    The lemmas of the first synset ``S`` of ``synsets(word, pos)`` that are one lower-case word
+    (not ``word``), whose own first sense is ``S`` (mutual first sense) and whose SemCor count in
+    ``S`` is at least 1 (attested). Empty when ``word`` is not in base form or nothing survives.
+
+    >>> synonyms("movie", "n"), synonyms("number", "n")   # doctest: +SKIP
+    (('film',), ())
     """
     wn = nltk_data.wordnet()
     if wn.morphy(word, pos) != word:
@@ -56,13 +61,16 @@ def synonyms(word: str, pos: str) -> tuple[str, ...]:
     found = wn.synsets(word, pos)
     if not found:
         return ()
+    first = found[0]
     out: list[str] = []
-    for name in found[0].lemma_names():
-        lemma = name.replace("_", " ")
-        if lemma == word or _UNUSABLE_LEMMA.search(lemma) or len(lemma.split(" ")) > 2:
+    for lemma in first.lemmas():
+        name = lemma.name()
+        if name == word or name in out or not _ONE_WORD.fullmatch(name):
             continue
-        if lemma not in out:
-            out.append(lemma)
+        senses = wn.synsets(name, pos)
+        if not senses or senses[0] != first or lemma.count() < 1:
+            continue
+        out.append(name)
     return tuple(out)
 
 
@@ -79,7 +87,7 @@ def pos_tags(words: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(tag for _, tag in nltk_data.tagger().tag(list(words)))
 
 
-@perturbation("synonym", family="word_level", seed_sensitive=True, params=[rate(0.3)],
+@perturbation("synonym", family="word_level", seed_sensitive=True, params=[rate(0.3)], version=2,
               description="Replace a fraction of content words by a WordNet synonym of their "
                           "most frequent sense (POS-aware; needs the NLTK data bundle).")
 def synonym(text: str, rng, *, rate: float) -> Outcome:
