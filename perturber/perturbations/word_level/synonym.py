@@ -87,21 +87,17 @@ def pos_tags(words: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(tag for _, tag in nltk_data.tagger().tag(list(words)))
 
 
-@perturbation("synonym", family="word_level", seed_sensitive=True, params=[rate(0.3)], version=2,
-              description="Replace a fraction of content words by a WordNet synonym of their "
-                          "most frequent sense (POS-aware; needs the NLTK data bundle).")
-def synonym(text: str, rng, *, rate: float) -> Outcome:
-    """>>> synonym("The movie was long.", Draws(0), rate=1.0).text   # doctest: +SKIP
-    'The film was long.'
+def find_candidates(text: str, lookup=None) -> list:
+    """``(token, synonyms)`` for every candidate token of ``text`` (§5.5), in text order.
+
+    ``lookup(word, pos)`` defaults to :func:`synonyms` (evaluation code passes other rules).
     """
+    lookup = lookup or synonyms
     tokens = tm.word_tokens(text)
-    if not tokens:
-        return unchanged(text, "no_candidates")
     tags = pos_tags(tuple(t.text for t in tokens))
     free = {(t.start, t.end) for t in tm.free_tokens(text, tokens)}
     excluded = _excluded()
     candidates = []
-    details = {"data_version": dict(data_version())}
     for token, tag in zip(tokens, tags):
         word = token.text
         if (token.start, token.end) not in free or not _ALPHA.fullmatch(word):
@@ -112,9 +108,23 @@ def synonym(text: str, rng, *, rate: float) -> Outcome:
         pos = coarse_pos(tag)
         if pos is None or lower in excluded:
             continue
-        options = synonyms(lower, pos)
+        options = lookup(lower, pos)
         if options:
             candidates.append((token, options))
+    return candidates
+
+
+@perturbation("synonym", family="word_level", seed_sensitive=True, params=[rate(0.3)], version=2,
+              description="Replace a fraction of content words by a WordNet synonym of their "
+                          "most frequent sense (POS-aware; needs the NLTK data bundle).")
+def synonym(text: str, rng, *, rate: float) -> Outcome:
+    """>>> synonym("The movie was long.", Draws(0), rate=1.0).text   # doctest: +SKIP
+    'The film was long.'
+    """
+    if not tm.word_tokens(text):
+        return unchanged(text, "no_candidates")
+    candidates = find_candidates(text)
+    details = {"data_version": dict(data_version())}
     if not candidates:
         return Outcome(text, 0, "no_candidates", details)
     chosen = select(candidates, rng, rate=rate)
