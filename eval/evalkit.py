@@ -15,12 +15,12 @@ import statistics
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 OUT = ROOT / "eval" / "out"
-SECTIONS = OUT / "sections"
 CORPUS_DIR = ROOT / "eval" / "corpus"
 
 
-def load_corpus(directory: pathlib.Path = CORPUS_DIR) -> list[dict]:
+def load_corpus(directory: pathlib.Path | None = None) -> list[dict]:
     """Every corpus item as ``{"id", "kind", "text"}`` (ids ``kind#n``), in a fixed order."""
+    directory = directory or CORPUS_DIR
     items = []
     for path in sorted(directory.glob("*.txt")):
         for n, text in enumerate(path.read_text(encoding="utf-8").split("\n%%\n")):
@@ -168,10 +168,11 @@ def fmt(value, digits: int = 3, percent: bool = False) -> str:
 
 def write_outputs(stage: str, data: dict, section: str) -> None:
     """``eval/out/<stage>.json`` and the report section ``eval/out/sections/<stage>.md``."""
-    SECTIONS.mkdir(parents=True, exist_ok=True)
+    sections = OUT / "sections"
+    sections.mkdir(parents=True, exist_ok=True)
     (OUT / f"{stage}.json").write_text(json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False)
                                        + "\n", encoding="utf-8")
-    (SECTIONS / f"{stage}.md").write_text(section.rstrip() + "\n", encoding="utf-8")
+    (sections / f"{stage}.md").write_text(section.rstrip() + "\n", encoding="utf-8")
 
 
 def progress(stage: str, done: int, total: int, every: int = 10) -> None:

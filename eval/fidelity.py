@@ -58,6 +58,15 @@ def number_checker():
             "numbers preserved: perturber.number_words (digits and spelled-out numbers, text2num)")
 
 
+def failures_of_json(rows, by_spec) -> dict:
+    """``{entry: count}`` of applied outputs that broke a JSON region, non-exempt entries only."""
+    failures: dict[str, int] = {}
+    for r in rows:
+        if r["json_preserved"] is False and not json_exempt(by_spec[r["entry"]]):
+            failures[r["entry"]] = failures.get(r["entry"], 0) + 1
+    return failures
+
+
 def measure(specs, corpus, seeds, embedder, numbers_in, numbers_preserved):
     """One row per (entry, text, seed)."""
     has_numbers = ({item["id"]: bool(numbers_in(item["text"])) for item in corpus}
@@ -108,9 +117,7 @@ def run_judge(judge, rows, limit: int) -> None:
     applied = [r for r in rows if r["applied"]]
     step = max(1, len(applied) // limit)
     chosen = applied[::step][:limit]
-    originals = {}
-    for item in kit.load_corpus():
-        originals[item["id"]] = item["text"]
+    originals = {item["id"]: item["text"] for item in kit.load_corpus()}
     print(f"  [fidelity] judge: {len(chosen)} pairs x 3 samples", flush=True)
     verdicts = judge.verdicts([(originals[r["id"]], r["perturbed"]) for r in chosen])
     for r, v in zip(chosen, verdicts):
@@ -176,7 +183,7 @@ def figure(families: dict, control: dict, path) -> str | None:
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
-    return str(path.relative_to(kit.ROOT))
+    return path.name
 
 
 def report(data: dict) -> str:
@@ -217,7 +224,8 @@ def report(data: dict) -> str:
     else:
         lines.append(f"{y.get('note', 'not measured')}")
     if data.get("figure"):
-        lines += ["", f"![median similarity vs magnitude per family](../{data['figure'].split('eval/', 1)[1]})"]
+        lines += ["", f"![median similarity vs magnitude per family]({data['figure']}) "
+                  f"(`eval/out/{data['figure']}`)"]
     lines += ["", "### Per entry", "",
               "| entry | family | group | applied | magnitude median / p90 | cosine median / p10 "
               "| numbers preserved | JSON preserved |", "|---|---|---|---|---|---|---|---|"]
@@ -245,6 +253,7 @@ def main(argv=None) -> int:
     parser.add_argument("--fast", action="store_true",
                         help="seed 0 only, no embedding model, no judge (the CI subset)")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--entries", nargs="+", metavar="NAME", help="only these entries")
     parser.add_argument("--no-embedding", action="store_true")
     parser.add_argument("--no-judge", action="store_true")
     parser.add_argument("--judge-pairs", type=int, default=JUDGE_MAX_PAIRS)
@@ -256,7 +265,8 @@ def main(argv=None) -> int:
     start = time.monotonic()
     seeds = [args.seeds[0]] if args.fast else args.seeds
     corpus = kit.load_corpus()
-    specs = [s for s in registry.entries() if not s.model_backed and s.category == "native"]
+    specs = [s for s in registry.entries() if not s.model_backed and s.category == "native"
+             and (not args.entries or s.name in args.entries)]
     skipped = [s.name for s in registry.entries() if s.model_backed]
     notes = []
     embedder = None
@@ -314,11 +324,7 @@ def main(argv=None) -> int:
         "judge vs magnitude": kit.spearman([r.get("judge") for r in applied],
                                            [r["magnitude"] for r in applied]),
     }
-    json_failures = {}
-    for r in applied:
-        if r["json_preserved"] is False and not json_exempt(by_spec[r["entry"]]):
-            json_failures.setdefault(r["entry"], 0)
-            json_failures[r["entry"]] += 1
+    json_failures = failures_of_json(applied, by_spec)
     data = {
         "corpus": {"texts": len(corpus), "kinds": sorted({i["kind"] for i in corpus})},
         "seeds": seeds, "notes": notes, "catalog_digest": perturber.catalog_digest(),
