@@ -170,7 +170,7 @@ def write_outputs(stage: str, data: dict, section: str) -> None:
     """``eval/out/<stage>.json`` and the report section ``eval/out/sections/<stage>.md``."""
     sections = OUT / "sections"
     sections.mkdir(parents=True, exist_ok=True)
-    (OUT / f"{stage}.json").write_text(json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False)
+    (OUT / f"{stage}.json").write_text(json.dumps(data, indent=1, ensure_ascii=False)
                                        + "\n", encoding="utf-8")
     (sections / f"{stage}.md").write_text(section.rstrip() + "\n", encoding="utf-8")
 

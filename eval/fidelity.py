@@ -4,8 +4,8 @@
 
 For every deterministic entry (default parameters) x corpus text x seed (seed-sensitive
 entries only get more than one): applied rate, magnitude distribution (§1.12: 1 - difflib ratio),
-numbers-preserved rate (``perturber.number_words``, spelled-out numbers included; texts holding
-numbers), JSON-validity-preserved rate (texts holding JSON: every region still parses and equals
+numbers-preserved rate (``perturber.number_words``, spelled-out numbers included: the same
+sequence of numbers before and after, so a number lost *or created* counts), JSON-validity-preserved rate (texts holding JSON: every region still parses and equals
 the original except inside prose string values, §1.8 kind 5), cosine similarity of
 all-MiniLM-L6-v2 embeddings (``eval/embedding.py``), an optional LLM judge (``eval/judge.py``),
 Spearman correlations between them, and a negative control (out-of-scope and directional entries
@@ -46,15 +46,15 @@ def control_group(spec) -> bool:
 
 
 def number_checker():
-    """``(numbers_in, numbers_preserved, note)``; the functions are None when unavailable."""
+    """``(numbers_preserved, note)``; the function is None when unavailable."""
     try:
         from perturber import number_words
         number_words.numbers_preserved("three apples", "3 apples")
     except ImportError:
-        return None, None, "numbers preserved not measured: perturber.number_words is not available"
+        return None, "numbers preserved not measured: perturber.number_words is not available"
     except perturber.PerturberError as exc:
-        return None, None, f"numbers preserved not measured: {exc}"
-    return (number_words.numbers_in, number_words.numbers_preserved,
+        return None, f"numbers preserved not measured: {exc}"
+    return (number_words.numbers_preserved,
             "numbers preserved: perturber.number_words (digits and spelled-out numbers, text2num)")
 
 
@@ -67,10 +67,8 @@ def failures_of_json(rows, by_spec) -> dict:
     return failures
 
 
-def measure(specs, corpus, seeds, embedder, numbers_in, numbers_preserved):
+def measure(specs, corpus, seeds, embedder, numbers_preserved):
     """One row per (entry, text, seed)."""
-    has_numbers = ({item["id"]: bool(numbers_in(item["text"])) for item in corpus}
-                   if numbers_in else {})
     rows = []
     for n, spec in enumerate(specs, 1):
         for item in corpus:
@@ -82,7 +80,7 @@ def measure(specs, corpus, seeds, embedder, numbers_in, numbers_preserved):
                        "magnitude": r.magnitude if r.applied else None,
                        "numbers_preserved": None, "json_preserved": None, "cosine": None}
                 if r.applied:
-                    if has_numbers.get(item["id"]):
+                    if numbers_preserved is not None:
                         row["numbers_preserved"] = bool(numbers_preserved(original, r.text))
                     row["json_preserved"] = kit.json_preserved(original, r.text)
                     if embedder is not None:
@@ -193,7 +191,8 @@ def report(data: dict) -> str:
              f"(`eval/corpus/`, kinds: {', '.join(data['corpus']['kinds'])}); seeds "
              f"{data['seeds']} for seed-sensitive entries, seed {data['seeds'][0]} otherwise; "
              "default parameters. Magnitude = 1 − difflib ratio. Rates are over applied outputs "
-             "(numbers: texts holding a number; JSON: texts holding a JSON region).", "",
+             "(numbers: same numbers before and after, spelled-out ones included, so a created "
+             "number counts too; JSON: texts holding a JSON region).", "",
              "Measures available in this run:", ""]
     lines += [f"* {note}" for note in data["notes"]]
     lines += ["", "### Per family (in-scope invariant entries)", "",
@@ -212,7 +211,12 @@ def report(data: dict) -> str:
               f"| {f(i['magnitude_median'])} | {f(i['cosine_median'])} | {f(i['judge_same_rate'], percent=True)} |",
               f"| out of scope or directional | {c['entries']} | {f(c['applied_rate'], percent=True)} "
               f"| {f(c['magnitude_median'])} | {f(c['cosine_median'])} | {f(c['judge_same_rate'], percent=True)} |",
-              "", f"Control scores lower: **{data['control_scores_lower']}**.", ""]
+              "", f"Control scores lower: **{data['control_scores_lower']}**.", "",
+              "Reading the cosine column: the model's tokenizer (uncased BERT WordPiece) lower-cases, "
+              "strips accents and drops control and format characters, so case, diacritic, "
+              "zero-width and bidi edits score 1.000 and full-width text (no NFKC) scores near 0. "
+              "The cosine measures whether the *wording* kept its meaning; the surface noise those "
+              "entries add is what an invariance test probes in the model under test.", ""]
     lines += ["### Correlations (Spearman, applied outputs)", ""]
     for name, rho in data["correlations"].items():
         lines.append(f"* {name}: {f(rho)}")
@@ -254,6 +258,8 @@ def main(argv=None) -> int:
                         help="seed 0 only, no embedding model, no judge (the CI subset)")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--entries", nargs="+", metavar="NAME", help="only these entries")
+    parser.add_argument("--report-only", action="store_true",
+                        help="rewrite the report section from eval/out/fidelity.json")
     parser.add_argument("--no-embedding", action="store_true")
     parser.add_argument("--no-judge", action="store_true")
     parser.add_argument("--judge-pairs", type=int, default=JUDGE_MAX_PAIRS)
@@ -262,6 +268,14 @@ def main(argv=None) -> int:
                         help="exit 1 when a non-exempt entry breaks a JSON region "
                              "(also PERTURBER_EVAL_STRICT_JSON=1)")
     args = parser.parse_args(argv)
+    if args.report_only:
+        data = json.loads((kit.OUT / "fidelity.json").read_text(encoding="utf-8"))
+        order = registry.entries()          # catalog order, whatever order the JSON kept
+        data["entries"] = {s.name: data["entries"][s.name] for s in order if s.name in data["entries"]}
+        data["families"] = {f: data["families"][f] for f in dict.fromkeys(s.family for s in order)
+                            if f in data["families"]}
+        kit.write_outputs("fidelity", data, report(data))
+        return 0
     start = time.monotonic()
     seeds = [args.seeds[0]] if args.fast else args.seeds
     corpus = kit.load_corpus()
@@ -276,12 +290,12 @@ def main(argv=None) -> int:
         from embedding import load as load_embedder
         embedder, note = load_embedder()
         notes.append(note)
-    numbers_in, numbers_preserved, note = number_checker()
+    numbers_preserved, note = number_checker()
     notes.append(note)
     if skipped:
         notes.append(f"model-backed entries not measured here: {', '.join(skipped)}")
     print(f"  [fidelity] {len(specs)} entries x {len(corpus)} texts, seeds {seeds}", flush=True)
-    rows = measure(specs, corpus, seeds, embedder, numbers_in, numbers_preserved)
+    rows = measure(specs, corpus, seeds, embedder, numbers_preserved)
 
     judge = None
     if args.fast or args.no_judge:

@@ -159,6 +159,10 @@ def test_fidelity_fast_run_writes_json_and_section(out, monkeypatch, tmp_path_fa
         'Reply with {"answer": "a short sentence", "n": 3} for three apples.\n%%\nHello there world.',
         encoding="utf-8")
     monkeypatch.setattr(kit, "CORPUS_DIR", corpus)
+    assert fidelity.main(["--fast", "--entries", "leetspeak"]) == 0
+    leet = json.loads((out / "fidelity.json").read_text(encoding="utf-8"))["entries"]["leetspeak"]
+    # leetspeak writes digits for letters: numbers appear that the original did not state
+    assert leet["applied"] >= 1 and leet["numbers_preserved_rate"] == 0.0
     code = fidelity.main(["--fast", "--strict-json", "--entries", "full_width", "baseline",
                           "insert_negation"])
     assert code == 0      # full_width changes JSON by design: exempt, so strict mode passes
@@ -172,7 +176,11 @@ def test_fidelity_fast_run_writes_json_and_section(out, monkeypatch, tmp_path_fa
     section = (out / "sections" / "fidelity.md").read_text(encoding="utf-8")
     assert section.startswith("## Fidelity") and "embedding similarity not measured" in section
     lines = (out / "fidelity_samples.jsonl").read_text(encoding="utf-8").splitlines()
-    assert len(lines) == 6
+    assert len(lines) == 2 * 3       # 2 texts x 3 entries, one seed
+    assert "numbers preserved: perturber.number_words" in section
+    before = section
+    assert fidelity.main(["--report-only"]) == 0
+    assert (out / "sections" / "fidelity.md").read_text(encoding="utf-8") == before
 
 
 def test_catalog_stage_counts_every_entry(out):
