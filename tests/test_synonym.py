@@ -150,3 +150,15 @@ def test_missing_data_is_data_unavailable(monkeypatch, tmp_path):
     assert err.value.code == "data_unavailable" and "build.sh" in err.value.message
     syn.synonyms.cache_clear()
     syn.pos_tags.cache_clear()
+
+
+@needs_data
+def test_semcor_counts_match_nltks_own_lookup():
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    wn = nltk_data.wordnet()
+    lemmas = [l for w in ("dog", "movie", "number", "call", "run", "good", "quickly", "buy")
+              for s in wn.synsets(w) for l in s.lemmas()]
+    counts = [l.count() for l in lemmas]
+    assert counts == [WordNetCorpusReader.lemma_count(wn, l) for l in lemmas]  # upstream seeks
+    assert sum(c > 0 for c in counts) > 20 and wn.lemma("dog.n.01.dog").count() == 42
