@@ -66,11 +66,13 @@ def load() -> tuple[Judge | None, str]:
         return None, "LLM judge not run: the model-tier client perturber.llm is not available"
     try:
         settings = llm.LLMSettings.from_env()
-        if not settings.base_url or not settings.default_model:
-            return None, "LLM judge not run: no endpoint configured (PERTURBER_LLM_BASE_URL/_DEFAULT_MODEL)"
+        model = getattr(settings, "model", None) or settings.default_model
+        if not settings.base_url or not model:
+            return None, ("LLM judge not run: no endpoint configured "
+                          "(PERTURBER_LLM_BASE_URL and PERTURBER_LLM_DEFAULT_MODEL)")
         endpoint = llm.Endpoint.from_settings(settings)
     except Exception as exc:  # configuration errors, missing openai, missing key
         return None, f"LLM judge not run: {type(exc).__name__}: {exc}"
-    return (Judge(endpoint, settings.default_model),
-            f"LLM judge: {settings.default_model} at the configured endpoint, "
-            f"temperature 0, {SAMPLES} samples, majority")
+    return (Judge(endpoint, model),
+            f"LLM judge: {model} at the configured endpoint, temperature 0, {SAMPLES} samples, "
+            "majority")

@@ -247,3 +247,44 @@ def test_peers_stage_writes_ratios(out):
     assert typos["operation"] == "keyboard typos" and typos["glitchlings"]["ratio"] > 0
     assert len(data["sentence"].split()) == 20
     assert "no equivalent" in (out / "sections" / "peers.md").read_text(encoding="utf-8")
+
+
+def test_judge_without_an_endpoint_is_skipped_with_a_note(monkeypatch):
+    import types
+
+    class Settings:
+        base_url, default_model, model = None, None, None
+
+        @classmethod
+        def from_env(cls):
+            return cls()
+
+    fake = types.SimpleNamespace(LLMSettings=Settings, Endpoint=None)
+    monkeypatch.setitem(sys.modules, "perturber.llm", fake)
+    monkeypatch.setattr(perturber, "llm", fake, raising=False)
+    found, note = judge.load()
+    assert found is None and "PERTURBER_LLM_BASE_URL" in note
+
+
+def test_judge_with_a_configured_endpoint_uses_the_effective_model(monkeypatch):
+    import types
+
+    class Settings:
+        base_url, default_model, model = "http://127.0.0.1:9/v1", None, "m-first"
+
+        @classmethod
+        def from_env(cls):
+            return cls()
+
+    class Endpoint:
+        @classmethod
+        def from_settings(cls, settings):
+            return FakeEndpoint(["YES"] * 3)
+
+    fake = types.SimpleNamespace(LLMSettings=Settings, Endpoint=Endpoint)
+    monkeypatch.setitem(sys.modules, "perturber.llm", fake)
+    monkeypatch.setattr(perturber, "llm", fake, raising=False)
+    found, note = judge.load()
+    assert found.model == "m-first" and "m-first" in note
+    assert found.verdicts([("a", "b")]) == [True]
+    assert found.endpoint.requests[0]["model"] == "m-first"
