@@ -20,7 +20,8 @@ JSON-validity failure fail it. `eval/out/REPORT.md` maps the README's claims to 
 and collects every stage's section (`eval/report.py`).
 
 Each step's output goes to `eval/out/<step>.txt` (and JSON/PNG where the step writes them);
-`eval/out/summary.md` lists the steps with their exit status and duration. The exit status is
+`eval/out/summary.md` lists the steps with their exit status and duration (a `--stage` run
+keeps the rows of the other steps from earlier runs). The exit status is
 non-zero when any step failed.
 """
 
@@ -70,6 +71,13 @@ def fast_steps(strict_json: bool) -> list[tuple[str, list[str]]]:
     ]
 
 
+def merge_summary(path: pathlib.Path, rows: list[str]) -> list[str]:
+    """This run's rows, after the rows of earlier runs for steps not run this time (``--stage``)."""
+    ran = {row.split("|")[1].strip() for row in rows}
+    old = path.read_text(encoding="utf-8").splitlines()[2:] if path.exists() else []
+    return [r for r in old if r.startswith("| ") and r.split("|")[1].strip() not in ran] + rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -104,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(f"| {name} | {'ok' if code == 0 else f'FAILED (exit {code})'} | {took:.0f} s "
                     f"| eval/out/{name}.txt |")
         print(f"    {'ok' if code == 0 else 'FAILED'} in {took:.0f} s -> eval/out/{name}.txt", flush=True)
+    rows = merge_summary(OUT / "summary.md", rows)
     (OUT / "summary.md").write_text("| step | status | time | output |\n|---|---|---|---|\n"
                                     + "\n".join(rows) + "\n", encoding="utf-8")
     print(f"summary: {OUT / 'summary.md'}")

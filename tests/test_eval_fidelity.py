@@ -288,3 +288,13 @@ def test_judge_with_a_configured_endpoint_uses_the_effective_model(monkeypatch):
     assert found.model == "m-first" and "m-first" in note
     assert found.verdicts([("a", "b")]) == [True]
     assert found.endpoint.requests[0]["model"] == "m-first"
+
+
+def test_run_all_summary_keeps_rows_of_steps_not_rerun(tmp_path):
+    import run_all
+    path = tmp_path / "summary.md"
+    path.write_text("| step | status | time | output |\n|---|---|---|---|\n"
+                    "| catalog | ok | 1 s | c |\n| peers | FAILED (exit 1) | 9 s | p |\n", encoding="utf-8")
+    assert run_all.merge_summary(path, ["| peers | ok | 8 s | p |"]) == [
+        "| catalog | ok | 1 s | c |", "| peers | ok | 8 s | p |"]
+    assert run_all.merge_summary(tmp_path / "none.md", ["| x | ok | 1 s | x |"]) == ["| x | ok | 1 s | x |"]
