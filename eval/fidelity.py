@@ -2,14 +2,15 @@
 
     python eval/fidelity.py [--fast] [--no-embedding] [--no-judge] [--strict-json] [--seeds 0 1 2]
 
-For every deterministic entry (default parameters) x corpus text x seed (seed-sensitive
-entries only get more than one): applied rate, magnitude distribution (§1.12: 1 - difflib ratio),
+For every deterministic entry (default parameters) x corpus text x seed (seed-sensitive entries
+only get more than one): applied rate, magnitude distribution (§1.12: 1 - difflib ratio),
 numbers-preserved rate (``perturber.number_words``, spelled-out numbers included: the same
-sequence of numbers before and after, so a number lost *or created* counts), JSON-validity-preserved rate (texts holding JSON: every region still parses and equals
-the original except inside prose string values, §1.8 kind 5), cosine similarity of
-all-MiniLM-L6-v2 embeddings (``eval/embedding.py``), an optional LLM judge (``eval/judge.py``),
-Spearman correlations between them, and a negative control (out-of-scope and directional entries
-must score lower than the in-scope invariant ones). Also ``synonym``'s candidate yield, v1 vs v2.
+sequence of numbers before and after, so a number lost *or created* counts), JSON-validity-
+preserved rate (texts holding JSON: every region still parses and equals the original except
+inside prose string values, §1.8 kind 5), cosine similarity of all-MiniLM-L6-v2 embeddings
+(``eval/embedding.py``), an optional LLM judge (``eval/judge.py``), Spearman correlations
+between them, and a negative control (out-of-scope and directional entries must score lower than
+the in-scope invariant ones). Also ``synonym``'s candidate yield, v1 vs v2.
 
 Writes eval/out/fidelity.json, eval/out/fidelity_samples.jsonl, eval/out/sections/fidelity.md
 and eval/out/fidelity_families.png. Exit status 1 on a JSON-validity failure of a non-exempt

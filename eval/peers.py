@@ -6,8 +6,9 @@ For each operation the libraries share (keyboard typos, zero-width characters, h
 character elongation, OCR noise, word split), one 20-word sentence is perturbed ``calls`` times
 per repeat; the median over repeats of the per-call time is reported, and the ratio peer /
 perturber (above 1: perturber is faster). The fixed overhead is the same measurement on the
-empty text (each library returns it unchanged at once). Operations a peer lacks are listed as such. Peers are optional (``peers`` extra):
-a missing one is reported, never installed or downloaded.
+empty text (each library returns it unchanged at once). Operations a peer lacks are listed as
+such. Peers are optional (``peers`` extra): a missing one is reported, never installed or
+downloaded.
 
 Writes eval/out/peers.json and eval/out/sections/peers.md.
 """
