@@ -15,7 +15,7 @@ PYTEST_ARGS ?=
 
 export NLTK_DATA := $(CURDIR)/$(NLTK_BUILD)/nltk_data
 
-.PHONY: venv nltk-data serve test test-fast test-versions bench lambda-local eval clean lint
+.PHONY: venv nltk-data serve test test-fast test-versions bench lambda-local eval eval-fast clean lint
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -58,6 +58,9 @@ lambda-local: venv nltk-data
 	$(BIN)/python -m functions.api.local --host $(HOST) --port $(PORT)
 
 eval: venv nltk-data
+	$(BIN)/python -m pip install -q -e '.[eval]'
+	[ -x $(VENV)-peers/bin/python ] || { $(PYTHON) -m venv $(VENV)-peers && \
+	  $(VENV)-peers/bin/python -m pip install -q -e '.[peers,nltk]'; }
 	$(BIN)/python eval/run_all.py
 
 clean:
@@ -89,3 +92,8 @@ dist: venv
 
 lock: venv
 	UV=$(CURDIR)/$(BIN)/uv bash infra/lock.sh
+
+# The CI subset of `make eval`: catalog, determinism, transport identity, reduced fidelity (no
+# embedding model). STRICT_JSON=1 also fails on a JSON region broken by a non-exempt entry.
+eval-fast: venv nltk-data
+	$(BIN)/python eval/run_all.py --fast $(if $(STRICT_JSON),--strict-json)

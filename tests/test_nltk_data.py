@@ -191,6 +191,8 @@ def test_wordnet_offsets_and_no_network(fresh, offline):
     assert [s.name() for s in wn.synsets("dog")[:3]] == ["dog.n.01", "frump.n.01", "dog.n.03"]
     assert wn.synset("dog.n.01").lemma_names() == ["dog", "domestic_dog", "Canis_familiaris"]
     assert wn.map30 is None  # the OMW 3.0->3.0 remap is skipped (see OfflineWordNetReader)
+    # SemCor counts from cntlist.rev (synonym v2's "attested" filter)
+    assert wn.lemma("dog.n.01.dog").count() == 42 and wn.lemma("movie.n.01.pic").count() == 0
     tags = nd.tagger().tag("The striped bats are hanging on their feet for best .".split())
     assert [t for _, t in tags] == "DT VBN NNS VBP VBG IN PRP$ NNS IN RB .".split()
 

@@ -24,12 +24,48 @@ needs_data = pytest.mark.skipif(not has_data(), reason="NLTK data missing: run "
 @needs_data
 def test_catalog_example_replaces_movie_with_a_first_sense_synonym():
     outputs = {perturber.perturb("The movie was long.", "synonym", {"rate": 1.0}, s) for s in range(12)}
-    assert "The film was long." in outputs
-    assert all(o.endswith(" was long.") and o.startswith("The ") for o in outputs)
-    assert outputs <= {"The film was long.", "The picture was long.", "The moving picture was long.",
-                       "The moving-picture show was long.", "The motion picture was long.",
-                       "The motion-picture show was long.", "The picture show was long.",
-                       "The pic was long.", "The flick was long."}
+    # v2: of movie.n.01's lemmas only `film` is one word, mutually first-sense and attested
+    assert outputs == {"The film was long."}
+
+
+@needs_data
+@pytest.mark.parametrize("text, banned", [
+    ("What is the capital of France?", "working capital"),
+    ("Please call 0049 30 1234567 for the office.", "telephone"),
+    ("Call 0049 30 1234567 tomorrow.", "telephone"),
+    ("Pick a number between one and ten.", "figure"),
+    ('Reply with a string, not an integer: {"type": "string"}', "twine"),
+])
+def test_catalog_v1_meaning_changes_are_gone(text, banned):
+    for seed in range(10):
+        assert banned not in perturber.perturb(text, "synonym", {"rate": 1.0}, seed)
+
+
+@needs_data
+def test_capital_and_number_have_no_v2_synonym():
+    assert syn.synonyms("capital", "n") == ()     # v1: `working capital`, `capital` (two-word)
+    assert syn.synonyms("number", "n") == ()      # v1: `figure` (figure's first sense differs)
+    assert syn.synonyms("string", "n") == ()      # v1: `twine`
+    assert syn.synonyms("call", "n") == ()        # v1: `phone call`, `telephone call`
+    text = "What is the capital of France?"
+    r = perturber.apply(text, "synonym", {"rate": 1.0})
+    assert (r.text, r.reason) == (text, "no_candidates")
+
+
+@needs_data
+def test_v2_filters_each_reject_what_the_catalog_says():
+    wn = nltk_data.wordnet()
+    movie = wn.synsets("movie", "n")[0]
+    lemmas = {l.name(): l for l in movie.lemmas()}
+    # one word: `motion_picture` is mutual and attested (count 9) but two words
+    assert lemmas["motion_picture"].count() >= 1 and wn.synsets("motion_picture", "n")[0] == movie
+    # mutual first sense: `picture` is attested in movie.n.01 but its first sense is another
+    assert lemmas["picture"].count() >= 1 and wn.synsets("picture", "n")[0] != movie
+    # attested: `pic` is one word with movie.n.01 as its first sense, but no SemCor count
+    assert lemmas["pic"].count() == 0 and wn.synsets("pic", "n")[0] == movie
+    assert syn.synonyms("movie", "n") == ("film",)
+    assert syn.synonyms("buy", "v") == ("purchase",)
+    assert syn.synonyms("quickly", "r") == ("rapidly", "speedily")
 
 
 @needs_data
@@ -42,13 +78,15 @@ def test_details_report_the_data_version():
 
 @needs_data
 def test_synonyms_follow_the_catalog_rule():
-    assert syn.synonyms("movie", "n")[0] == "film"
-    assert "movie" not in syn.synonyms("movie", "n")
+    wn = nltk_data.wordnet()
     assert syn.synonyms("movies", "n") == ()          # not in base form
-    for word, pos in (("happy", "a"), ("quickly", "r"), ("buy", "v"), ("house", "n")):
+    for word, pos in (("movie", "n"), ("happy", "a"), ("quickly", "r"), ("buy", "v"),
+                      ("answer", "n"), ("begin", "v"), ("large", "a"), ("house", "n")):
+        first = wn.synsets(word, pos)[0]
         for lemma in syn.synonyms(word, pos):
-            assert lemma != word and len(lemma.split(" ")) <= 2
-            assert not any(c.isupper() or c.isdigit() for c in lemma)
+            assert lemma != word and lemma.isalpha() and lemma.islower()
+            assert wn.synsets(lemma, pos)[0] == first
+            assert next(l for l in first.lemmas() if l.name() == lemma).count() >= 1
 
 
 @needs_data
@@ -112,3 +150,15 @@ def test_missing_data_is_data_unavailable(monkeypatch, tmp_path):
     assert err.value.code == "data_unavailable" and "build.sh" in err.value.message
     syn.synonyms.cache_clear()
     syn.pos_tags.cache_clear()
+
+
+@needs_data
+def test_semcor_counts_match_nltks_own_lookup():
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    wn = nltk_data.wordnet()
+    lemmas = [l for w in ("dog", "movie", "number", "call", "run", "good", "quickly", "buy")
+              for s in wn.synsets(w) for l in s.lemmas()]
+    counts = [l.count() for l in lemmas]
+    assert counts == [WordNetCorpusReader.lemma_count(wn, l) for l in lemmas]  # upstream seeks
+    assert sum(c > 0 for c in counts) > 20 and wn.lemma("dog.n.01.dog").count() == 42

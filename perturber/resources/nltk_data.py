@@ -134,9 +134,26 @@ def _reader_class() -> type:
             with self._io_lock:
                 return super().lemma_from_key(key)
 
+        _counts: dict | None = None
+
         def lemma_count(self, lemma):
-            with self._io_lock:
-                return super().lemma_count(lemma)
+            """SemCor count of a sense from ``cntlist.rev``, read into a table once (upstream
+            binary-searches the file with seeks on every call, ~0.4 ms; same values)."""
+            if lemma._lang != "eng":
+                return 0
+            counts = self._counts
+            if counts is None:
+                with self._io_lock:
+                    if self._counts is None:
+                        stream = self.open("cntlist.rev")
+                        try:
+                            lines = stream.read().splitlines()
+                        finally:
+                            stream.close()
+                        self._counts = {line.split(" ", 1)[0]: int(line.rsplit(" ", 1)[-1])
+                                        for line in lines if line.strip()}
+                    counts = self._counts
+            return counts.get(lemma._key, 0)
 
         def get_version(self):
             with self._io_lock:

@@ -26,9 +26,10 @@ before it touches the archive and again here):
   tagger is a port of this code; the two models agree on ~96 % of tokens).
 
 The tree is then checked with the installed nltk, in a subprocess that sees only that tree
-(``dog.n.01`` offset 2084071, 117,659 synsets, tagger tags a sentence); a failed check fails
-the build. The zip is byte-identical on rebuild with the same inputs, nltk version and zlib
-(sorted entries, 1980-01-01 timestamps, fixed modes, deflate level 9).
+(``dog.n.01`` offset 2084071, SemCor count 42 from ``cntlist.rev``, 117,659 synsets, tagger
+tags a sentence); a failed check fails the build. The zip is byte-identical on rebuild with the
+same inputs, nltk version and zlib (sorted entries, 1980-01-01 timestamps, fixed modes, deflate
+level 9).
 
 A build whose BUILD_INFO matches (same pins, same flags, files still matching their recorded
 sha256) is not redone: the script prints "up to date". ``--force`` rebuilds anyway.
@@ -63,6 +64,8 @@ DIR_MODE = 0o040755
 EXPECTED_SYNSETS = 117_659
 EXPECTED_DOG_OFFSET = 2_084_071
 EXPECTED_RUN_V_OFFSET = 1_926_311
+# SemCor tag count of the lemma dog in dog.n.01 (cntlist.rev; `synonym` v2 needs these counts).
+EXPECTED_DOG_COUNT = 42
 # Exact tags of this model (not NLTK's own weights, which differ on ~4 % of tokens).
 TAGGER_SENTENCE = "The striped bats are hanging on their feet for best .".split()
 EXPECTED_TAGS = "DT VBN NNS VBP VBG IN PRP$ NNS IN RB .".split()
@@ -352,11 +355,15 @@ def check_tree(tree: Path, with_tagger: bool) -> dict:
         raise BuildError(f"run.v.01 offset {run_v}, expected {EXPECTED_RUN_V_OFFSET}")
     if any(s is None for s in wn.synsets("dog")):
         raise BuildError("synsets('dog') contains None: byte offsets do not match the files")
+    dog_count = wn.lemma("dog.n.01.dog").count()
+    if dog_count != EXPECTED_DOG_COUNT:
+        raise BuildError(f"SemCor count of dog.n.01.dog is {dog_count}, expected "
+                         f"{EXPECTED_DOG_COUNT}: cntlist.rev missing or damaged")
     n = sum(1 for _ in wn.all_synsets())
     if n != EXPECTED_SYNSETS:
         raise BuildError(f"{n} synsets, expected {EXPECTED_SYNSETS}")
     results["wordnet"] = {"version": "3.0", "synsets": n, "dog.n.01": dog.offset(),
-                          "run.v.01": run_v}
+                          "run.v.01": run_v, "dog.n.01.dog count": dog_count}
     if with_tagger:
         from nltk.tag.perceptron import PerceptronTagger
 

@@ -20,7 +20,7 @@ from ...rng import Draws, select
 _COARSE = (("NNP", None), ("NN", "n"), ("VB", "v"), ("JJ", "a"), ("RB", "r"))
 _ALPHA = regex.compile(r"[\p{L}\p{M}'’\-‐‑]+")
 _LETTER = regex.compile(r"\p{L}")
-_UNUSABLE_LEMMA = regex.compile(r"[A-Z0-9]")
+_ONE_WORD = regex.compile(r"\p{Ll}+")
 
 
 def coarse_pos(tag: str) -> str | None:
@@ -46,9 +46,14 @@ def _excluded() -> frozenset:
 
 @lru_cache(maxsize=65536)
 def synonyms(word: str, pos: str) -> tuple[str, ...]:
-    """Synonyms of a base-form ``word`` in its most frequent sense (first synset), in WordNet order.
+    """Synonyms of a base-form ``word`` in its most frequent sense, in WordNet order (version 2).
 
-    Empty when the word is not in base form for ``pos`` or has no usable lemma.
+    The lemmas of the first synset ``S`` of ``synsets(word, pos)`` that are one lower-case word
+    (not ``word``), whose own first sense is ``S`` (mutual first sense) and whose SemCor count in
+    ``S`` is at least 1 (attested). Empty when ``word`` is not in base form or nothing survives.
+
+    >>> synonyms("movie", "n"), synonyms("number", "n")   # doctest: +SKIP
+    (('film',), ())
     """
     wn = nltk_data.wordnet()
     if wn.morphy(word, pos) != word:
@@ -56,13 +61,16 @@ def synonyms(word: str, pos: str) -> tuple[str, ...]:
     found = wn.synsets(word, pos)
     if not found:
         return ()
+    first = found[0]
     out: list[str] = []
-    for name in found[0].lemma_names():
-        lemma = name.replace("_", " ")
-        if lemma == word or _UNUSABLE_LEMMA.search(lemma) or len(lemma.split(" ")) > 2:
+    for lemma in first.lemmas():
+        name = lemma.name()
+        if name == word or name in out or not _ONE_WORD.fullmatch(name):
             continue
-        if lemma not in out:
-            out.append(lemma)
+        senses = wn.synsets(name, pos)
+        if not senses or senses[0] != first or lemma.count() < 1:
+            continue
+        out.append(name)
     return tuple(out)
 
 
@@ -79,21 +87,17 @@ def pos_tags(words: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(tag for _, tag in nltk_data.tagger().tag(list(words)))
 
 
-@perturbation("synonym", family="word_level", seed_sensitive=True, params=[rate(0.3)],
-              description="Replace a fraction of content words by a WordNet synonym of their "
-                          "most frequent sense (POS-aware; needs the NLTK data bundle).")
-def synonym(text: str, rng: Draws, *, rate: float) -> Outcome:
-    """>>> synonym("The movie was long.", Draws(0), rate=1.0).text   # doctest: +SKIP
-    'The film was long.'
+def find_candidates(text: str, lookup=None) -> list:
+    """``(token, synonyms)`` for every candidate token of ``text`` (§5.5), in text order.
+
+    ``lookup(word, pos)`` defaults to :func:`synonyms` (evaluation code passes other rules).
     """
+    lookup = lookup or synonyms
     tokens = tm.word_tokens(text)
-    if not tokens:
-        return unchanged(text, "no_candidates")
     tags = pos_tags(tuple(t.text for t in tokens))
     free = {(t.start, t.end) for t in tm.free_tokens(text, tokens)}
     excluded = _excluded()
     candidates = []
-    details = {"data_version": dict(data_version())}
     for token, tag in zip(tokens, tags):
         word = token.text
         if (token.start, token.end) not in free or not _ALPHA.fullmatch(word):
@@ -104,9 +108,23 @@ def synonym(text: str, rng: Draws, *, rate: float) -> Outcome:
         pos = coarse_pos(tag)
         if pos is None or lower in excluded:
             continue
-        options = synonyms(lower, pos)
+        options = lookup(lower, pos)
         if options:
             candidates.append((token, options))
+    return candidates
+
+
+@perturbation("synonym", family="word_level", seed_sensitive=True, params=[rate(0.3)], version=2,
+              description="Replace a fraction of content words by a WordNet synonym of their "
+                          "most frequent sense (POS-aware; needs the NLTK data bundle).")
+def synonym(text: str, rng: Draws, *, rate: float) -> Outcome:
+    """>>> synonym("The movie was long.", Draws(0), rate=1.0).text   # doctest: +SKIP
+    'The film was long.'
+    """
+    if not tm.word_tokens(text):
+        return unchanged(text, "no_candidates")
+    candidates = find_candidates(text)
+    details = {"data_version": dict(data_version())}
     if not candidates:
         return Outcome(text, 0, "no_candidates", details)
     chosen = select(candidates, rng, rate=rate)
