@@ -11,6 +11,8 @@ reports the judge as not run.
 
 from __future__ import annotations
 
+import importlib
+
 SAMPLES = 3
 SYSTEM = ("You compare two prompts. Answer YES if a careful assistant would have to give the same "
           "answer to both (same task, same facts, same constraints), ignoring spelling, "
@@ -61,7 +63,7 @@ class Judge:
 def load() -> tuple[Judge | None, str]:
     """``(judge, note)``; the judge is None when ``perturber.llm`` or an endpoint is missing."""
     try:
-        from perturber import llm
+        llm = importlib.import_module("perturber.llm")
     except ImportError:
         return None, "LLM judge not run: the model-tier client perturber.llm is not available"
     try:

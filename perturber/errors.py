@@ -82,14 +82,6 @@ class ModelBackendError(PerturberError):
             self.http_status = 504
 
 
-class ConfigurationError(PerturberError):
-    """A bad ``PERTURBER_*`` configuration value (a clear start-up error)."""
-
-    code = "configuration_error"
-    exit_code = 3
-    http_status = 500
-
-
 class AuthenticationRequired(PerturberError):
     """A model-backed route would spend the server's key for an unauthenticated caller (service only)."""
 

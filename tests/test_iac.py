@@ -390,7 +390,9 @@ def test_model_tier_parameters_agree(sam, sls):
     for route in ("HttpApiRouteAnyProxyVar", "HttpApiRouteAny"):
         assert sls["resources"]["extensions"][route]["Properties"]["AuthorizationType"] == {"Ref": "ApiAuthType"}
     res = sam["Resources"]
-    assert res["ApiIntegration"]["Properties"]["IntegrationUri"] == {"Fn::GetAtt": ["ApiFunction", "Arn"]}
+    # the API invokes the "live" alias (published on every deploy; SnapStart restores from it)
+    assert res["ApiIntegration"]["Properties"]["IntegrationUri"] == {"Ref": "ApiFunction.Alias"}
+    assert res["ApiInvokePermission"]["Properties"]["FunctionName"] == {"Ref": "ApiFunction.Alias"}
     assert res["ApiIntegration"]["Properties"]["PayloadFormatVersion"] == "2.0"
     assert res["ApiInvokePermission"]["Properties"]["Principal"] == "apigateway.amazonaws.com"
     # the model timeout and one retry fit the function timeout (29 s)

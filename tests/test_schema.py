@@ -151,7 +151,7 @@ def test_empty_input(name):
 
 @pytest.mark.parametrize("name", SEEDED)
 def test_zero_intensity_after_the_json_check(name, monkeypatch):
-    monkeypatch.setattr(Draws, "_generator", lambda self: pytest.fail("drew"))
+    monkeypatch.setattr(Draws, "_refill", lambda self: pytest.fail("drew"))
     assert run('{"a": [1', name, {"rate": 0.0}).reason == "not_json_schema"
     doc = '{"properties":{"a":{},"b":{}},"enum":[1,2],"anyOf":[{},true]}'
     r = run(doc, name, {"rate": 0.0})
@@ -370,7 +370,7 @@ def test_seeded_draw_order_is_selection_then_per_site():
 
 @pytest.mark.parametrize("name", UNSEEDED)
 def test_seed_insensitive_entries_make_no_draws(name, monkeypatch):
-    monkeypatch.setattr(Draws, "_generator", lambda self: pytest.fail("drew"))
+    monkeypatch.setattr(Draws, "_refill", lambda self: pytest.fail("drew"))
     for seed in (0, 1, 2**63 - 1):
         r = run(EQUIV_SCHEMAS["kitchen"], name, seed=seed)
         assert r.applied and r.text == out(EQUIV_SCHEMAS["kitchen"], name, seed=0)

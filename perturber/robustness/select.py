@@ -46,8 +46,10 @@ def parse_select(expr: str | None) -> dict[str, set]:
 def select_entries(expr: str | None = None, *, in_scope: bool = False,
                    catalog: list[dict] | None = None) -> list[dict]:
     """Catalog entries matching ``expr`` (catalog order). Without a family or name filter the
-    ``control`` and ``schema`` families are left out."""
+    ``control`` and ``schema`` families are left out; without a category filter, only the
+    ``native`` category is used (the brittlebench tier is chosen explicitly)."""
     wanted = parse_select(expr)
+    wanted.setdefault("category", {"native"})
     if in_scope:
         wanted["in_scope"] = {True}
     entries = catalog if catalog is not None else core.list_perturbations()
@@ -118,6 +120,7 @@ def plan(expr: str | None = None, *, in_scope: bool = False, preset: str | None 
     if preset not in PRESETS:
         raise InvalidParams(f"unknown preset {preset!r}; known: {', '.join(PRESETS)}", field="preset")
     narrowed = parse_select(expr)
+    narrowed.setdefault("category", {"native"})
     if in_scope:
         narrowed["in_scope"] = {True}
     items, unavailable = [], {}
