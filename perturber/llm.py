@@ -429,7 +429,7 @@ class Endpoint:
                 return self._completion(raw, body["model"], started, "seed" in body)
             except PerturberError:
                 raise
-            except Exception as exc:  # noqa: BLE001 - every SDK failure is mapped
+            except Exception as exc:
                 err, retryable, retry_after = self._classify(exc)
             if not retryable or attempt == self.max_retries:
                 raise err
@@ -453,10 +453,10 @@ class Endpoint:
                 return self._completion(raw, body["model"], started, "seed" in body)
             except PerturberError:
                 raise
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 err, retryable, retry_after = ModelBackendError(
                     f"the model endpoint timed out after {self.timeout:g} s", code="model_timeout"), True, None
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 err, retryable, retry_after = self._classify(exc)
             if not retryable or attempt == self.max_retries:
                 raise err
@@ -475,7 +475,7 @@ class Endpoint:
                 result = self.chat(**requests[i])
             except PerturberError as err:
                 result = err
-            except Exception as exc:  # noqa: BLE001 - one item never fails the batch
+            except Exception as exc:
                 result = ModelBackendError(f"model request failed ({type(exc).__name__})", code="model_error")
             results[i] = result
             if on_done is not None:
@@ -503,7 +503,7 @@ class Endpoint:
             except RuntimeError:
                 try:
                     asyncio.run(client.close())
-                except Exception:  # noqa: BLE001 - a pool bound to a closed loop
+                except Exception:
                     pass
 
     async def aclose(self) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import base64
 import importlib
 import json
-import os
 import pathlib
 import sys
 
@@ -23,7 +22,7 @@ import perturber
 pytest.importorskip("awslambdaric")
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "eval"))
-import lambda_runtime as lr  # noqa: E402
+import lambda_runtime as lr
 
 EVENTS = sorted((ROOT / "infra" / "events").glob("*.json"))
 NLTK = ROOT / "build" / "nltk_data"
@@ -57,7 +56,7 @@ class Function:
                                               NLTK if NLTK.is_dir() else None, **env)
         self.proc = lr.start_function(environment, handler)
 
-    def __enter__(self) -> "Function":
+    def __enter__(self) -> Function:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -251,7 +251,7 @@ def test_evaluate_sync_and_async_callables_agree(tmp_path):
     s1 = evaluate(str(cases), toy, tmp_path / "r1.jsonl", concurrency=4)
     s2 = evaluate(str(cases), atoy, tmp_path / "r2.jsonl", concurrency=4)
     assert s1.calls == s2.calls == 15 + 3 and not s1.errors
-    key = lambda r: (r["key"], r["sim"])   # noqa: E731
+    key = lambda r: (r["key"], r["sim"])
     assert sorted(map(key, read(tmp_path / "r1.jsonl"))) == sorted(map(key, read(tmp_path / "r2.jsonl")))
 
 

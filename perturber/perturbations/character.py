@@ -16,7 +16,7 @@ import re
 import unicodedata
 from bisect import bisect_left
 from collections.abc import Iterator
-from functools import cache, lru_cache
+from functools import cache
 from itertools import compress
 from types import MappingProxyType
 

@@ -24,9 +24,10 @@ import os
 import sys
 import time
 from collections import Counter
+from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Iterable
+from typing import Any
 
 from ..errors import InvalidParams, PerturberError
 from . import checking
@@ -197,7 +198,7 @@ async def _run(source, total, model, out_path, checker, concurrency, name, show,
             t0 = time.perf_counter()
             try:
                 return await call(text), None, (time.perf_counter() - t0) * 1000
-            except Exception as err:  # noqa: BLE001 - recorded per item, never aborts the run
+            except Exception as err:
                 return None, err, 0.0
 
     async def do_original(case: dict) -> None:
@@ -230,7 +231,7 @@ async def _run(source, total, model, out_path, checker, concurrency, name, show,
                 if judge is not None and case.get("expectation") == "refusal":
                     try:
                         refusal = await judge(case["perturbed"], output)
-                    except Exception as jerr:  # noqa: BLE001
+                    except Exception as jerr:
                         rec["error"] = _error(jerr)
                 if "error" not in rec:
                     rec.update(output=output, extracted=checker.extract(output),

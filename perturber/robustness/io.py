@@ -11,8 +11,9 @@ from __future__ import annotations
 import csv
 import json
 import os
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from ..errors import InvalidParams, ResourceUnavailable
 
@@ -82,7 +83,7 @@ class AtomicJsonl:
         self.count = 0
         self._fh = None
 
-    def __enter__(self) -> "AtomicJsonl":
+    def __enter__(self) -> AtomicJsonl:
         try:
             self._fh = open(self.tmp, "w", encoding="utf-8", newline="\n")
         except OSError as err:

@@ -28,8 +28,8 @@ import json
 import os
 import unicodedata
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from ..errors import InvalidParams
 from . import metrics, plots

@@ -12,8 +12,9 @@ import hashlib
 import json
 import random
 from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 from .. import core, registry
 from ..errors import InvalidParams, PerturberError

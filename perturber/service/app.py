@@ -24,9 +24,9 @@ from starlette.routing import BaseRoute, Match, NoMatchFound, Route
 
 from .. import __version__, core, registry
 from ..errors import InputTooLarge, InvalidParams, PerturberError
+from ..model_tier import settings as model_settings
 from ..params_model import params_model
 from ..settings import Limits
-from ..model_tier import settings as model_settings
 from .auth import Access, run_model_backed
 from .limits import BodySizeLimit
 from .settings import Settings
