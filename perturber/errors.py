@@ -54,7 +54,8 @@ class InputTooLarge(PerturberError):
 
 
 class ConfigurationError(PerturberError, ValueError):
-    """A bad ``PERTURBER_*`` setting or ``Limits`` value (raised when it is read, never at import)."""
+    """A bad ``PERTURBER_*`` setting or ``Limits`` value (raised when it is read, never at import;
+    a clear start-up error)."""
 
     code = "configuration_error"
     exit_code = 2
@@ -80,14 +81,6 @@ class ModelBackendError(PerturberError):
         super().__init__(message, code, **details)
         if self.code == "model_timeout":
             self.http_status = 504
-
-
-class ConfigurationError(PerturberError):
-    """A bad ``PERTURBER_*`` configuration value (a clear start-up error)."""
-
-    code = "configuration_error"
-    exit_code = 3
-    http_status = 500
 
 
 class AuthenticationRequired(PerturberError):

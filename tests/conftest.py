@@ -8,6 +8,7 @@ sys.path.insert(0, str(ROOT / "tests" / "golden"))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from llm_server import llm_server, llm_server_session  # noqa: F401 - the model-tier fixtures
+from model_tier_helpers import tier  # noqa: F401 - the configured model tier fixture
 
 import perturber
 

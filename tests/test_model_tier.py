@@ -5,7 +5,7 @@ import json
 
 import pytest
 from llm_server import Reply
-from model_tier_helpers import MODEL, SERVER_KEY, configure, tier  # noqa: F401 - fixture
+from model_tier_helpers import MODEL, SERVER_KEY, configure  # the tier fixture comes from conftest.py
 
 import perturber
 from perturber import cli, model_tier, registry

@@ -8,7 +8,7 @@ import pytest
 pytest.importorskip("openai")
 pytest.importorskip("text_to_num")
 
-from llm_server import Reply, llm_server, llm_server_session  # noqa: F401 - fixtures
+from llm_server import Reply  # the llm_server fixtures come from conftest.py
 from test_robustness import TOY_SELECT, read, suite_file, toy
 
 from perturber import cli
