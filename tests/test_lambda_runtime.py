@@ -194,7 +194,7 @@ def test_compile_zip_adds_unchecked_hash_bytecode_to_an_osls_artifact(tmp_path):
         zf.writestr("pkg/data.txt", "data")
         zf.writestr("nltk/__init__.py", "Y = 3\n")
     before = {i.filename: zipfile.ZipFile(artifact).read(i) for i in zipfile.ZipFile(artifact).infolist()}
-    version = "%d.%d" % sys.version_info[:2]
+    version = f"{sys.version_info[0]}.{sys.version_info[1]}"
     script = ROOT / "infra" / "sls" / "compile_zip.py"
     run = [sys.executable, str(script), "--python-version", version, "--skip", "(^|/)nltk/", str(artifact)]
     assert "2 .pyc added" in subprocess.run(run, check=True, capture_output=True, text=True).stdout

@@ -412,8 +412,8 @@ def test_assert_invariant_passes_and_fails_with_grouped_table():
 def test_cli_walkthrough(tmp_path, capsys):
     examples = write_examples(tmp_path / "ex.jsonl")
     model_file = tmp_path / "model.py"
-    model_file.write_text("import sys\nsys.path.insert(0, %r)\nfrom test_robustness import toy as answer\n"
-                          % str(__import__("pathlib").Path(__file__).parent))
+    model_file.write_text(f"import sys\nsys.path.insert(0, {str(__import__('pathlib').Path(__file__).parent)!r})\n"
+                          "from test_robustness import toy as answer\n")
     cases, results, rep = tmp_path / "cases.jsonl", tmp_path / "results.jsonl", tmp_path / "rep"
     assert cli.main(["suite", str(examples), "--field", "q", "--answer-field", "gold", "--id-field", "id",
                      "--select", TOY_SELECT, "--seeds", "0,1", "-o", str(cases)]) == 0

@@ -134,7 +134,7 @@ class Progress:
 
 
 def _as_async(model: Any, pool: ThreadPoolExecutor) -> Callable[[str], Awaitable[str]]:
-    if inspect.iscoroutinefunction(model) or inspect.iscoroutinefunction(getattr(model, "__call__", None)):
+    if inspect.iscoroutinefunction(model) or (callable(model) and inspect.iscoroutinefunction(model.__call__)):
         return model
     if not callable(model):
         raise InvalidParams("model must be a callable model(text) -> str, sync or async", field="model")
