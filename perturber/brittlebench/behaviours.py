@@ -97,6 +97,7 @@ def typos(text: str, *, mode: str, typo_type: str, aug_word_p: float, aug_char_p
     if not natural:
         return text
     n = len(natural)
+    chosen: list[int] | set[int]
     if mode == "count":
         chosen = random.sample(natural, min(typos_count, n))
         char_p = 1.0

@@ -278,9 +278,9 @@ async def _run(source, total, model, out_path, checker, concurrency, name, show,
                     first_ask = {k: t for k, t in first_ask.items()
                                  if not (t.done() and k in originals)}
         if pending:
-            for t in await asyncio.gather(*pending, return_exceptions=True):
-                if isinstance(t, BaseException):
-                    raise t
+            for outcome in await asyncio.gather(*pending, return_exceptions=True):
+                if isinstance(outcome, BaseException):
+                    raise outcome
     finally:
         for t in pending:
             t.cancel()
@@ -303,6 +303,8 @@ def load_callable(spec: str) -> Callable:
     try:
         if target.endswith(".py"):
             mod_spec = importlib.util.spec_from_file_location("perturber_user_model", target)
+            if mod_spec is None or mod_spec.loader is None:
+                raise ImportError(f"cannot load {target}")
             module = importlib.util.module_from_spec(mod_spec)
             mod_spec.loader.exec_module(module)
         else:

@@ -311,7 +311,7 @@ def _openapi_with_typed_paths(app: FastAPI, specs: list, settings: Settings) -> 
                                                   exclude_none=True)
         return app.openapi_schema
 
-    app.openapi = openapi
+    app.openapi = openapi  # type: ignore[method-assign]  # FastAPI's documented way to customise the schema
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
