@@ -269,7 +269,7 @@ def cmd_batch(argv: Sequence[str]) -> int:
                 raise
             progress.update()
     out = []
-    for (lineno, record), result in zip(parsed, results):
+    for (_lineno, record), result in zip(parsed, results):
         meta = {k: v for k, v in result.to_dict().items() if k != "text"}
         out.append(_json_line({**record, out_field: result.text, "perturber": meta}))
     blob = "".join(out).encode("utf-8")

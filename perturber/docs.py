@@ -90,9 +90,9 @@ def visible(text: str) -> str:
             out.append(ch)
     # Spaces at a line end and an empty last line would vanish in the rendered page.
     lines = "".join(out).split("\n")
-    shown = [line[: len(line.rstrip(" "))] + "·" * (len(line) - len(line.rstrip(" ")))
-             for line in lines]
-    return "⏎\n".join(shown)
+    kept = [line[: len(line.rstrip(" "))] + "·" * (len(line) - len(line.rstrip(" ")))
+            for line in lines]
+    return "⏎\n".join(kept)
 
 
 def _fence(text: str) -> str:
@@ -190,6 +190,7 @@ def _example_block(label: str, text: str, result: core.Result | None, error: str
     head = f"*{label} input, default parameters, seed {SEED}*"
     if error is not None:
         return f"{head}: not computed ({error})."
+    assert result is not None  # no error: there is a result
     if result.applied:
         mag = "n/a" if result.magnitude is None else f"{result.magnitude:.4f}"
         status = f"applied, {result.edits} edit(s), magnitude {mag}"

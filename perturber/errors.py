@@ -54,7 +54,8 @@ class InputTooLarge(PerturberError):
 
 
 class ConfigurationError(PerturberError, ValueError):
-    """A bad ``PERTURBER_*`` setting or ``Limits`` value (raised when it is read, never at import)."""
+    """A bad ``PERTURBER_*`` setting or ``Limits`` value (raised when it is read, never at import;
+    a clear start-up error)."""
 
     code = "configuration_error"
     exit_code = 2

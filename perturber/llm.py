@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import urlsplit
 
 from .errors import ConfigurationError, InvalidParams, ModelBackendError, PerturberError, ResourceUnavailable
@@ -282,7 +283,7 @@ class Endpoint:
         if api_key is None:
             from . import credentials
             api_key = credentials.api_key()
-        kwargs = dict(timeout=settings.timeout, connect_timeout=settings.connect_timeout,
+        kwargs: dict[str, Any] = dict(timeout=settings.timeout, connect_timeout=settings.connect_timeout,
                       max_retries=settings.max_retries, concurrency=settings.concurrency)
         kwargs.update(overrides)
         return cls(settings.base_url, api_key, **kwargs)
@@ -416,7 +417,7 @@ class Endpoint:
                           seed_forwarded=seed_forwarded,
                           system_fingerprint=getattr(parsed, "system_fingerprint", None))
 
-    def chat(self, messages: Sequence[Mapping], *, model: str, temperature: float = 0.0,
+    def chat(self, messages: Sequence[Mapping], *, model: str | None, temperature: float = 0.0,
              seed: int | None = None, max_tokens: int | None = 256) -> Completion:
         """One chat completion (synchronous), retried per the policy."""
         body = self._body(messages, model, temperature, seed, max_tokens)
@@ -429,7 +430,7 @@ class Endpoint:
                 return self._completion(raw, body["model"], started, "seed" in body)
             except PerturberError:
                 raise
-            except Exception as exc:  # noqa: BLE001 - every SDK failure is mapped
+            except Exception as exc:
                 err, retryable, retry_after = self._classify(exc)
             if not retryable or attempt == self.max_retries:
                 raise err
@@ -438,13 +439,14 @@ class Endpoint:
             self._sleep(delay)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def achat(self, messages: Sequence[Mapping], *, model: str, temperature: float = 0.0,
+    async def achat(self, messages: Sequence[Mapping], *, model: str | None, temperature: float = 0.0,
                     seed: int | None = None, max_tokens: int | None = 256) -> Completion:
         """One chat completion (asynchronous, ``AsyncOpenAI``), retried per the policy."""
         body = self._body(messages, model, temperature, seed, max_tokens)
         body["extra_headers"] = self._extra_headers()
         client = self._aclient()
         started = time.perf_counter()
+        err: PerturberError
         for attempt in range(self.max_retries + 1):
             try:
                 # async requests also get a total bound per attempt (httpx's timeouts are per phase)
@@ -453,10 +455,10 @@ class Endpoint:
                 return self._completion(raw, body["model"], started, "seed" in body)
             except PerturberError:
                 raise
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 err, retryable, retry_after = ModelBackendError(
                     f"the model endpoint timed out after {self.timeout:g} s", code="model_timeout"), True, None
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 err, retryable, retry_after = self._classify(exc)
             if not retryable or attempt == self.max_retries:
                 raise err
@@ -471,11 +473,12 @@ class Endpoint:
         done_lock = threading.Lock()
 
         def run(i: int) -> None:
+            result: Completion | PerturberError
             try:
                 result = self.chat(**requests[i])
             except PerturberError as err:
                 result = err
-            except Exception as exc:  # noqa: BLE001 - one item never fails the batch
+            except Exception as exc:
                 result = ModelBackendError(f"model request failed ({type(exc).__name__})", code="model_error")
             results[i] = result
             if on_done is not None:
@@ -503,7 +506,7 @@ class Endpoint:
             except RuntimeError:
                 try:
                     asyncio.run(client.close())
-                except Exception:  # noqa: BLE001 - a pool bound to a closed loop
+                except Exception:
                     pass
 
     async def aclose(self) -> None:

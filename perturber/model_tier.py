@@ -427,7 +427,7 @@ def model_entry(name: str, *, family: str, description: str, intent: str | Seque
     task = Task(name, intents, mode, placement, expand, dict(tables or {}), details)
     for table_name, table in task.tables.items():
         declared = next(p for p in params if p.name == table_name)
-        if set(table) != set(declared.choices):
+        if set(table) != set(declared.choices or ()):
             raise ValueError(f"{name}: table {table_name} must cover exactly the param's choices")
     TASKS[name] = task
 

@@ -33,7 +33,7 @@ def _field(p: registry.Param):
                                     pattern=pattern, json_schema_extra={"default": default})], default
     if choices is not None:
         # A one-value Literal becomes "const" in JSON Schema; keep the "enum" every choice has.
-        single = {"enum": list(choices)} if len(choices) == 1 else None
+        single: dict[str, Any] | None = {"enum": list(choices)} if len(choices) == 1 else None
         return Annotated[Literal[choices], Field(description=description,
                                                  json_schema_extra=single)], p.default
     extra: dict[str, Any] = {}

@@ -225,7 +225,7 @@ class Perturbation:
         """``available`` for the optional tier's entries (§17.1); native entries have no key."""
         if self.category != "brittlebench":
             return {}
-        from .brittlebench.runtime import available  # noqa: PLC0415  (no heavy import)
+        from .brittlebench.runtime import available
         return {"available": available(self.name)}
 
 

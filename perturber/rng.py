@@ -168,10 +168,10 @@ class Draws:
         m = n
         shift = 32 - m.bit_length()
         low = 1 << (m.bit_length() - 1)
-        i = 0
         while True:
             try:
-                for i in range(i, k):
+                # Draw i starts with m == n - i: after a refill, draw i restarts where it ran out.
+                for i in range(n - m, k):
                     if m < low:
                         shift += 1
                         low >>= 1

@@ -10,14 +10,14 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "eval"))
 
-import catalog_stage  # noqa: E402
-import evalkit as kit  # noqa: E402
-import fidelity  # noqa: E402
-import judge  # noqa: E402
-import report  # noqa: E402
+import catalog_stage
+import evalkit as kit
+import fidelity
+import judge
+import report
 
-import perturber  # noqa: E402
-from perturber import registry  # noqa: E402
+import perturber
+from perturber import registry
 
 KINDS = {"questions", "instructions", "word_problems", "json_schemas_tools", "markdown",
          "numbers_units", "contractions", "chat_emoticons", "nonlatin"}

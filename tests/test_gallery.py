@@ -4,12 +4,11 @@ import pathlib
 
 import pytest
 from fastapi.testclient import TestClient
+from test_playground import CHROMIUM, page, server  # noqa: F401  (shared browser fixtures)
 
 import perturber
 from perturber.service import Settings, create_app
 from perturber.service.gallery import GALLERY_MAX_CHARS
-
-from test_playground import CHROMIUM, page, server  # noqa: F401  (shared browser fixtures)
 
 TEXT = "What is the capital of France? Answer in one word."
 

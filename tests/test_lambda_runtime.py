@@ -12,7 +12,6 @@ from __future__ import annotations
 import base64
 import importlib
 import json
-import os
 import pathlib
 import sys
 
@@ -23,7 +22,7 @@ import perturber
 pytest.importorskip("awslambdaric")
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "eval"))
-import lambda_runtime as lr  # noqa: E402
+import lambda_runtime as lr
 
 EVENTS = sorted((ROOT / "infra" / "events").glob("*.json"))
 NLTK = ROOT / "build" / "nltk_data"
@@ -57,7 +56,7 @@ class Function:
                                               NLTK if NLTK.is_dir() else None, **env)
         self.proc = lr.start_function(environment, handler)
 
-    def __enter__(self) -> "Function":
+    def __enter__(self) -> Function:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -195,7 +194,7 @@ def test_compile_zip_adds_unchecked_hash_bytecode_to_an_osls_artifact(tmp_path):
         zf.writestr("pkg/data.txt", "data")
         zf.writestr("nltk/__init__.py", "Y = 3\n")
     before = {i.filename: zipfile.ZipFile(artifact).read(i) for i in zipfile.ZipFile(artifact).infolist()}
-    version = "%d.%d" % sys.version_info[:2]
+    version = f"{sys.version_info[0]}.{sys.version_info[1]}"
     script = ROOT / "infra" / "sls" / "compile_zip.py"
     run = [sys.executable, str(script), "--python-version", version, "--skip", "(^|/)nltk/", str(artifact)]
     assert "2 .pyc added" in subprocess.run(run, check=True, capture_output=True, text=True).stdout

@@ -5,8 +5,8 @@ import logging
 import sys
 
 import pytest
+from llm_server import Reply  # the llm_server fixtures come from conftest.py
 
-from llm_server import Reply, llm_server, llm_server_session  # noqa: F401 - fixtures
 from perturber.errors import ConfigurationError, InvalidParams, ModelBackendError, ResourceUnavailable
 from perturber.llm import Completion, Endpoint, LLMSettings, check_base_url
 

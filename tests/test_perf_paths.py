@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from perturber import text as tm
 from perturber.hot import MEMO_MAX_CHARS, per_text, replace_points

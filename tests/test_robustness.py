@@ -251,7 +251,7 @@ def test_evaluate_sync_and_async_callables_agree(tmp_path):
     s1 = evaluate(str(cases), toy, tmp_path / "r1.jsonl", concurrency=4)
     s2 = evaluate(str(cases), atoy, tmp_path / "r2.jsonl", concurrency=4)
     assert s1.calls == s2.calls == 15 + 3 and not s1.errors
-    key = lambda r: (r["key"], r["sim"])   # noqa: E731
+    key = lambda r: (r["key"], r["sim"])
     assert sorted(map(key, read(tmp_path / "r1.jsonl"))) == sorted(map(key, read(tmp_path / "r2.jsonl")))
 
 
@@ -412,8 +412,8 @@ def test_assert_invariant_passes_and_fails_with_grouped_table():
 def test_cli_walkthrough(tmp_path, capsys):
     examples = write_examples(tmp_path / "ex.jsonl")
     model_file = tmp_path / "model.py"
-    model_file.write_text("import sys\nsys.path.insert(0, %r)\nfrom test_robustness import toy as answer\n"
-                          % str(__import__("pathlib").Path(__file__).parent))
+    model_file.write_text(f"import sys\nsys.path.insert(0, {str(__import__('pathlib').Path(__file__).parent)!r})\n"
+                          "from test_robustness import toy as answer\n")
     cases, results, rep = tmp_path / "cases.jsonl", tmp_path / "results.jsonl", tmp_path / "rep"
     assert cli.main(["suite", str(examples), "--field", "q", "--answer-field", "gold", "--id-field", "id",
                      "--select", TOY_SELECT, "--seeds", "0,1", "-o", str(cases)]) == 0

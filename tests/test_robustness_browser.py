@@ -3,7 +3,6 @@
 import pathlib
 
 import pytest
-
 from test_robustness import suite_file, toy
 
 CHROMIUM = pathlib.Path("/usr/bin/chromium")

@@ -8,12 +8,12 @@ import pytest
 pytest.importorskip("openai")
 pytest.importorskip("text_to_num")
 
-from llm_server import Reply, llm_server, llm_server_session  # noqa: E402,F401 - fixtures
-from test_robustness import TOY_SELECT, read, suite_file, toy  # noqa: E402
+from llm_server import Reply  # the llm_server fixtures come from conftest.py
+from test_robustness import TOY_SELECT, read, suite_file, toy
 
-from perturber import cli  # noqa: E402
-from perturber.robustness.evaluate import EndpointModel, evaluate  # noqa: E402
-from perturber.robustness.report import aggregate  # noqa: E402
+from perturber import cli
+from perturber.robustness.evaluate import EndpointModel, evaluate
+from perturber.robustness.report import aggregate
 
 KEY = "sk-test-SECRET-robustness-77"
 

@@ -56,7 +56,7 @@ def test_capital_and_number_have_no_v2_synonym():
 def test_v2_filters_each_reject_what_the_catalog_says():
     wn = nltk_data.wordnet()
     movie = wn.synsets("movie", "n")[0]
-    lemmas = {l.name(): l for l in movie.lemmas()}
+    lemmas = {lem.name(): lem for lem in movie.lemmas()}
     # one word: `motion_picture` is mutual and attested (count 9) but two words
     assert lemmas["motion_picture"].count() >= 1 and wn.synsets("motion_picture", "n")[0] == movie
     # mutual first sense: `picture` is attested in movie.n.01 but its first sense is another
@@ -86,7 +86,7 @@ def test_synonyms_follow_the_catalog_rule():
         for lemma in syn.synonyms(word, pos):
             assert lemma != word and lemma.isalpha() and lemma.islower()
             assert wn.synsets(lemma, pos)[0] == first
-            assert next(l for l in first.lemmas() if l.name() == lemma).count() >= 1
+            assert next(lem for lem in first.lemmas() if lem.name() == lemma).count() >= 1
 
 
 @needs_data
@@ -157,8 +157,8 @@ def test_semcor_counts_match_nltks_own_lookup():
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
     wn = nltk_data.wordnet()
-    lemmas = [l for w in ("dog", "movie", "number", "call", "run", "good", "quickly", "buy")
-              for s in wn.synsets(w) for l in s.lemmas()]
-    counts = [l.count() for l in lemmas]
-    assert counts == [WordNetCorpusReader.lemma_count(wn, l) for l in lemmas]  # upstream seeks
+    lemmas = [lem for w in ("dog", "movie", "number", "call", "run", "good", "quickly", "buy")
+              for s in wn.synsets(w) for lem in s.lemmas()]
+    counts = [lem.count() for lem in lemmas]
+    assert counts == [WordNetCorpusReader.lemma_count(wn, lem) for lem in lemmas]  # upstream seeks
     assert sum(c > 0 for c in counts) > 20 and wn.lemma("dog.n.01.dog").count() == 42

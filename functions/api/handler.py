@@ -27,7 +27,6 @@ import os
 from mangum import Mangum
 
 from perturber import __version__
-
 from perturber.credentials import set_api_key_provider
 from perturber.service import Settings, create_app
 

@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--python-version", default="3.12")
     parser.add_argument("--skip", help="regular expression: zip paths not to compile")
     args = parser.parse_args(argv)
-    running = "%d.%d" % sys.version_info[:2]
+    running = f"{sys.version_info[0]}.{sys.version_info[1]}"
     if running != args.python_version:
         raise SystemExit(f"compile_zip.py runs on Python {running}; the function needs "
                          f"{args.python_version} bytecode (use python{args.python_version})")

@@ -39,7 +39,7 @@ def _behaviours():
     """The behaviours module, once the extra is known to be installed (every tier entry needs
     it, §17.1: the first call imports augly, nlpaug and wordfreq, or raises ``tier_unavailable``)."""
     runtime.deps()
-    from . import behaviours  # noqa: PLC0415  (keeps the declaration import-light)
+    from . import behaviours
     return behaviours
 
 

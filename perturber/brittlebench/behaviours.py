@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 import re
 import string
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from ..data import load_table
 from . import runtime
@@ -51,7 +51,7 @@ def punctuation_spaces(text: str) -> str:
     return _AFTER_PUNCT.sub(r"\1 \2", _BEFORE_PUNCT.sub(r"\1 \2", text))
 
 
-@lru_cache(maxsize=None)
+@cache
 def stop_set(stopword_list: str) -> frozenset:
     """The NLTK English list (``nltk-2025`` or ``nltk-2023``) minus the 43 protected words."""
     words = runtime.stopwords()[:STOPLIST_SIZES[stopword_list]]
@@ -97,6 +97,7 @@ def typos(text: str, *, mode: str, typo_type: str, aug_word_p: float, aug_char_p
     if not natural:
         return text
     n = len(natural)
+    chosen: list[int] | set[int]
     if mode == "count":
         chosen = random.sample(natural, min(typos_count, n))
         char_p = 1.0

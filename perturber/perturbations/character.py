@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_left
-from collections.abc import Iterator
-from functools import cache, lru_cache
+from collections.abc import Iterator, Sequence
+from functools import cache
 from itertools import compress
 from types import MappingProxyType
 
@@ -161,7 +161,7 @@ def _ocr() -> tuple:
     return pattern, tuple(src for src, _ in rows), MappingProxyType(info)
 
 
-def _rate_edits(rng: Draws, rate_: float, candidates: list) -> list | None:
+def _rate_edits(rng: Draws, rate_: float, candidates: Sequence) -> list | None:
     """Rate selection over ``candidates``; ``None`` when there are none."""
     if not candidates:
         return None
@@ -333,7 +333,7 @@ def _leet_sites(text: str) -> tuple[tuple[int, ...], tuple[tuple[int, int, int],
     return tuple(cands), tuple(full)
 
 
-def _fully_chosen(cands: list[int], chosen: list[int], tokens: list[tuple[int, int, int]]) -> set:
+def _fully_chosen(cands: Sequence[int], chosen: list[int], tokens: Sequence[tuple[int, int, int]]) -> set:
     """The ``last`` of each ``(i, j, last)`` whose candidates ``cands[i:j]`` were all chosen."""
     drop = set()   # membership tests only
     if tokens:
@@ -695,7 +695,7 @@ def _ocr_sites(text: str) -> tuple[tuple[tuple[int, int, str, int], ...], tuple[
         if not alpha or letters < 3:
             continue
         ti = len(letters_of)
-        if _all_single(mask, tok.start, tok.end):
+        if mask is None or _all_single(mask, tok.start, tok.end):
             found = [(s, e, src, ti) for s, e, src in matches[i:j]]
         else:
             found = [(s, e, src, ti)

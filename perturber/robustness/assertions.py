@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from .. import core
 from .checking import Checker

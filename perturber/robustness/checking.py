@@ -18,8 +18,9 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from ..errors import InvalidParams
 
@@ -98,9 +99,9 @@ class Checker:
             if not m:
                 return None
             return (m.group(1) if m.groups() else m.group()).strip()
-        m = _HASHES.findall(output)
-        if m:
-            return m[-1]
+        hashes = _HASHES.findall(output)
+        if hashes:
+            return hashes[-1]
         value = self._json_value(output)
         if value is not None:
             return value
@@ -140,6 +141,7 @@ class Checker:
     def correct(self, output: str | None, gold: Any) -> bool:
         """Is ``output`` right for ``gold``?"""
         if self.mode == "callable":
+            assert self.function is not None  # __post_init__: callable mode has a function
             return bool(self.function(output or "", gold))
         return self.same(self.extract(output), gold)
 
@@ -165,6 +167,7 @@ def score_case(checker: Checker, case: dict, output: str | None, original_output
     if expectation == "refusal":
         return refusal_score if refusal_score is not None else checker.refused(output)
     if checker.mode == "callable":
+        assert checker.function is not None  # Checker.__post_init__: callable mode has a function
         if expectation == "directional":
             return float(not checker.function(output, checker.extract(original_output)))
         gold = case.get("answer")
@@ -194,5 +197,6 @@ def score_original(checker: Checker, answer: Any, output: str | None) -> float:
     if answer is None or answer == "":
         return 1.0
     if checker.mode == "callable":
+        assert checker.function is not None  # Checker.__post_init__: callable mode has a function
         return float(checker.function(output, answer))
     return float(checker.same(checker.extract(output), answer))

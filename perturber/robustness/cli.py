@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Sequence
+from collections.abc import Callable, Sequence
 
 from ..errors import InvalidParams
 
@@ -96,6 +96,7 @@ def cmd_evaluate(argv: Sequence[str]) -> int:
     checker = checking.Checker(mode=args.check, tolerance=args.tolerance, regex=args.answer_regex,
                                json_field=args.json_field)
     judge = None
+    model: evaluate.EndpointModel | Callable
     if args.base_url:
         if not args.model:
             raise InvalidParams("--model is required with --base-url", field="model")

@@ -24,9 +24,10 @@ import os
 import sys
 import time
 from collections import Counter
+from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Iterable
+from typing import Any
 
 from ..errors import InvalidParams, PerturberError
 from . import checking
@@ -133,7 +134,7 @@ class Progress:
 
 
 def _as_async(model: Any, pool: ThreadPoolExecutor) -> Callable[[str], Awaitable[str]]:
-    if inspect.iscoroutinefunction(model) or inspect.iscoroutinefunction(getattr(model, "__call__", None)):
+    if inspect.iscoroutinefunction(model) or (callable(model) and inspect.iscoroutinefunction(model.__call__)):
         return model
     if not callable(model):
         raise InvalidParams("model must be a callable model(text) -> str, sync or async", field="model")
@@ -197,7 +198,7 @@ async def _run(source, total, model, out_path, checker, concurrency, name, show,
             t0 = time.perf_counter()
             try:
                 return await call(text), None, (time.perf_counter() - t0) * 1000
-            except Exception as err:  # noqa: BLE001 - recorded per item, never aborts the run
+            except Exception as err:
                 return None, err, 0.0
 
     async def do_original(case: dict) -> None:
@@ -230,7 +231,7 @@ async def _run(source, total, model, out_path, checker, concurrency, name, show,
                 if judge is not None and case.get("expectation") == "refusal":
                     try:
                         refusal = await judge(case["perturbed"], output)
-                    except Exception as jerr:  # noqa: BLE001
+                    except Exception as jerr:
                         rec["error"] = _error(jerr)
                 if "error" not in rec:
                     rec.update(output=output, extracted=checker.extract(output),
@@ -277,9 +278,9 @@ async def _run(source, total, model, out_path, checker, concurrency, name, show,
                     first_ask = {k: t for k, t in first_ask.items()
                                  if not (t.done() and k in originals)}
         if pending:
-            for t in await asyncio.gather(*pending, return_exceptions=True):
-                if isinstance(t, BaseException):
-                    raise t
+            for outcome in await asyncio.gather(*pending, return_exceptions=True):
+                if isinstance(outcome, BaseException):
+                    raise outcome
     finally:
         for t in pending:
             t.cancel()
@@ -302,6 +303,8 @@ def load_callable(spec: str) -> Callable:
     try:
         if target.endswith(".py"):
             mod_spec = importlib.util.spec_from_file_location("perturber_user_model", target)
+            if mod_spec is None or mod_spec.loader is None:
+                raise ImportError(f"cannot load {target}")
             module = importlib.util.module_from_spec(mod_spec)
             mod_spec.loader.exec_module(module)
         else:

@@ -11,8 +11,9 @@ from __future__ import annotations
 import csv
 import json
 import os
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import IO, Any
 
 from ..errors import InvalidParams, ResourceUnavailable
 
@@ -80,9 +81,9 @@ class AtomicJsonl:
         self.path = str(path)
         self.tmp = f"{self.path}.tmp-{os.getpid()}"
         self.count = 0
-        self._fh = None
+        self._fh: IO[str] | None = None
 
-    def __enter__(self) -> "AtomicJsonl":
+    def __enter__(self) -> AtomicJsonl:
         try:
             self._fh = open(self.tmp, "w", encoding="utf-8", newline="\n")
         except OSError as err:
@@ -90,10 +91,12 @@ class AtomicJsonl:
         return self
 
     def write(self, obj: Any) -> None:
+        assert self._fh is not None, "write() outside the with block"
         self._fh.write(dumps(obj) + "\n")
         self.count += 1
 
     def __exit__(self, exc_type, exc, tb) -> None:
+        assert self._fh is not None
         self._fh.close()
         if exc_type is None:
             os.replace(self.tmp, self.path)

@@ -116,7 +116,7 @@ def grid_for(entry: dict) -> list[dict]:
         return [{}]
     lo, hi = param.get("minimum"), param.get("maximum")
     values = []
-    for v in GRIDS.get(name, ()):
+    for v in GRIDS.get(param["name"], ()):  # == name
         if param["type"] == "int":
             v = int(v)
         if (lo is None or v >= lo) and (hi is None or v <= hi) and v not in values:

@@ -28,8 +28,9 @@ import json
 import os
 import unicodedata
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
+from typing import Any
 
 from ..errors import InvalidParams
 from . import metrics, plots
@@ -167,7 +168,7 @@ class _Model:
         for family in sorted(self.family_all):
             examples = self.family_examples[family]
             base = metrics.mean(self.original_sim[e] for e in examples if e in self.original_sim)
-            levels = [{"level": 0, "n": sum(e in self.original_sim for e in examples),
+            levels: list[dict[str, Any]] = [{"level": 0, "n": sum(e in self.original_sim for e in examples),
                        "accuracy": base, "magnitude": 0.0, "stability": None}]
             for k in range(1, 6):
                 bucket = self.levels[family].get(k)

@@ -33,7 +33,7 @@ def parse_select(expr: str | None) -> dict[str, set]:
         if not sep or key not in FIELDS:
             raise InvalidParams(f"--select {part.strip()!r}: expected FIELD=V1,V2 with FIELD in "
                                 f"{', '.join(FIELDS)}", field="select")
-        vals = {v.strip() for v in values.split(",") if v.strip()}
+        vals: set = {v.strip() for v in values.split(",") if v.strip()}
         if key in ("in_scope", "model_backed", "seed_sensitive"):
             try:
                 vals = {_BOOL[v.lower()] for v in vals}
@@ -123,7 +123,8 @@ def plan(expr: str | None = None, *, in_scope: bool = False, preset: str | None 
     narrowed.setdefault("category", {"native"})
     if in_scope:
         narrowed["in_scope"] = {True}
-    items, unavailable = [], {}
+    items: list[tuple[dict, GradedFamily | None]] = []
+    unavailable: dict[str, list[str]] = {}
     names = {e["name"] for e in entries}
     families = PRESETS[preset]
 

@@ -12,8 +12,9 @@ import hashlib
 import json
 import random
 from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 from .. import core, registry
 from ..errors import InvalidParams, PerturberError
@@ -47,7 +48,7 @@ def measured_level(gfam: select_mod.GradedFamily | None, entry: dict, original: 
         return ladder.level_from_edges(len(perturbed) / max(len(original), 1),
                                        ladder.CONTEXT_LOAD_RATIO_BANDS)
     if rule.startswith("param:"):
-        value = params.get(rule[6:])
+        value: Any = params.get(rule[6:])
         return int(value) if ladder.is_number(value) and 1 <= value <= 5 else None
     if rule.startswith("choice:"):
         pname = rule[7:]

@@ -24,9 +24,9 @@ from starlette.routing import BaseRoute, Match, NoMatchFound, Route
 
 from .. import __version__, core, registry
 from ..errors import InputTooLarge, InvalidParams, PerturberError
+from ..model_tier import settings as model_settings
 from ..params_model import params_model
 from ..settings import Limits
-from ..model_tier import settings as model_settings
 from .auth import Access, run_model_backed
 from .limits import BodySizeLimit
 from .settings import Settings
@@ -311,7 +311,7 @@ def _openapi_with_typed_paths(app: FastAPI, specs: list, settings: Settings) -> 
                                                   exclude_none=True)
         return app.openapi_schema
 
-    app.openapi = openapi
+    app.openapi = openapi  # type: ignore[method-assign]  # FastAPI's documented way to customise the schema
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:

@@ -23,6 +23,7 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import AuthenticationRequired, ConfigurationError, InvalidParams, ResourceUnavailable
 
@@ -89,7 +90,8 @@ class EndpointChoice:
     """The endpoint of one request, built only when a model request is about to be made."""
 
     def __init__(self, make: Callable[[], object] | None) -> None:
-        self._make, self._endpoint, self._owned = make, None, make is not None
+        self._make, self._owned = make, make is not None
+        self._endpoint: Any = None  # an llm.Endpoint, or what ``make`` returns
 
     def __call__(self):
         if self._endpoint is None:
