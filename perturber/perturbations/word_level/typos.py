@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
 
 import regex
 
@@ -21,6 +20,7 @@ from ...data import unit_symbols
 from ...registry import Outcome, count, perturbation, rate, unchanged
 from ...rng import Draws, select
 from .typo_mechanics import (
+    _SITES_MEMO_MAX_CHARS,
     _VOWELS,
     _alpha_letters,
     _caps_slips,
@@ -217,6 +217,32 @@ def _typo_options(word: str) -> tuple[tuple[str, tuple[int, ...]], ...]:
     return tuple((op, positions) for op, positions in found if positions)
 
 
+@lru_cache(maxsize=4096)
+def _typo_plan(word: str) -> tuple[tuple, ...]:
+    """:func:`_typo_options` with every choice already realised as a token-relative edit
+    ``(start, end, replacement)``: per op, one edit per position, except ``substitute``, which
+    has per position the edits of its shift options.  ``typos`` then draws exactly as before
+    (op, position, shift) but builds no ``_Word`` per chosen token.
+
+    >>> _typo_plan("cat")[0]
+    (((0, 2, 'ac'), (1, 3, 'ta')), False)
+    """
+    w = _Word(tm.Token(0, len(word), word))
+    plan = []
+    for op, positions in _typo_options(word):
+        if op == "swap":
+            plan.append((tuple(_edit_swap(w, i) for i in positions), False))
+        elif op == "delete":
+            plan.append((tuple(_edit_drop(w, i) for i in positions), False))
+        elif op == "duplicate":
+            plan.append((tuple(_edit_double(w, i) for i in positions), False))
+        else:
+            plan.append((tuple(tuple(_edit_sub(w, i, _shift(w.keys[i], d))  # type: ignore[arg-type]
+                                     for d in (-1, 1) if w.ok(i, i + 1, [_shift(w.keys[i], d)]))  # type: ignore[arg-type]
+                               for i in positions), True))
+    return tuple(plan)
+
+
 @perturbation("typos", family="word_level", seed_sensitive=True,
               params=[count(5, description="number of tokens to mistype")],
               description="One mechanical typo (swap, delete, duplicate or shift a letter) in "
@@ -233,18 +259,12 @@ def typos(text: str, rng: Draws, *, count: int) -> Outcome:
     if not cands:
         return unchanged(text, "no_candidates")
     edits = []
+    choice = rng.choice
     for idx in select(cands, rng, count=count):
-        w = _Word(free[idx])
-        op, positions = rng.choice(_typo_options(w.tok.text))
-        i = rng.choice(positions)
-        if op == "swap":
-            edits.append(_edit_swap(w, i))
-        elif op == "delete":
-            edits.append(_edit_drop(w, i))
-        elif op == "duplicate":
-            edits.append(_edit_double(w, i))
-        else:  # substitute: shift the letter one step along a-z, wrapping
-            edits.append(_edit_sub(w, i, _shift(w.keys[i], rng.choice(w.shift_options(i)))))
+        tok = free[idx]
+        options, shifted = choice(_typo_plan(tok.text))
+        s, e, out = choice(choice(options)) if shifted else choice(options)
+        edits.append((tok.start + s, tok.start + e, out))
     return Outcome(tm.splice(text, edits), len(edits))
 
 
@@ -318,28 +338,42 @@ def repeated_chars(text: str, rng: Draws, *, rate: float) -> Outcome:
     ...     "Whyyyy???", "Whyyyy????")
     True
     """
+    cands = _stretch_sites(text) if len(text) <= _SITES_MEMO_MAX_CHARS else _stretch_candidates(text)
+    if not cands:
+        return unchanged(text, "no_candidates")
+    edits = []
+    randint = rng.randint
+    for pos, unit in select(cands, rng, rate=rate):
+        edits.append((pos, pos, unit * randint(2, 3)))
+    return Outcome(tm.splice(text, edits), len(edits))
+
+
+def _stretch_candidates(text: str) -> tuple[tuple[int, str], ...]:
+    """The candidates of ``repeated_chars`` in text order, each as ``(insertion offset, unit to
+    repeat)``: the last cluster of a word, the last character of a ``!``/``?`` run.
+
+    >>> _stretch_candidates("Why so? No!")
+    ((3, 'y'), (6, 'o'), (7, '?'), (10, 'o'), (11, '!'))
+    """
     units = unit_symbols()
     spans = tm.Spans(tm.protected_spans(text))
-    cands: list[tuple[int, Any]] = []
+    cands: list[tuple[int, int, str]] = []
     for tok in tm.free_tokens(text, spans=spans):
         word = tok.text
         if (len(word) >= 2 and _alpha_letters(word) >= 2 and word not in units
                 and _lower_or_title(word) and not _glued(text, tok)):
-            cands.append((tok.start, tok))
+            cands.append((tok.start, tok.end, _last_cluster(text, tok)))
     runs = [(s, e) for s, e in _terminal_runs(text) if not spans.overlaps(s, e)]
     if runs:
-        cands.extend((s, (s, e)) for s, e in runs)
+        cands.extend((s, e, text[e - 1]) for s, e in runs)
         cands.sort(key=lambda c: c[0])
-    if not cands:
-        return unchanged(text, "no_candidates")
-    edits = []
-    for _, c in select(cands, rng, rate=rate):
-        k = rng.randint(2, 3)
-        if isinstance(c, tm.Token):
-            edits.append((c.end, c.end, _last_cluster(text, c) * k))
-        else:
-            edits.append((c[1], c[1], text[c[1] - 1] * k))
-    return Outcome(tm.splice(text, edits), len(edits))
+    return tuple((end, unit) for _, end, unit in cands)
+
+
+@lru_cache(maxsize=256)
+def _stretch_sites(text: str) -> tuple[tuple[int, str], ...]:
+    """:func:`_stretch_candidates`, memoised for short texts (a pure function of the text)."""
+    return _stretch_candidates(text)
 
 
 # --------------------------------------------------------------------------------------------
