@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import NamedTuple
 
 import regex
 
@@ -96,19 +97,31 @@ def _missed_space(text: str, w: _Word, free: Sequence[tm.Token], idx: int) -> tu
     the next token is a free alpha token, and joining the two creates no run of 3+ equal
     letters longer than the longest in the two tokens.  Returns the run ``(key, length,
     limit)`` the joined next token inherits, or None when the mechanism does not apply."""
-    tok = w.tok
+    a = w.keys[-1]
+    return _join_run(text, free, idx, (a, w.left(w.n - 1, a), w.limit))  # type: ignore[arg-type]  # the last cluster is a letter
+
+
+def _join_run(text: str, free: Sequence[tm.Token], idx: int, tail: tuple) -> tuple | None:
+    """:func:`_missed_space` from the token's ``tail``: (key of its last letter, length of the
+    letter run it ends with, its run limit)."""
+    tok = free[idx]
     if idx + 1 >= len(free) or tok.end >= len(text) or text[tok.end] != " ":
         return None
     nxt = free[idx + 1]
     if nxt.start != tok.end + 1 or _alpha_letters(nxt.text) < 1:
         return None
-    first, lead, longest = _run_profile(nxt.text)
-    limit = max(w.limit, longest)
-    a = w.keys[-1]
-    tail = w.left(w.n - 1, a)  # type: ignore[arg-type]  # the last cluster is a letter
-    if a == first and tail + lead > limit:
+    first, lead, longest = _run_profile_memo(nxt.text)
+    a, run, limit = tail
+    limit = max(limit, longest)
+    if a == first and run + lead > limit:
         return None
-    return (a, tail, limit)
+    return (a, run, limit)
+
+
+@lru_cache(maxsize=4096)
+def _run_profile_memo(word: str) -> tuple[str | None, int, int]:
+    """:func:`_run_profile`, memoised (a pure function of the token's text)."""
+    return _run_profile(word)
 
 
 _RT_PRODUCERS = (
@@ -118,10 +131,12 @@ _RT_PRODUCERS = (
 )
 
 
-def _realise(w: _Word, mech: str, rng: Draws) -> tuple:
-    """Draw the position (and option) of a positional mechanism and return its edit."""
-    producer = dict(_RT_PRODUCERS)[mech]
-    i = rng.choice(list(producer(w, _RT_MIN)))
+def _realise(w: _Word, mech: str, rng: Draws, positions: Sequence[int] | None = None) -> tuple:
+    """Draw the position (and option) of a positional mechanism and return its edit
+    (``positions``: the producer's positions when already known)."""
+    if positions is None:
+        positions = list(dict(_RT_PRODUCERS)[mech](w, _RT_MIN))
+    i = rng.choice(positions)
     if mech == "key_sub":
         return _edit_sub(w, i, rng.choice(w.sub_options(i, _qwerty()[0][w.keys[i]])))
     if mech == "key_insert":
@@ -144,10 +159,41 @@ def _rt_applicable(w: _Word) -> tuple[str, ...]:
                  if next(producer(w, _RT_MIN), None) is not None)
 
 
+class _RtPlan(NamedTuple):
+    """What ``realistic_typos`` needs of a token with no run carried in, token-relative."""
+    word: _Word                   # the token at offset 0
+    mechs: tuple[str, ...]        # applicable mechanisms except missed_space, in §5.1 order
+    misspelling: str | None       # the Table A1 replacement (case matched), when it applies
+    phonetic: tuple[tuple, ...]   # the Table A2 edits that apply
+    tail: tuple                   # (last key, its run length, run limit), for missed_space
+    positions: dict               # positional mechanism -> its positions, filled on use
+
+
 @lru_cache(maxsize=4096)
-def _rt_applicable_memo(word: str) -> tuple[str, ...]:
-    """:func:`_rt_applicable` of a token with no run carried in: a pure function of its text."""
-    return _rt_applicable(_Word(tm.Token(0, len(word), word)))
+def _rt_plan(word: str) -> _RtPlan:
+    """The per-token part of ``realistic_typos`` for a token with no run carried in: a pure
+    function of its text, memoised (words recur across texts and seeds).
+
+    >>> plan = _rt_plan("Photograph")
+    >>> plan.mechs[:2], plan.misspelling, plan.phonetic, plan.tail
+    (('phonetic', 'key_sub'), None, ((0, 2, 'F'),), ('h', 1, 2))
+    """
+    w = _Word(tm.Token(0, len(word), word))
+    mechs: list[str] = []
+    misspell, longest = _misspellings()
+    rep = misspell.get(word.lower()) if len(word) <= longest else None
+    if rep is not None:
+        rep = tm.match_case(word, rep)
+        if w.whole(rep, _RT_MIN):
+            mechs.append("misspell")
+        else:
+            rep = None
+    phonetic = tuple(_phonetic_options(w))
+    if phonetic:
+        mechs.append("phonetic")
+    mechs += _rt_applicable(w)
+    a = w.keys[-1]
+    return _RtPlan(w, tuple(mechs), rep, phonetic, (a, w.left(w.n - 1, a), w.limit), {})  # type: ignore[arg-type]
 
 
 @perturbation("realistic_typos", family="word_level", seed_sensitive=True,
@@ -165,36 +211,68 @@ def realistic_typos(text: str, rng: Draws, *, count: int) -> Outcome:
     free, cands = _typo_sites(text, _RT_MIN)
     if not cands:
         return unchanged(text, "no_candidates")
-    misspell, longest = _misspellings()
     edits: list[tuple] = []
+    choice = rng.choice
     inherit_at, inherit = -1, None   # a missed space joins free[inherit_at] to its predecessor
     for idx in select(cands, rng, count=count):
         tok = free[idx]
-        w = _Word(tok, inherit if idx == inherit_at else None)
-        mechs = []
-        rep = misspell.get(tok.text.lower()) if len(tok.text) <= longest else None
-        if rep is not None:
-            rep = tm.match_case(tok.text, rep)
-            if w.whole(rep, _RT_MIN):
-                mechs.append("misspell")
-        phonetic = _phonetic_options(w)
-        if phonetic:
-            mechs.append("phonetic")
-        mechs += (_rt_applicable(w) if idx == inherit_at else _rt_applicable_memo(tok.text))
-        joined = _missed_space(text, w, free, idx)
-        if joined is not None:
-            mechs.append("missed_space")
-        mech = rng.choice(mechs)
-        if mech == "misspell":
-            edits.append((tok.start, tok.end, rep))
-        elif mech == "phonetic":
-            edits.append(rng.choice(phonetic))
-        elif mech == "missed_space":
-            edits.append((tok.end, tok.end + 1, ""))
-            inherit_at, inherit = idx + 1, joined
+        if idx == inherit_at:
+            edit, joined = _rt_inherited(text, free, idx, inherit, rng)
         else:
-            edits.append(_realise(w, mech, rng))
+            plan = _rt_plan(tok.text)
+            joined = _join_run(text, free, idx, plan.tail)
+            mechs = plan.mechs + ("missed_space",) if joined is not None else plan.mechs
+            mech = choice(mechs)
+            if mech == "misspell":
+                edit = (0, len(tok.text), plan.misspelling)
+            elif mech == "phonetic":
+                edit = choice(plan.phonetic)
+            elif mech == "missed_space":
+                edit = (len(tok.text), len(tok.text) + 1, "")
+            else:
+                positions = plan.positions.get(mech)
+                if positions is None:
+                    positions = plan.positions[mech] = tuple(dict(_RT_PRODUCERS)[mech](plan.word, _RT_MIN))
+                edit = _realise(plan.word, mech, rng, positions)
+            s, e, out = edit
+            edit = (tok.start + s, tok.start + e, out)
+            if mech != "missed_space":
+                joined = None
+        edits.append(edit)
+        if joined is not None:
+            inherit_at, inherit = idx + 1, joined
     return Outcome(tm.splice(text, edits), len(edits))
+
+
+def _rt_inherited(text: str, free: Sequence[tm.Token], idx: int, inherit: tuple | None,
+                  rng: Draws) -> tuple[tuple, tuple | None]:
+    """The draw and edit of ``realistic_typos`` for a token that a missed space joined to its
+    predecessor (it inherits that letter run), and the run it passes on when it draws
+    ``missed_space`` itself."""
+    tok = free[idx]
+    w = _Word(tok, inherit)
+    mechs = []
+    misspell, longest = _misspellings()
+    rep = misspell.get(tok.text.lower()) if len(tok.text) <= longest else None
+    if rep is not None:
+        rep = tm.match_case(tok.text, rep)
+        if w.whole(rep, _RT_MIN):
+            mechs.append("misspell")
+    phonetic = _phonetic_options(w)
+    if phonetic:
+        mechs.append("phonetic")
+    mechs += _rt_applicable(w)
+    joined = _missed_space(text, w, free, idx)
+    if joined is not None:
+        mechs.append("missed_space")
+    mech = rng.choice(mechs)
+    if mech == "misspell":
+        return (tok.start, tok.end, rep), None
+    if mech == "phonetic":
+        return rng.choice(phonetic), None
+    if mech == "missed_space":
+        return (tok.end, tok.end + 1, ""), joined
+    return _realise(w, mech, rng), None
 
 
 # --------------------------------------------------------------------------------------------
