@@ -46,7 +46,15 @@ from .typo_mechanics import (
     _vowel_swaps,
     _Word,
 )
-from .typo_tables import _confusables, _contractions, _misspellings, _phonetic_rules, _qwerty, _uk
+from .typo_tables import (
+    _confusables,
+    _contraction_firsts,
+    _contractions,
+    _misspellings,
+    _phonetic_rules,
+    _qwerty,
+    _uk,
+)
 
 # --------------------------------------------------------------------------------------------
 # 5.1 realistic_typos
@@ -477,49 +485,51 @@ def contractions(text: str, rng: Draws) -> Outcome:
     "I'm sure it's not ready."
     """
     two, one = _contractions()
+    firsts = _contraction_firsts()
     tokens = tm.word_tokens(text)
+    # Only a token that starts a Table A5 phrase can start a contraction: scan those alone.
+    starts = [i for i, t in enumerate(tokens) if t.text.lower() in firsts]
+    if not starts:
+        return unchanged(text, "no_candidates")
     free = tm.free_tokens(text, tokens)
     if not free:
         return unchanged(text, "no_candidates")
     free_starts = {t.start for t in free}
-    lows = [t.text.lower() for t in tokens]
     style = None
     edits = []
-    i, n = 0, len(tokens)
-    while i < n:
+    n = len(tokens)
+    resume = 0
+    for i in starts:
         tok = tokens[i]
-        if tok.start not in free_starts:
-            i += 1
+        if i < resume or tok.start not in free_starts:
             continue
+        low = tok.text.lower()
         hit = None
         if i + 1 < n:
-            value = two.get((lows[i], lows[i + 1]))
+            nxt = tokens[i + 1]
+            value = two.get((low, nxt.text.lower()))
             if value is not None:
-                nxt = tokens[i + 1]
                 if (nxt.start in free_starts and nxt.start > tok.end
                         and _HSPACE_RUN.fullmatch(text, tok.end, nxt.start) is not None):
                     hit = (value, i + 1)
         if hit is None:
-            value = one.get(lows[i])
+            value = one.get(low)
             if value is not None:
                 hit = (value, i)
         if hit is None:
-            i += 1
             continue
         (contraction, aux, negation), last = hit
         end = tokens[last].end
         if aux and not _next_is_word_char(text, end):
-            i += 1
             continue
-        if negation and last + 1 < n and lows[last + 1] == "only":
-            i += 1
+        if negation and last + 1 < n and tokens[last + 1].text.lower() == "only":
             continue
-        source = tokens[i + 1].text if (lows[i] == "i" and last > i) else tok.text
+        source = tokens[i + 1].text if (low == "i" and last > i) else tok.text
         out = tm.match_case(source, contraction)
         if style is None:
             style = tm.apostrophe_style(text)
         edits.append((tok.start, end, tm.apply_apostrophe(out, style)))
-        i = last + 1
+        resume = last + 1
     if not edits:
         return unchanged(text, "no_candidates")
     return Outcome(tm.splice(text, edits), len(edits))
