@@ -824,3 +824,11 @@ def test_realistic_typos_fast_path_matches_reference_across_missed_spaces():
 def test_repeated_chars_candidates_are_offsets_and_units():
     assert T._stretch_candidates("Why so? No!!") == ((3, "y"), (6, "o"), (7, "?"), (10, "o"), (12, "!"))
     assert T._stretch_sites("Why so? No!!") is T._stretch_sites("Why so? No!!")
+
+
+def test_confusable_candidates_are_precomputed_edits():
+    text = "Its their cat; it’s THEIR turn."
+    edits = T._confusable_edits(text)
+    assert edits == ((0, 3, "It’s"), (4, 9, "there"), (15, 19, "its"), (20, 25, "THERE"))
+    assert T._confusable_sites(text) == edits
+    assert T.confusable_words(text, Draws(3), rate=1.0).text == tm.splice(text, list(edits))

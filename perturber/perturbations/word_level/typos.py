@@ -369,23 +369,38 @@ def confusable_words(text: str, rng: Draws, *, rate: float) -> Outcome:
     >>> confusable_words("Their cat.", Draws(0), rate=1.0).text
     'There cat.'
     """
-    table = _confusables()
-    cands = []
-    for tok in tm.free_tokens(text):
-        key = tok.text.lower().replace("’", "'")
-        rep = table.get(key)
-        if rep is not None:
-            cands.append((tok, rep))
+    cands = (_confusable_sites(text) if len(text) <= _SITES_MEMO_MAX_CHARS
+             else _confusable_edits(text))
     if not cands:
         return unchanged(text, "no_candidates")
-    chosen = select(cands, rng, rate=rate)
-    edits = []
-    for tok, rep in chosen:
-        out = tm.match_case(tok.text, rep)
-        if "'" in out:
-            out = tm.apply_apostrophe(out, tm.apostrophe_style(text, tok.text))
-        edits.append((tok.start, tok.end, out))
+    edits = select(cands, rng, rate=rate)
     return Outcome(tm.splice(text, edits), len(edits))
+
+
+def _confusable_edits(text: str) -> tuple[tuple[int, int, str], ...]:
+    """The edit of every Table A4 word of ``text``, in text order (a pure function of the text).
+
+    >>> _confusable_edits("Its their cat.")
+    ((0, 3, "It's"), (4, 9, 'there'))
+    """
+    table = _confusables()
+    curly = "’" in text
+    out = []
+    for tok in tm.free_tokens(text):
+        key = tok.text.lower()
+        rep = table.get(key.replace("’", "'") if curly else key)
+        if rep is not None:
+            word = tm.match_case(tok.text, rep)
+            if "'" in word:
+                word = tm.apply_apostrophe(word, tm.apostrophe_style(text, tok.text))
+            out.append((tok.start, tok.end, word))
+    return tuple(out)
+
+
+@lru_cache(maxsize=256)
+def _confusable_sites(text: str) -> tuple[tuple[int, int, str], ...]:
+    """:func:`_confusable_edits`, memoised for short texts."""
+    return _confusable_edits(text)
 
 
 # --------------------------------------------------------------------------------------------
