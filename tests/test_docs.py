@@ -33,12 +33,15 @@ def test_committed_reference_is_what_the_generator_produces(generated):
 
 
 def test_every_entry_has_a_section_in_catalog_order(generated):
-    text = generated
-    names = re.findall(r"^### `(\w+)`$", text, re.M)
+    found = []   # (category, name) in document order
+    for part in re.split(r"^## (?=\w+ / \w+$)", generated, flags=re.M)[1:]:
+        category = part.split(" / ", 1)[0]
+        found += [(category, n) for n in re.findall(r"^### `(\w+)`$", part, re.M)]
     specs = registry.entries()
-    assert sorted(names) == sorted(s.name for s in specs) and len(names) == len(specs)
-    families = [registry.get(n).family for n in names]
-    assert families == sorted(families, key=registry.FAMILIES.index)
+    assert sorted(found) == sorted((s.category, s.name) for s in specs) and len(found) == len(specs)
+    for category in registry.CATEGORIES:
+        families = [registry.get(n, c).family for c, n in found if c == category]
+        assert families == sorted(families, key=registry.FAMILIES.index), category
 
 
 def test_examples_are_computed_by_the_library():

@@ -73,6 +73,13 @@ def _contractions() -> tuple[dict, dict]:
 
 
 @lru_cache(maxsize=1)
+def _contraction_firsts() -> frozenset:
+    """The lower-cased words that start a Table A5 phrase."""
+    two, one = _contractions()
+    return frozenset(a for a, _ in two) | frozenset(one)
+
+
+@lru_cache(maxsize=1)
 def _uk() -> tuple[dict, frozenset]:
     table = load_table("a07_us_uk_spellings")
     pairs = {a: b for group in table["groups"] for a, b in group["pairs"]}

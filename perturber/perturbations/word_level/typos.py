@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
+from typing import NamedTuple
 
 import regex
 
@@ -21,6 +21,7 @@ from ...data import unit_symbols
 from ...registry import Outcome, count, perturbation, rate, unchanged
 from ...rng import Draws, select
 from .typo_mechanics import (
+    _SITES_MEMO_MAX_CHARS,
     _VOWELS,
     _alpha_letters,
     _caps_slips,
@@ -45,7 +46,15 @@ from .typo_mechanics import (
     _vowel_swaps,
     _Word,
 )
-from .typo_tables import _confusables, _contractions, _misspellings, _phonetic_rules, _qwerty, _uk
+from .typo_tables import (
+    _confusables,
+    _contraction_firsts,
+    _contractions,
+    _misspellings,
+    _phonetic_rules,
+    _qwerty,
+    _uk,
+)
 
 # --------------------------------------------------------------------------------------------
 # 5.1 realistic_typos
@@ -96,19 +105,31 @@ def _missed_space(text: str, w: _Word, free: Sequence[tm.Token], idx: int) -> tu
     the next token is a free alpha token, and joining the two creates no run of 3+ equal
     letters longer than the longest in the two tokens.  Returns the run ``(key, length,
     limit)`` the joined next token inherits, or None when the mechanism does not apply."""
-    tok = w.tok
+    a = w.keys[-1]
+    return _join_run(text, free, idx, (a, w.left(w.n - 1, a), w.limit))  # type: ignore[arg-type]  # the last cluster is a letter
+
+
+def _join_run(text: str, free: Sequence[tm.Token], idx: int, tail: tuple) -> tuple | None:
+    """:func:`_missed_space` from the token's ``tail``: (key of its last letter, length of the
+    letter run it ends with, its run limit)."""
+    tok = free[idx]
     if idx + 1 >= len(free) or tok.end >= len(text) or text[tok.end] != " ":
         return None
     nxt = free[idx + 1]
     if nxt.start != tok.end + 1 or _alpha_letters(nxt.text) < 1:
         return None
-    first, lead, longest = _run_profile(nxt.text)
-    limit = max(w.limit, longest)
-    a = w.keys[-1]
-    tail = w.left(w.n - 1, a)  # type: ignore[arg-type]  # the last cluster is a letter
-    if a == first and tail + lead > limit:
+    first, lead, longest = _run_profile_memo(nxt.text)
+    a, run, limit = tail
+    limit = max(limit, longest)
+    if a == first and run + lead > limit:
         return None
-    return (a, tail, limit)
+    return (a, run, limit)
+
+
+@lru_cache(maxsize=4096)
+def _run_profile_memo(word: str) -> tuple[str | None, int, int]:
+    """:func:`_run_profile`, memoised (a pure function of the token's text)."""
+    return _run_profile(word)
 
 
 _RT_PRODUCERS = (
@@ -118,10 +139,12 @@ _RT_PRODUCERS = (
 )
 
 
-def _realise(w: _Word, mech: str, rng: Draws) -> tuple:
-    """Draw the position (and option) of a positional mechanism and return its edit."""
-    producer = dict(_RT_PRODUCERS)[mech]
-    i = rng.choice(list(producer(w, _RT_MIN)))
+def _realise(w: _Word, mech: str, rng: Draws, positions: Sequence[int] | None = None) -> tuple:
+    """Draw the position (and option) of a positional mechanism and return its edit
+    (``positions``: the producer's positions when already known)."""
+    if positions is None:
+        positions = list(dict(_RT_PRODUCERS)[mech](w, _RT_MIN))
+    i = rng.choice(positions)
     if mech == "key_sub":
         return _edit_sub(w, i, rng.choice(w.sub_options(i, _qwerty()[0][w.keys[i]])))
     if mech == "key_insert":
@@ -144,10 +167,41 @@ def _rt_applicable(w: _Word) -> tuple[str, ...]:
                  if next(producer(w, _RT_MIN), None) is not None)
 
 
+class _RtPlan(NamedTuple):
+    """What ``realistic_typos`` needs of a token with no run carried in, token-relative."""
+    word: _Word                   # the token at offset 0
+    mechs: tuple[str, ...]        # applicable mechanisms except missed_space, in §5.1 order
+    misspelling: str | None       # the Table A1 replacement (case matched), when it applies
+    phonetic: tuple[tuple, ...]   # the Table A2 edits that apply
+    tail: tuple                   # (last key, its run length, run limit), for missed_space
+    positions: dict               # positional mechanism -> its positions, filled on use
+
+
 @lru_cache(maxsize=4096)
-def _rt_applicable_memo(word: str) -> tuple[str, ...]:
-    """:func:`_rt_applicable` of a token with no run carried in: a pure function of its text."""
-    return _rt_applicable(_Word(tm.Token(0, len(word), word)))
+def _rt_plan(word: str) -> _RtPlan:
+    """The per-token part of ``realistic_typos`` for a token with no run carried in: a pure
+    function of its text, memoised (words recur across texts and seeds).
+
+    >>> plan = _rt_plan("Photograph")
+    >>> plan.mechs[:2], plan.misspelling, plan.phonetic, plan.tail
+    (('phonetic', 'key_sub'), None, ((0, 2, 'F'),), ('h', 1, 2))
+    """
+    w = _Word(tm.Token(0, len(word), word))
+    mechs: list[str] = []
+    misspell, longest = _misspellings()
+    rep = misspell.get(word.lower()) if len(word) <= longest else None
+    if rep is not None:
+        rep = tm.match_case(word, rep)
+        if w.whole(rep, _RT_MIN):
+            mechs.append("misspell")
+        else:
+            rep = None
+    phonetic = tuple(_phonetic_options(w))
+    if phonetic:
+        mechs.append("phonetic")
+    mechs += _rt_applicable(w)
+    a = w.keys[-1]
+    return _RtPlan(w, tuple(mechs), rep, phonetic, (a, w.left(w.n - 1, a), w.limit), {})  # type: ignore[arg-type]
 
 
 @perturbation("realistic_typos", family="word_level", seed_sensitive=True,
@@ -165,36 +219,68 @@ def realistic_typos(text: str, rng: Draws, *, count: int) -> Outcome:
     free, cands = _typo_sites(text, _RT_MIN)
     if not cands:
         return unchanged(text, "no_candidates")
-    misspell, longest = _misspellings()
     edits: list[tuple] = []
+    choice = rng.choice
     inherit_at, inherit = -1, None   # a missed space joins free[inherit_at] to its predecessor
     for idx in select(cands, rng, count=count):
         tok = free[idx]
-        w = _Word(tok, inherit if idx == inherit_at else None)
-        mechs = []
-        rep = misspell.get(tok.text.lower()) if len(tok.text) <= longest else None
-        if rep is not None:
-            rep = tm.match_case(tok.text, rep)
-            if w.whole(rep, _RT_MIN):
-                mechs.append("misspell")
-        phonetic = _phonetic_options(w)
-        if phonetic:
-            mechs.append("phonetic")
-        mechs += (_rt_applicable(w) if idx == inherit_at else _rt_applicable_memo(tok.text))
-        joined = _missed_space(text, w, free, idx)
-        if joined is not None:
-            mechs.append("missed_space")
-        mech = rng.choice(mechs)
-        if mech == "misspell":
-            edits.append((tok.start, tok.end, rep))
-        elif mech == "phonetic":
-            edits.append(rng.choice(phonetic))
-        elif mech == "missed_space":
-            edits.append((tok.end, tok.end + 1, ""))
-            inherit_at, inherit = idx + 1, joined
+        if idx == inherit_at:
+            edit, joined = _rt_inherited(text, free, idx, inherit, rng)
         else:
-            edits.append(_realise(w, mech, rng))
+            plan = _rt_plan(tok.text)
+            joined = _join_run(text, free, idx, plan.tail)
+            mechs = plan.mechs + ("missed_space",) if joined is not None else plan.mechs
+            mech = choice(mechs)
+            if mech == "misspell":
+                edit = (0, len(tok.text), plan.misspelling)
+            elif mech == "phonetic":
+                edit = choice(plan.phonetic)
+            elif mech == "missed_space":
+                edit = (len(tok.text), len(tok.text) + 1, "")
+            else:
+                positions = plan.positions.get(mech)
+                if positions is None:
+                    positions = plan.positions[mech] = tuple(dict(_RT_PRODUCERS)[mech](plan.word, _RT_MIN))
+                edit = _realise(plan.word, mech, rng, positions)
+            s, e, out = edit
+            edit = (tok.start + s, tok.start + e, out)
+            if mech != "missed_space":
+                joined = None
+        edits.append(edit)
+        if joined is not None:
+            inherit_at, inherit = idx + 1, joined
     return Outcome(tm.splice(text, edits), len(edits))
+
+
+def _rt_inherited(text: str, free: Sequence[tm.Token], idx: int, inherit: tuple | None,
+                  rng: Draws) -> tuple[tuple, tuple | None]:
+    """The draw and edit of ``realistic_typos`` for a token that a missed space joined to its
+    predecessor (it inherits that letter run), and the run it passes on when it draws
+    ``missed_space`` itself."""
+    tok = free[idx]
+    w = _Word(tok, inherit)
+    mechs = []
+    misspell, longest = _misspellings()
+    rep = misspell.get(tok.text.lower()) if len(tok.text) <= longest else None
+    if rep is not None:
+        rep = tm.match_case(tok.text, rep)
+        if w.whole(rep, _RT_MIN):
+            mechs.append("misspell")
+    phonetic = _phonetic_options(w)
+    if phonetic:
+        mechs.append("phonetic")
+    mechs += _rt_applicable(w)
+    joined = _missed_space(text, w, free, idx)
+    if joined is not None:
+        mechs.append("missed_space")
+    mech = rng.choice(mechs)
+    if mech == "misspell":
+        return (tok.start, tok.end, rep), None
+    if mech == "phonetic":
+        return rng.choice(phonetic), None
+    if mech == "missed_space":
+        return (tok.end, tok.end + 1, ""), joined
+    return _realise(w, mech, rng), None
 
 
 # --------------------------------------------------------------------------------------------
@@ -217,6 +303,32 @@ def _typo_options(word: str) -> tuple[tuple[str, tuple[int, ...]], ...]:
     return tuple((op, positions) for op, positions in found if positions)
 
 
+@lru_cache(maxsize=4096)
+def _typo_plan(word: str) -> tuple[tuple, ...]:
+    """:func:`_typo_options` with every choice already realised as a token-relative edit
+    ``(start, end, replacement)``: per op, one edit per position, except ``substitute``, which
+    has per position the edits of its shift options.  ``typos`` then draws exactly as before
+    (op, position, shift) but builds no ``_Word`` per chosen token.
+
+    >>> _typo_plan("cat")[0]
+    (((0, 2, 'ac'), (1, 3, 'ta')), False)
+    """
+    w = _Word(tm.Token(0, len(word), word))
+    plan = []
+    for op, positions in _typo_options(word):
+        if op == "swap":
+            plan.append((tuple(_edit_swap(w, i) for i in positions), False))
+        elif op == "delete":
+            plan.append((tuple(_edit_drop(w, i) for i in positions), False))
+        elif op == "duplicate":
+            plan.append((tuple(_edit_double(w, i) for i in positions), False))
+        else:
+            plan.append((tuple(tuple(_edit_sub(w, i, _shift(w.keys[i], d))  # type: ignore[arg-type]
+                                     for d in (-1, 1) if w.ok(i, i + 1, [_shift(w.keys[i], d)]))  # type: ignore[arg-type]
+                               for i in positions), True))
+    return tuple(plan)
+
+
 @perturbation("typos", family="word_level", seed_sensitive=True,
               params=[count(5, description="number of tokens to mistype")],
               description="One mechanical typo (swap, delete, duplicate or shift a letter) in "
@@ -233,18 +345,12 @@ def typos(text: str, rng: Draws, *, count: int) -> Outcome:
     if not cands:
         return unchanged(text, "no_candidates")
     edits = []
+    choice = rng.choice
     for idx in select(cands, rng, count=count):
-        w = _Word(free[idx])
-        op, positions = rng.choice(_typo_options(w.tok.text))
-        i = rng.choice(positions)
-        if op == "swap":
-            edits.append(_edit_swap(w, i))
-        elif op == "delete":
-            edits.append(_edit_drop(w, i))
-        elif op == "duplicate":
-            edits.append(_edit_double(w, i))
-        else:  # substitute: shift the letter one step along a-z, wrapping
-            edits.append(_edit_sub(w, i, _shift(w.keys[i], rng.choice(w.shift_options(i)))))
+        tok = free[idx]
+        options, shifted = choice(_typo_plan(tok.text))
+        s, e, out = choice(choice(options)) if shifted else choice(options)
+        edits.append((tok.start + s, tok.start + e, out))
     return Outcome(tm.splice(text, edits), len(edits))
 
 
@@ -263,23 +369,38 @@ def confusable_words(text: str, rng: Draws, *, rate: float) -> Outcome:
     >>> confusable_words("Their cat.", Draws(0), rate=1.0).text
     'There cat.'
     """
-    table = _confusables()
-    cands = []
-    for tok in tm.free_tokens(text):
-        key = tok.text.lower().replace("’", "'")
-        rep = table.get(key)
-        if rep is not None:
-            cands.append((tok, rep))
+    cands = (_confusable_sites(text) if len(text) <= _SITES_MEMO_MAX_CHARS
+             else _confusable_edits(text))
     if not cands:
         return unchanged(text, "no_candidates")
-    chosen = select(cands, rng, rate=rate)
-    edits = []
-    for tok, rep in chosen:
-        out = tm.match_case(tok.text, rep)
-        if "'" in out:
-            out = tm.apply_apostrophe(out, tm.apostrophe_style(text, tok.text))
-        edits.append((tok.start, tok.end, out))
+    edits = select(cands, rng, rate=rate)
     return Outcome(tm.splice(text, edits), len(edits))
+
+
+def _confusable_edits(text: str) -> tuple[tuple[int, int, str], ...]:
+    """The edit of every Table A4 word of ``text``, in text order (a pure function of the text).
+
+    >>> _confusable_edits("Its their cat.")
+    ((0, 3, "It's"), (4, 9, 'there'))
+    """
+    table = _confusables()
+    curly = "’" in text
+    out = []
+    for tok in tm.free_tokens(text):
+        key = tok.text.lower()
+        rep = table.get(key.replace("’", "'") if curly else key)
+        if rep is not None:
+            word = tm.match_case(tok.text, rep)
+            if "'" in word:
+                word = tm.apply_apostrophe(word, tm.apostrophe_style(text, tok.text))
+            out.append((tok.start, tok.end, word))
+    return tuple(out)
+
+
+@lru_cache(maxsize=256)
+def _confusable_sites(text: str) -> tuple[tuple[int, int, str], ...]:
+    """:func:`_confusable_edits`, memoised for short texts."""
+    return _confusable_edits(text)
 
 
 # --------------------------------------------------------------------------------------------
@@ -318,28 +439,42 @@ def repeated_chars(text: str, rng: Draws, *, rate: float) -> Outcome:
     ...     "Whyyyy???", "Whyyyy????")
     True
     """
+    cands = _stretch_sites(text) if len(text) <= _SITES_MEMO_MAX_CHARS else _stretch_candidates(text)
+    if not cands:
+        return unchanged(text, "no_candidates")
+    edits = []
+    randint = rng.randint
+    for pos, unit in select(cands, rng, rate=rate):
+        edits.append((pos, pos, unit * randint(2, 3)))
+    return Outcome(tm.splice(text, edits), len(edits))
+
+
+def _stretch_candidates(text: str) -> tuple[tuple[int, str], ...]:
+    """The candidates of ``repeated_chars`` in text order, each as ``(insertion offset, unit to
+    repeat)``: the last cluster of a word, the last character of a ``!``/``?`` run.
+
+    >>> _stretch_candidates("Why so? No!")
+    ((3, 'y'), (6, 'o'), (7, '?'), (10, 'o'), (11, '!'))
+    """
     units = unit_symbols()
     spans = tm.Spans(tm.protected_spans(text))
-    cands: list[tuple[int, Any]] = []
+    cands: list[tuple[int, int, str]] = []
     for tok in tm.free_tokens(text, spans=spans):
         word = tok.text
         if (len(word) >= 2 and _alpha_letters(word) >= 2 and word not in units
                 and _lower_or_title(word) and not _glued(text, tok)):
-            cands.append((tok.start, tok))
+            cands.append((tok.start, tok.end, _last_cluster(text, tok)))
     runs = [(s, e) for s, e in _terminal_runs(text) if not spans.overlaps(s, e)]
     if runs:
-        cands.extend((s, (s, e)) for s, e in runs)
+        cands.extend((s, e, text[e - 1]) for s, e in runs)
         cands.sort(key=lambda c: c[0])
-    if not cands:
-        return unchanged(text, "no_candidates")
-    edits = []
-    for _, c in select(cands, rng, rate=rate):
-        k = rng.randint(2, 3)
-        if isinstance(c, tm.Token):
-            edits.append((c.end, c.end, _last_cluster(text, c) * k))
-        else:
-            edits.append((c[1], c[1], text[c[1] - 1] * k))
-    return Outcome(tm.splice(text, edits), len(edits))
+    return tuple((end, unit) for _, end, unit in cands)
+
+
+@lru_cache(maxsize=256)
+def _stretch_sites(text: str) -> tuple[tuple[int, str], ...]:
+    """:func:`_stretch_candidates`, memoised for short texts (a pure function of the text)."""
+    return _stretch_candidates(text)
 
 
 # --------------------------------------------------------------------------------------------
@@ -365,49 +500,51 @@ def contractions(text: str, rng: Draws) -> Outcome:
     "I'm sure it's not ready."
     """
     two, one = _contractions()
+    firsts = _contraction_firsts()
     tokens = tm.word_tokens(text)
+    # Only a token that starts a Table A5 phrase can start a contraction: scan those alone.
+    starts = [i for i, t in enumerate(tokens) if t.text.lower() in firsts]
+    if not starts:
+        return unchanged(text, "no_candidates")
     free = tm.free_tokens(text, tokens)
     if not free:
         return unchanged(text, "no_candidates")
     free_starts = {t.start for t in free}
-    lows = [t.text.lower() for t in tokens]
     style = None
     edits = []
-    i, n = 0, len(tokens)
-    while i < n:
+    n = len(tokens)
+    resume = 0
+    for i in starts:
         tok = tokens[i]
-        if tok.start not in free_starts:
-            i += 1
+        if i < resume or tok.start not in free_starts:
             continue
+        low = tok.text.lower()
         hit = None
         if i + 1 < n:
-            value = two.get((lows[i], lows[i + 1]))
+            nxt = tokens[i + 1]
+            value = two.get((low, nxt.text.lower()))
             if value is not None:
-                nxt = tokens[i + 1]
                 if (nxt.start in free_starts and nxt.start > tok.end
                         and _HSPACE_RUN.fullmatch(text, tok.end, nxt.start) is not None):
                     hit = (value, i + 1)
         if hit is None:
-            value = one.get(lows[i])
+            value = one.get(low)
             if value is not None:
                 hit = (value, i)
         if hit is None:
-            i += 1
             continue
         (contraction, aux, negation), last = hit
         end = tokens[last].end
         if aux and not _next_is_word_char(text, end):
-            i += 1
             continue
-        if negation and last + 1 < n and lows[last + 1] == "only":
-            i += 1
+        if negation and last + 1 < n and tokens[last + 1].text.lower() == "only":
             continue
-        source = tokens[i + 1].text if (lows[i] == "i" and last > i) else tok.text
+        source = tokens[i + 1].text if (low == "i" and last > i) else tok.text
         out = tm.match_case(source, contraction)
         if style is None:
             style = tm.apostrophe_style(text)
         edits.append((tok.start, end, tm.apply_apostrophe(out, style)))
-        i = last + 1
+        resume = last + 1
     if not edits:
         return unchanged(text, "no_candidates")
     return Outcome(tm.splice(text, edits), len(edits))
