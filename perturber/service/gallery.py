@@ -75,7 +75,8 @@ def gallery(body: dict, max_chars: int) -> dict:
                             field="text", limit=max_chars)
     seed = core.check_seed(body.get("seed", 0))
     filters = {"family": _optional(body, "family", str, registry.FAMILIES),
-               "category": _optional(body, "category", str, registry.CATEGORIES),
+               # the native catalog unless the brittlebench tier is asked for by name
+               "category": _optional(body, "category", str, registry.CATEGORIES) or "native",
                "expectation": _optional(body, "expectation", str, registry.EXPECTATIONS),
                "in_scope": _optional(body, "in_scope", bool)}
     with_models = _optional(body, "include_model_backed", bool) or False
@@ -120,7 +121,8 @@ def add_gallery_routes(app: FastAPI, settings: Settings) -> None:
                      "description": f"the input (at most {max_chars} characters: 413 beyond)"},
             "seed": SEED_SCHEMA,
             "family": {"type": ["string", "null"], "enum": [*registry.FAMILIES, None]},
-            "category": {"type": ["string", "null"], "enum": [*registry.CATEGORIES, None]},
+            "category": {"type": ["string", "null"], "enum": [*registry.CATEGORIES, None],
+                         "description": "default native"},
             "expectation": {"type": ["string", "null"], "enum": [*registry.EXPECTATIONS, None]},
             "in_scope": {"type": ["boolean", "null"]},
             "include_model_backed": {"type": "boolean", "default": False,
