@@ -20,7 +20,7 @@ def client():
 
 def test_gallery_route_applies_every_entry_at_its_defaults(client):
     body = client.post("/perturb/gallery", json={"text": TEXT, "seed": 5}).json()
-    specs = [e for e in perturber.list_perturbations() if not e["model_backed"]]
+    specs = [e for e in perturber.list_perturbations(category="native") if not e["model_backed"]]
     assert [r["name"] for r in body["results"]] == [e["name"] for e in specs]
     assert body["count"] == len(specs) and body["seed"] == 5
     for row in body["results"]:
