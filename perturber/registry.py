@@ -275,10 +275,18 @@ def _load() -> None:
 
 
 def entries() -> list[Perturbation]:
-    """Every declared perturbation, in declaration order."""
+    """Every declared perturbation in catalog order: by category, then by the module order of
+    ``FAMILY_MODULES``, then in declaration order (whatever order the modules were imported in)."""
     if not _LOADED:
         _load()
-    return list(_REGISTRY.values())
+    return sorted(_REGISTRY.values(), key=_catalog_position)
+
+
+def _catalog_position(spec: Perturbation) -> tuple[int, int]:
+    module = spec.function.__module__
+    rank = next((i for i, m in enumerate(FAMILY_MODULES)
+                 if module == m or module.startswith(m + ".")), len(FAMILY_MODULES))
+    return CATEGORIES.index(spec.category), rank
 
 
 def get(name: str, category: str = "native") -> Perturbation:
