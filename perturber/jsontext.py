@@ -191,12 +191,13 @@ def _region(text: str, start: int, end: int, strings: list[StringSpan]) -> Regio
                   tuple(s for s in strings if _is_prose(text, s)))
 
 
-def regions(text: str) -> list[Region]:
+def regions(text: str, skip=None) -> list[Region]:
     """The JSON regions of ``text``, left to right (CATALOG.md §1.8 kind 5).
 
     The whole text when, outer whitespace aside, it is one object or array; otherwise every
     maximal segment that starts at ``{`` or ``[``, parses as an object or array and holds at least
-    one string, never starting inside a segment already found.  A failed scan marks the
+    one string, never starting inside a segment already found (nor at an offset for which
+    ``skip(offset)`` is true: the earlier protected kinds).  A failed scan marks the
     containers it left open as invalid, so they are not scanned again; openers hidden inside the
     string tokens of a failed scan are scanned afresh.
 
@@ -221,7 +222,7 @@ def regions(text: str) -> list[Region]:
         if m is None:
             return found
         start = m.start()
-        if start in invalid:
+        if start in invalid or (skip is not None and skip(start)):
             pos = start + 1
             continue
         result = scan(text, start)

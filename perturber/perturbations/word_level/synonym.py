@@ -79,7 +79,7 @@ def pos_tags(words: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(tag for _, tag in nltk_data.tagger().tag(list(words)))
 
 
-@perturbation("synonym", family="word_level", seed_sensitive=True, params=[rate(0.3)],
+@perturbation("synonym", version=2, family="word_level", seed_sensitive=True, params=[rate(0.3)],
               description="Replace a fraction of content words by a WordNet synonym of their "
                           "most frequent sense (POS-aware; needs the NLTK data bundle).")
 def synonym(text: str, rng: Draws, *, rate: float) -> Outcome:

@@ -150,7 +150,7 @@ def _rt_applicable_memo(word: str) -> tuple[str, ...]:
     return _rt_applicable(_Word(tm.Token(0, len(word), word)))
 
 
-@perturbation("realistic_typos", family="word_level", seed_sensitive=True,
+@perturbation("realistic_typos", version=2, family="word_level", seed_sensitive=True,
               params=[count(3, description="number of tokens to mistype")],
               description="Mistype words the way people do: common misspellings, phonetic "
                           "spellings, keyboard slips, swapped, doubled or dropped letters.")
@@ -217,7 +217,7 @@ def _typo_options(word: str) -> tuple[tuple[str, tuple[int, ...]], ...]:
     return tuple((op, positions) for op, positions in found if positions)
 
 
-@perturbation("typos", family="word_level", seed_sensitive=True,
+@perturbation("typos", version=2, family="word_level", seed_sensitive=True,
               params=[count(5, description="number of tokens to mistype")],
               description="One mechanical typo (swap, delete, duplicate or shift a letter) in "
                           "each of count words.")
@@ -307,7 +307,7 @@ def _last_cluster(text: str, tok: tm.Token) -> str:
     return text[j - 1:tok.end]
 
 
-@perturbation("repeated_chars", family="word_level", seed_sensitive=True,
+@perturbation("repeated_chars", version=2, family="word_level", seed_sensitive=True,
               params=[rate(0.3)],
               description="Stretch words and final !/? runs by repeating their last character.")
 def repeated_chars(text: str, rng: Draws, *, rate: float) -> Outcome:
