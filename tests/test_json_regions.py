@@ -42,6 +42,15 @@ def test_escapes_inside_prose_are_protected_tokens():
     assert protected == ['{"note": "', '\\"', '\\"', '\\u00e9', '\\n', '"}']
 
 
+@pytest.mark.parametrize("text", ["[false]", " [-1000]\n", '{"a": [1, 2]}'])
+def test_a_whole_json_text_without_prose_is_protected_whole(text):
+    body = text.strip()
+    start = text.index(body)
+    assert tm.protected_spans(text) == [(start, start + len(body))]
+    for name in ("repeated_chars", "number_format", "upper_case", "typos"):
+        assert perturber.perturb(text, name, {}, 0) == text, name
+
+
 def test_earlier_kinds_win_and_json_false_gives_kinds_1_to_4():
     text = 'See `{"a": "b c"}` and {"url": "https://ex.com/x y"}'
     spans = tm.protected_spans(text)

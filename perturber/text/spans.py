@@ -238,7 +238,7 @@ def _protected(text: str, lb=None, fences=None, json: bool = True) -> list[tuple
     has_bt = "`" in text
     has_url = _URL_HINT.search(text) is not None
     has_at = "@" in text
-    has_json = json and ("{" in text or "[" in text) and '"' in text
+    has_json = json and ("{" in text or "[" in text)
     if not (has_bt or has_url or has_at):
         return _union(spans, _json_spans(text, spans)) if has_json else spans
     gaps = Spans(spans).gaps(0, n) if spans else [(0, n)]
