@@ -46,7 +46,7 @@ def test_escapes_inside_prose_are_protected_tokens():
 def test_a_whole_json_text_without_prose_is_protected_whole(text):
     body = text.strip()
     start = text.index(body)
-    assert tm.protected_spans(text) == [(start, start + len(body))]
+    assert list(tm.protected_spans(text)) == [(start, start + len(body))]
     for name in ("repeated_chars", "number_format", "upper_case", "typos"):
         assert perturber.perturb(text, name, {}, 0) == text, name
 
