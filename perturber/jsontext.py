@@ -191,14 +191,21 @@ def _region(text: str, start: int, end: int, strings: list[StringSpan]) -> Regio
                   tuple(s for s in strings if _is_prose(text, s)))
 
 
-def regions(text: str) -> list[Region]:
+def regions(text: str, skip=None) -> list[Region]:
     """The JSON regions of ``text``, left to right (CATALOG.md §1.8 kind 5).
 
     The whole text when, outer whitespace aside, it is one object or array; otherwise every
     maximal segment that starts at ``{`` or ``[``, parses as an object or array and holds at least
-    one string, never starting inside a segment already found.  A failed scan marks the
-    containers it left open as invalid, so they are not scanned again; openers hidden inside the
-    string tokens of a failed scan are scanned afresh.
+    one string, never starting inside a segment already found (nor at an offset for which
+    ``skip(offset)`` is true: the earlier protected kinds).  A failed scan marks the
+    containers it left open as invalid, so they are not scanned again (a scan from one of them
+    would read the same tokens and fail at the same place); openers hidden inside the string
+    tokens of a failed scan are scanned afresh.  That stays O(n) in total (G6): a string holds no
+    unescaped ``"`` and an escape is junk outside a string, so a scan from inside a string reads
+    the text in the *other* quote phase, where the first scan's structure is string content and
+    its string content is structure.  Two scans in the same phase never overlap except through a
+    container that closed inside the first (scanned once more, then skipped whole), so every
+    character is read a bounded number of times (``tests/test_json_regions.py`` measures it).
 
     >>> [r.prose for r in regions('{"note": "two words", "id": "x_1"}')]
     [(StringSpan(start=10, end=19, name=False),)]
@@ -221,7 +228,7 @@ def regions(text: str) -> list[Region]:
         if m is None:
             return found
         start = m.start()
-        if start in invalid:
+        if start in invalid or (skip is not None and skip(start)):
             pos = start + 1
             continue
         result = scan(text, start)

@@ -7,7 +7,7 @@ import random
 from decimal import Decimal
 
 import pytest
-from helpers import out, run
+from helpers import expected_version, out, run
 
 import perturber
 from perturber import registry
@@ -38,7 +38,7 @@ def test_declaration(name):
     assert spec.expectation == "directional"
     assert spec.model_backed is False
     assert spec.seed_sensitive is (name == "scale_quantity")
-    assert spec.version == 1
+    assert spec.version == expected_version(name)
 
 
 def test_declared_params():

@@ -145,7 +145,9 @@ def test_quote_style_must_not_change_json():
 def test_quote_style_invalid_json_is_prose():
     assert out("{'a': 1}", "quote_style") == "{‘a’: 1}"
     assert out('{"a": NaN}', "quote_style") == '{“a”: NaN}'
-    assert out('[1, "x"] and "y"', "quote_style") == '[1, “x”] and “y”'
+    # `[1, "x"]` is a JSON region (§1.8 kind 5): its identifier string stays straight
+    assert out('[1, "x"] and "y"', "quote_style") == '[1, "x"] and “y”'
+    assert out('{"a": "it\'s \\"so\\" good"} "y"', "quote_style") == '{"a": "it’s \\"so\\" good"} “y”'
 
 
 def test_quote_style_must_not_change_code_or_urls():

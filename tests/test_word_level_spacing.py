@@ -5,7 +5,7 @@ import re
 import unicodedata
 
 import pytest
-from helpers import out, run
+from helpers import expected_version, out, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -44,7 +44,7 @@ def test_declarations_match_the_catalog(name, in_scope, seeded, intensity, param
     assert spec.family == "word_level" and spec.expectation == "invariant"
     assert spec.in_scope is in_scope and spec.seed_sensitive is seeded
     assert spec.intensity == intensity and spec.defaults == params
-    assert spec.kind == "deterministic" and spec.version == 1
+    assert spec.kind == "deterministic" and spec.version == expected_version(name)
     for p in spec.params:
         assert (p.ge, p.le) == ((0, 1000) if p.name == "count" else (0.0, 1.0))
 

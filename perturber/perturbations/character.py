@@ -172,7 +172,7 @@ def _rate_edits(rng: Draws, rate_: float, candidates: Sequence) -> list | None:
 # 6.1 - 6.4 case
 # ---------------------------------------------------------------------------------------------
 
-@perturbation("random_case", family=_FAMILY, seed_sensitive=True, params=[rate(0.5)],
+@perturbation("random_case", version=2, family=_FAMILY, seed_sensitive=True, params=[rate(0.5)],
               description="Flip the case of a fraction of the cased letters.")
 def random_case(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Flip the case of ``rate`` of the cased letters outside protected spans (§6.1).
@@ -214,7 +214,7 @@ def _case_sites(text: str) -> tuple[int, ...]:
     return tuple(cands)
 
 
-@perturbation("upper_case", family=_FAMILY,
+@perturbation("upper_case", version=2, family=_FAMILY,
               description="Upper-case the text (full Unicode mapping) outside URLs and code.")
 def upper_case(text: str, rng: Draws) -> Outcome:
     """``str.upper()`` on every maximal segment outside protected spans (§6.2).
@@ -228,7 +228,7 @@ def upper_case(text: str, rng: Draws) -> Outcome:
     return Outcome(out, 1) if out != text else unchanged(text, "no_change")
 
 
-@perturbation("lower_case", family=_FAMILY,
+@perturbation("lower_case", version=2, family=_FAMILY,
               description="Lower-case the text (full Unicode mapping) outside URLs and code.")
 def lower_case(text: str, rng: Draws) -> Outcome:
     """``str.lower()`` on every maximal segment outside protected spans (§6.3).
@@ -240,7 +240,7 @@ def lower_case(text: str, rng: Draws) -> Outcome:
     return Outcome(out, 1) if out != text else unchanged(text, "no_change")
 
 
-@perturbation("title_case", family=_FAMILY,
+@perturbation("title_case", version=2, family=_FAMILY,
               description="Capitalise every lower-case or title-case word, hyphen parts included.")
 def title_case(text: str, rng: Draws) -> Outcome:
     """Capitalise free ``lower``/``title`` tokens that start with a letter, except unit symbols
@@ -292,7 +292,7 @@ def title_case(text: str, rng: Draws) -> Outcome:
 # 6.5 leetspeak, 6.6 disemvowel
 # ---------------------------------------------------------------------------------------------
 
-@perturbation("leetspeak", family=_FAMILY, seed_sensitive=True, params=[rate(0.5)],
+@perturbation("leetspeak", version=2, family=_FAMILY, seed_sensitive=True, params=[rate(0.5)],
               description="Replace a fraction of the letters with leet digits and symbols.")
 def leetspeak(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Replace letters of Table A8a inside free alpha tokens of at least 2 letters (§6.5).
@@ -344,7 +344,7 @@ def _fully_chosen(cands: Sequence[int], chosen: list[int], tokens: Sequence[tupl
     return drop
 
 
-@perturbation("disemvowel", family=_FAMILY, seed_sensitive=True, params=[rate(0.5)],
+@perturbation("disemvowel", version=2, family=_FAMILY, seed_sensitive=True, params=[rate(0.5)],
               description="Delete a fraction of the non-initial vowels of longer words.")
 def disemvowel(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Delete ASCII vowels (not first letters) in free alpha tokens of at least 3 letters (§6.6);
@@ -419,7 +419,7 @@ def _vowel_sites(text: str) -> tuple[int, ...]:
     return tuple(out)
 
 
-@perturbation("diacritics_add", family=_FAMILY, seed_sensitive=True,
+@perturbation("diacritics_add", version=2, family=_FAMILY, seed_sensitive=True,
               params=[rate(0.5), choice("form", "combining", ("combining", "precomposed"),
                                         "combining U+0301 after the vowel, or the NFC letter")],
               description="Put an acute accent on a fraction of the unmarked vowels.")
@@ -517,7 +517,7 @@ def diacritics_strip(text: str, rng: Draws) -> Outcome:
     return Outcome(tm.splice(text, edits), len(edits))
 
 
-@perturbation("homoglyph", family=_FAMILY, seed_sensitive=True, params=[rate(0.3)],
+@perturbation("homoglyph", version=2, family=_FAMILY, seed_sensitive=True, params=[rate(0.3)],
               description="Swap a fraction of the letters for Cyrillic or Greek look-alikes.")
 def homoglyph(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Replace letters of Table A8b (separate lower- and upper-case columns) inside free word
@@ -571,7 +571,7 @@ def full_width(text: str, rng: Draws) -> Outcome:
 _ZERO_WIDTH = {"u200b": "\u200b", "u200c": "\u200c", "u2060": "\u2060"}
 
 
-@perturbation("zero_width", family=_FAMILY, seed_sensitive=True,
+@perturbation("zero_width", version=2, family=_FAMILY, seed_sensitive=True,
               params=[rate(0.3), choice("char", "u200b", ("u200b", "u200c", "u2060"),
                                         "ZERO WIDTH SPACE, ZERO WIDTH NON-JOINER or WORD JOINER")],
               description="Insert an invisible character at a fraction of the in-word boundaries.")
@@ -604,18 +604,21 @@ def _in_word_boundaries(text: str) -> tuple[int, ...]:
 _RLO, _PDF = "\u202e", "\u202c"
 
 
-@perturbation("bidi_override", family=_FAMILY,
+@perturbation("bidi_override", version=2, family=_FAMILY,
               description="Wrap every non-blank line in a right-to-left override.")
 def bidi_override(text: str, rng: Draws) -> Outcome:
-    """Each line with non-whitespace content, fenced code excepted, becomes RLO + line + PDF;
-    line breaks stay outside (§6.12).
+    """Each line with non-whitespace content, fenced code and lines inside a JSON region
+    excepted, becomes RLO + line + PDF; line breaks stay outside (§6.12).
 
     >>> bidi_override("Hello\\nWorld", None).text == "\\u202eHello\\u202c\\n\\u202eWorld\\u202c"
     True
     """
     edits = []
+    spans = _spans(text) if "{" in text or "[" in text else None
     for line in tm.lines(text):
         if line.cls != "blank" and line.cls != "code":
+            if spans and (spans.overlaps(line.start, line.start) or spans.overlaps(line.end, line.end)):
+                continue  # a line inside a JSON region (§1.8 kind 5)
             edits.append((line.start, line.start, _RLO))
             edits.append((line.end, line.end, _PDF))
     if not edits:
@@ -644,7 +647,7 @@ def _ocr_scan_slow(text: str, s: int, e: int, mask: bytearray, sources: tuple) -
     return out
 
 
-@perturbation("ocr_noise", family=_FAMILY, seed_sensitive=True, params=[rate(0.2)],
+@perturbation("ocr_noise", version=2, family=_FAMILY, seed_sensitive=True, params=[rate(0.2)],
               description="Introduce OCR confusions such as rn/m, cl/d and l/1.")
 def ocr_noise(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Replace chosen Table A8c sources in free alpha tokens of at least 3 letters (§6.13);

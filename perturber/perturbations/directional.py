@@ -239,7 +239,7 @@ def _scaled(literal: str, exponent: int, grouped: bool) -> str:
     return out
 
 
-@perturbation("scale_quantity", family="directional", in_scope=False, expectation="directional",
+@perturbation("scale_quantity", version=2, family="directional", in_scope=False, expectation="directional",
               seed_sensitive=True,
               params=[count(1, 10, "number of quantities to scale"),
                       Param("exponent", int, 1, "scale factor 10^exponent", -3, 3,

@@ -60,7 +60,7 @@ def _protected(text: str) -> tm.Spans:
 _SINGLE_SPACE = re.compile(r"(?<=\S) (?=\S)")
 
 
-@perturbation("extra_whitespace", family="formatting", seed_sensitive=True, params=[rate(0.3)],
+@perturbation("extra_whitespace", version=2, family="formatting", seed_sensitive=True, params=[rate(0.3)],
               description="Double a fraction of the single spaces between words.")
 def extra_whitespace(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Candidates are single U+0020 characters with a non-whitespace character on both sides,
@@ -107,7 +107,7 @@ _SPACE_SITES = re.compile(
 _INNER_RUN = re.compile(r"(?<=\S) +(?=\S)")   # group 2 alone
 
 
-@perturbation("tabs_for_spaces", family="formatting",
+@perturbation("tabs_for_spaces", version=2, family="formatting",
               description="Replace runs of spaces between words, and indentation in groups of 4, "
                           "with tabs.")
 def tabs_for_spaces(text: str, rng: Draws) -> Outcome:
@@ -169,7 +169,7 @@ _HS_RUN = re.compile(r"[^\S\r\n]+")
 _NON_WS = re.compile(r"\S")
 
 
-@perturbation("line_wrap", family="formatting", intensity="width",
+@perturbation("line_wrap", version=2, family="formatting", intensity="width",
               params=[Param("width", int, 40, "wrap column in clusters (smaller = stronger)",
                             10, 1000)],
               description="Hard-wrap long prose, list and quote lines at a column width.")
@@ -309,7 +309,7 @@ def strip_markdown(text: str, rng: Draws) -> Outcome:
     if _MD_HINT.search(text) is None:
         return unchanged(text, "no_candidates")
     lines = tm.lines(text)
-    urls = [(s, e) for s, e in tm.protected_spans(text) if text[s] not in " `~"]
+    urls = [(s, e) for s, e in tm.protected_spans(text, json=False) if text[s] not in " `~"]
     url_starts = [s for s, _ in urls]
     glue = _glue_mask(_cluster_starts(text), len(text))
 

@@ -658,7 +658,7 @@ def url_email_mask(text: str, rng: Draws) -> Outcome:
     if _MASK_HINT.search(text) is None:
         return unchanged(text, "no_candidates")
     edits = []
-    for s, e in tm.protected_spans(text):
+    for s, e in tm.protected_spans(text, json=False):
         first = text[s]
         if first in " `~":
             continue  # fenced or inline code

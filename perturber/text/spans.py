@@ -1,4 +1,4 @@
-"""Protected spans (§1.8): fenced blocks, inline code, URLs, e-mail addresses."""
+"""Protected spans (§1.8): fenced blocks, inline code, URLs, e-mail addresses, JSON regions."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from functools import lru_cache
 
 import regex
 
+from .. import jsontext
 from .chars import _MEMO_MAX_CHARS, _WS_C
 from .lines import _fences, _line_bounds
 
@@ -179,7 +180,53 @@ def _merge(*lists: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return out
 
 
-def _protected(text: str, lb=None, fences=None) -> list[tuple[int, int]]:
+#: An escape sequence inside a JSON string (a protected token of a prose interior).
+_JSON_ESCAPE = _re.compile(r'\\(?:u[0-9a-fA-F]{4}|.)', _re.S)
+
+
+def _json_spans(text: str, earlier: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Kind 5: the protected parts of every JSON region whose start lies outside ``earlier``:
+    the region minus the interiors of its prose string values, plus their escape sequences."""
+    sp = Spans(earlier)
+    out: list[tuple[int, int]] = []
+    for r in jsontext.regions(text, skip=sp.contains if earlier else None):
+        pos = r.start
+        for s in r.prose:
+            out.append((pos, s.start))
+            if "\\" in text[s.start:s.end]:
+                out.extend(m.span() for m in _JSON_ESCAPE.finditer(text, s.start, s.end))
+            pos = s.end
+        out.append((pos, r.end))
+    return [(s, e) for s, e in out if e > s]
+
+
+def _union(spans: list[tuple[int, int]], more: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted union of two span lists; overlapping spans are coalesced (adjacent ones are kept)."""
+    out: list[list[int]] = []
+    for s, e in sorted(spans + more):
+        if out and s < out[-1][1]:
+            out[-1][1] = max(out[-1][1], e)
+        else:
+            out.append([s, e])
+    return [(s, e) for s, e in out]
+
+
+def prose_interiors(text: str) -> list[tuple[int, int]]:
+    """The editable interiors of the prose string values of the JSON regions (§1.8 kind 5).
+
+    >>> t = 'Use {"id": "x", "note": "two words"}.'
+    >>> [t[s:e] for s, e in prose_interiors(t)]
+    ['two words']
+    """
+    if ("{" not in text and "[" not in text) or '"' not in text:
+        return []
+    earlier = _protected(text, json=False)
+    sp = Spans(earlier)
+    return [(s.start, s.end) for r in jsontext.regions(text, skip=sp.contains if earlier else None)
+            for s in r.prose]
+
+
+def _protected(text: str, lb=None, fences=None, json: bool = True) -> list[tuple[int, int]]:
     n = len(text)
     if fences is None:
         if "```" in text or "~~~" in text:
@@ -191,8 +238,9 @@ def _protected(text: str, lb=None, fences=None) -> list[tuple[int, int]]:
     has_bt = "`" in text
     has_url = _URL_HINT.search(text) is not None
     has_at = "@" in text
+    has_json = json and ("{" in text or "[" in text)
     if not (has_bt or has_url or has_at):
-        return spans
+        return _union(spans, _json_spans(text, spans)) if has_json else spans
     gaps = Spans(spans).gaps(0, n) if spans else [(0, n)]
     if has_bt and text.count("`") >= 2:
         lb = _line_bounds(text) if lb is None else lb
@@ -209,22 +257,28 @@ def _protected(text: str, lb=None, fences=None) -> list[tuple[int, int]]:
         em = _emails(text, gaps)
         if em:
             spans = _merge(spans, em)
+    if has_json:
+        spans = _union(spans, _json_spans(text, spans))
     return spans
 
 
-def protected_spans(text: str) -> Sequence[tuple[int, int]]:
-    """Protected spans of §1.8 (fenced code, inline code, URLs, e-mail addresses), sorted and
-    non-overlapping, as a read-only sequence (memoised for short texts, like the tokens).
+def protected_spans(text: str, json: bool = True) -> Sequence[tuple[int, int]]:
+    """Protected spans of §1.8 (fenced code, inline code, URLs, e-mail addresses, and the
+    protected parts of JSON regions), sorted and non-overlapping, as a read-only sequence
+    (memoised for short texts, like the tokens).
 
     >>> t = "(see https://ex.com/a_(b)) or `x` or a@b.co."
     >>> [t[s:e] for s, e in protected_spans(t)]
     ['https://ex.com/a_(b)', '`x`', 'a@b.co']
+
+    ``json=False`` gives kinds 1-4 only (``url_email_mask`` and ``strip_markdown``, which are
+    exempt from kind 5).
     """
     if len(text) <= _MEMO_MAX_CHARS:
-        return _protected_memo(text)
-    return tuple(_protected(text))
+        return _protected_memo(text, json)
+    return tuple(_protected(text, json=json))
 
 
 @lru_cache(maxsize=256)
-def _protected_memo(text: str) -> tuple[tuple[int, int], ...]:
-    return tuple(_protected(text))
+def _protected_memo(text: str, json: bool) -> tuple[tuple[int, int], ...]:
+    return tuple(_protected(text, json=json))

@@ -7,7 +7,6 @@ names and rebuilds the output from untouched slices (G1); protected spans are ne
 
 from __future__ import annotations
 
-import json
 import re
 from bisect import bisect_left
 from collections.abc import Sequence
@@ -15,6 +14,7 @@ from typing import Any
 
 import regex
 
+from ... import jsontext
 from ... import text as tm
 from ...data import load_table
 from ...hot import per_text, replace_points
@@ -87,7 +87,7 @@ def _is_alpha_token(tok: tm.Token) -> bool:
 # 5.10 drop_stop_words
 # --------------------------------------------------------------------------------------------
 
-@perturbation("drop_stop_words", family="word_level",
+@perturbation("drop_stop_words", version=2, family="word_level",
               description="Drop grammatical stop words (Table A6a) while keeping punctuation, "
                           "line structure and every meaning-bearing word.")
 def drop_stop_words(text: str, rng: Draws) -> Outcome:
@@ -241,23 +241,6 @@ def _split_points(tok: tm.Token) -> list[int]:
     return out
 
 
-def _is_json_document(text: str) -> bool:
-    """The whole text, without surrounding whitespace, is one JSON object or array (the parsing
-    rule of §8 as used by §9.1's decline; duplicate keys do not matter here)."""
-    body = text.strip()
-    if len(body) < 2 or (body[0], body[-1]) not in (("{", "}"), ("[", "]")):
-        return False
-    try:
-        json.loads(body, parse_constant=_reject_constant)
-    except (ValueError, RecursionError):
-        return False
-    return True
-
-
-def _reject_constant(name: str):
-    raise ValueError(name)
-
-
 def _is_json_key(text: str, tok: tm.Token) -> bool:
     """``"token":`` -- a whole JSON member name outside a JSON document."""
     s, e = tok.start, tok.end
@@ -294,7 +277,7 @@ def word_split(text: str, rng: Draws, *, count: int) -> Outcome:
 def _split_candidates(text: str) -> tuple[tm.Token, ...]:
     """The free alpha tokens that have a split point (none inside a JSON document)."""
     tokens = [t for t in tm.word_tokens(text) if t.end - t.start >= 4]
-    if not tokens or _is_json_document(text):
+    if not tokens or jsontext.is_container(text):
         return ()
     cands = []
     for tok in tm.free_tokens(text, tokens):
@@ -327,7 +310,7 @@ _DOTTED = regex.compile(r"(?<![\p{L}\p{N}]\p{M}*)(?<![\p{L}\p{N}]\p{M}*['’\-�
 _SIGN = regex.compile(r"(?<![\p{L}\p{N}])-(?=[0-9])")
 
 
-@perturbation("punctuation_spaces", family="word_level",
+@perturbation("punctuation_spaces", version=2, family="word_level",
               description="Insert a space between each punctuation run and an adjacent "
                           "non-space character.")
 def punctuation_spaces(text: str, rng: Draws) -> Outcome:
@@ -403,7 +386,7 @@ _NOT_WS = "[^" + "".join(regex.escape(c) for c in tm.WHITESPACE) + "]"
 _INNER_SPACES = regex.compile("(?<=" + _NOT_WS + ") +(?=" + _NOT_WS + ")")
 
 
-@perturbation("sequence_spaces", family="word_level", seed_sensitive=True,
+@perturbation("sequence_spaces", version=2, family="word_level", seed_sensitive=True,
               params=[rate(0.5, "fraction of inner space runs to widen")],
               description="Widen a fraction of the inner space runs by 1-4 extra spaces each.")
 def sequence_spaces(text: str, rng: Draws, *, rate: float) -> Outcome:

@@ -114,7 +114,7 @@ def find_candidates(text: str, lookup=None) -> list:
     return candidates
 
 
-@perturbation("synonym", family="word_level", seed_sensitive=True, params=[rate(0.3)], version=2,
+@perturbation("synonym", family="word_level", seed_sensitive=True, params=[rate(0.3)], version=3,
               description="Replace a fraction of content words by a WordNet synonym of their "
                           "most frequent sense (POS-aware; needs the NLTK data bundle).")
 def synonym(text: str, rng: Draws, *, rate: float) -> Outcome:

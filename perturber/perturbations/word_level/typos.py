@@ -204,7 +204,7 @@ def _rt_plan(word: str) -> _RtPlan:
     return _RtPlan(w, tuple(mechs), rep, phonetic, (a, w.left(w.n - 1, a), w.limit), {})  # type: ignore[arg-type]
 
 
-@perturbation("realistic_typos", family="word_level", seed_sensitive=True,
+@perturbation("realistic_typos", version=2, family="word_level", seed_sensitive=True,
               params=[count(3, description="number of tokens to mistype")],
               description="Mistype words the way people do: common misspellings, phonetic "
                           "spellings, keyboard slips, swapped, doubled or dropped letters.")
@@ -329,7 +329,7 @@ def _typo_plan(word: str) -> tuple[tuple, ...]:
     return tuple(plan)
 
 
-@perturbation("typos", family="word_level", seed_sensitive=True,
+@perturbation("typos", version=2, family="word_level", seed_sensitive=True,
               params=[count(5, description="number of tokens to mistype")],
               description="One mechanical typo (swap, delete, duplicate or shift a letter) in "
                           "each of count words.")
@@ -428,7 +428,7 @@ def _last_cluster(text: str, tok: tm.Token) -> str:
     return text[j - 1:tok.end]
 
 
-@perturbation("repeated_chars", family="word_level", seed_sensitive=True,
+@perturbation("repeated_chars", version=2, family="word_level", seed_sensitive=True,
               params=[rate(0.3)],
               description="Stretch words and final !/? runs by repeating their last character.")
 def repeated_chars(text: str, rng: Draws, *, rate: float) -> Outcome:
