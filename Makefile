@@ -66,9 +66,10 @@ eval: venv nltk-data
 clean:
 	rm -rf $(VENV) $(VENV)-3.* build .aws-sam .serverless eval/out
 
-# Lint and types (part of `make test`). `ruff format --check` is configured but not run yet.
+# Lint, formatting and types (part of `make test`).
 lint: venv
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
 # Lambda INIT under awslambdaric against a local Runtime API (eval/lambda_runtime.py)

@@ -24,35 +24,54 @@ sys.path.insert(0, str(ROOT))
 import perturber  # noqa: E402
 from perturber import registry  # noqa: E402
 
-SENTENCE = ("Please tell me quickly which famous European city hosted the summer games in 1992, "
-            "and why it mattered so much?")
-PARAGRAPH_SEED = ("The committee reviewed the proposal on Tuesday and agreed that the new library "
-                  "would open in the spring. Residents asked whether the reading room could stay "
-                  "open late, and the director said it would, at least on weekdays. Funding comes "
-                  "from the city and from a private donor who prefers to remain anonymous. ")
+SENTENCE = (
+    "Please tell me quickly which famous European city hosted the summer games in 1992, "
+    "and why it mattered so much?"
+)
+PARAGRAPH_SEED = (
+    "The committee reviewed the proposal on Tuesday and agreed that the new library "
+    "would open in the spring. Residents asked whether the reading room could stay "
+    "open late, and the director said it would, at least on weekdays. Funding comes "
+    "from the city and from a private donor who prefers to remain anonymous. "
+)
 PARAGRAPH = (PARAGRAPH_SEED * 8)[:2048]
-SCHEMA_1K = json.dumps({
-    "type": "object", "title": "Booking",
-    "properties": {
-        "id": {"type": "integer", "minimum": 1}, "guest": {"$ref": "#/$defs/person"},
-        "room": {"enum": ["single", "double", "suite", "family"]},
-        "nights": {"type": "integer", "minimum": 1, "maximum": 30},
-        "extras": {"type": "array", "items": {"enum": ["breakfast", "parking", "late_checkout"]}},
-        "payment": {"anyOf": [{"$ref": "#/$defs/card"}, {"type": "null"}]},
-        "notes": {"type": ["string", "null"], "maxLength": 500},
+SCHEMA_1K = json.dumps(
+    {
+        "type": "object",
+        "title": "Booking",
+        "properties": {
+            "id": {"type": "integer", "minimum": 1},
+            "guest": {"$ref": "#/$defs/person"},
+            "room": {"enum": ["single", "double", "suite", "family"]},
+            "nights": {"type": "integer", "minimum": 1, "maximum": 30},
+            "extras": {"type": "array", "items": {"enum": ["breakfast", "parking", "late_checkout"]}},
+            "payment": {"anyOf": [{"$ref": "#/$defs/card"}, {"type": "null"}]},
+            "notes": {"type": ["string", "null"], "maxLength": 500},
+        },
+        "required": ["id", "guest", "room", "nights"],
+        "$defs": {
+            "person": {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string"},
+                    "email": {"type": "string", "format": "email"},
+                    "phone": {"type": "string"},
+                },
+                "required": ["name"],
+            },
+            "card": {
+                "type": "object",
+                "properties": {
+                    "number": {"type": "string", "pattern": "^[0-9]{16}$"},
+                    "expiry": {"type": "string"},
+                    "holder": {"type": "string"},
+                },
+                "required": ["number", "expiry"],
+            },
+        },
     },
-    "required": ["id", "guest", "room", "nights"],
-    "$defs": {
-        "person": {"type": "object", "properties": {"name": {"type": "string"},
-                                                     "email": {"type": "string", "format": "email"},
-                                                     "phone": {"type": "string"}},
-                   "required": ["name"]},
-        "card": {"type": "object", "properties": {"number": {"type": "string", "pattern": "^[0-9]{16}$"},
-                                                   "expiry": {"type": "string"},
-                                                   "holder": {"type": "string"}},
-                 "required": ["number", "expiry"]},
-    },
-}, indent=2)
+    indent=2,
+)
 
 
 def time_calls(text: str, name: str, params: dict, seeds: range, rounds: int) -> list[float]:
@@ -74,13 +93,18 @@ def pct(values: list[float], q: float) -> float:
 
 def import_time_ms(runs: int = 7) -> float:
     code = "import time; t = time.perf_counter(); import perturber; print(time.perf_counter() - t)"
-    times = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                                  check=True).stdout) * 1000 for _ in range(runs)]
+    times = [
+        float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
+        * 1000
+        for _ in range(runs)
+    ]
     return statistics.median(times)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--quick", action="store_true", help="fewer rounds (noisier)")
     parser.add_argument("--skip-megabyte", action="store_true")
     parser.add_argument("--json", help="also write the figures to this file")
@@ -99,13 +123,20 @@ def main(argv: list[str] | None = None) -> int:
         else:
             short = time_calls(SENTENCE, s.name, {}, seeds, rounds)
             long_ = time_calls(PARAGRAPH, s.name, {}, range(seeds.stop // 5), rounds)
-        row = {"name": s.name, "family": s.family, "short_median": statistics.median(short),
-               "short_p90": pct(short, 0.9), "long_median": statistics.median(long_),
-               "long_p90": pct(long_, 0.9)}
+        row = {
+            "name": s.name,
+            "family": s.family,
+            "short_median": statistics.median(short),
+            "short_p90": pct(short, 0.9),
+            "long_median": statistics.median(long_),
+            "long_p90": pct(long_, 0.9),
+        }
         rows.append(row)
         label = s.name + (" (1 KB schema)" if s.family == "schema" else "")
-        print(f"{label:32} {row['short_median']:9.1f} {row['short_p90']:9.1f} "
-              f"{row['long_median']:9.1f} {row['long_p90']:9.1f}")
+        print(
+            f"{label:32} {row['short_median']:9.1f} {row['short_p90']:9.1f} "
+            f"{row['long_median']:9.1f} {row['long_p90']:9.1f}"
+        )
     text_rows = [r for r in rows if r["family"] != "schema"]
     families = {}
     for r in text_rows:
@@ -117,9 +148,14 @@ def main(argv: list[str] | None = None) -> int:
     slowest = max(text_rows, key=lambda r: r["short_median"])
     baseline = next(r for r in rows if r["name"] == "baseline")["short_median"]
     imp = import_time_ms()
-    summary = {"overall_median_of_medians_us": overall, "baseline_us": baseline,
-               "slowest": slowest["name"], "slowest_us": slowest["short_median"],
-               "import_ms": imp, "entries": len(rows)}
+    summary = {
+        "overall_median_of_medians_us": overall,
+        "baseline_us": baseline,
+        "slowest": slowest["name"],
+        "slowest_us": slowest["short_median"],
+        "import_ms": imp,
+        "entries": len(rows),
+    }
     print(f"\noverall median of medians (20 words): {overall:.1f} µs   (target ≤ 8)")
     print(f"baseline (fixed overhead):            {baseline:.2f} µs   (target ≤ 2)")
     print(f"slowest on 20 words: {slowest['name']} {slowest['short_median']:.1f} µs   (target ≤ 50)")
@@ -138,8 +174,7 @@ def _finish(args, rows, summary, specs) -> int:
                 if p.name == s.intensity and p.le is not None:
                     params = {p.name: p.le}
             start = time.perf_counter()
-            perturber.perturb(big, s.name, params, 7,
-                              limits=perturber.Limits(max_text_chars=1_000_000))
+            perturber.perturb(big, s.name, params, 7, limits=perturber.Limits(max_text_chars=1_000_000))
             mb[s.name] = time.perf_counter() - start
         for name, secs in sorted(mb.items(), key=lambda kv: -kv[1])[:10]:
             print(f"  {name:30} {secs:7.3f}")

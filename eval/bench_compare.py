@@ -34,7 +34,9 @@ def run_bench(tree: pathlib.Path, quick: bool) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("previous", help="checkout of the previous commit (git worktree add ...)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--quick", action="store_true")
@@ -60,21 +62,31 @@ def main(argv: list[str] | None = None) -> int:
             row[label + "_2kb"] = med(label, name, "long_median")
         rows.append(row)
     text_rows = [r for r in rows if r["family"] != "schema"]
-    summary = {label: {"overall_median_of_medians_us": statistics.median(r[label] for r in text_rows),
-                       "baseline_us": next(r[label] for r in rows if r["name"] == "baseline"),
-                       "max_2kb_us": max(r[label + "_2kb"] for r in text_rows),
-                       "max_2kb_entry": max(text_rows, key=lambda r: r[label + "_2kb"])["name"]}
-               for label in trees}
-    lines = ["| entry | 20 words before (µs) | after | ratio | 2 KB before | 2 KB after |",
-             "|---|---:|---:|---:|---:|---:|"]
+    summary = {
+        label: {
+            "overall_median_of_medians_us": statistics.median(r[label] for r in text_rows),
+            "baseline_us": next(r[label] for r in rows if r["name"] == "baseline"),
+            "max_2kb_us": max(r[label + "_2kb"] for r in text_rows),
+            "max_2kb_entry": max(text_rows, key=lambda r: r[label + "_2kb"])["name"],
+        }
+        for label in trees
+    }
+    lines = [
+        "| entry | 20 words before (µs) | after | ratio | 2 KB before | 2 KB after |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
     for r in rows:
         label = r["name"] + (" (1 KB schema)" if r["family"] == "schema" else "")
-        lines.append(f"| {label} | {r['before']:.1f} | {r['after']:.1f} | "
-                     f"{r['before'] / r['after']:.1f}× | {r['before_2kb']:.1f} | {r['after_2kb']:.1f} |")
+        lines.append(
+            f"| {label} | {r['before']:.1f} | {r['after']:.1f} | "
+            f"{r['before'] / r['after']:.1f}× | {r['before_2kb']:.1f} | {r['after_2kb']:.1f} |"
+        )
     print("\n".join(lines))
     for label, s in summary.items():
-        print(f"{label}: overall median of medians {s['overall_median_of_medians_us']:.1f} µs, "
-              f"baseline {s['baseline_us']:.2f} µs, 2 KB max {s['max_2kb_us']:.0f} µs ({s['max_2kb_entry']})")
+        print(
+            f"{label}: overall median of medians {s['overall_median_of_medians_us']:.1f} µs, "
+            f"baseline {s['baseline_us']:.2f} µs, 2 KB max {s['max_2kb_us']:.0f} µs ({s['max_2kb_entry']})"
+        )
     if args.markdown:
         pathlib.Path(args.markdown).write_text("\n".join(lines) + "\n")
     if args.json:

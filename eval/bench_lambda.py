@@ -36,26 +36,36 @@ sys.path.insert(0, str(ROOT / "eval"))
 import bench_service  # noqa: E402
 import lambda_runtime as lr  # noqa: E402
 
-IMPORT = ("import time; t, c = time.perf_counter(), time.process_time(); "
-          "import functions.api.handler; "
-          "print((time.perf_counter() - t) * 1000, (time.process_time() - c) * 1000)")
+IMPORT = (
+    "import time; t, c = time.perf_counter(), time.process_time(); "
+    "import functions.api.handler; "
+    "print((time.perf_counter() - t) * 1000, (time.process_time() - c) * 1000)"
+)
 
 
 def import_ms(tree: pathlib.Path) -> tuple[float, float]:
     """Wall and CPU ms of ``import functions.api.handler`` in a fresh process."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env.update(PYTHONPATH=str(tree), NLTK_DATA=str(ROOT / "build" / "nltk_data"))
-    out = subprocess.run([sys.executable, "-c", IMPORT], cwd=tree, env=env, check=True,
-                         capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", IMPORT], cwd=tree, env=env, check=True, capture_output=True, text=True
+    ).stdout
     wall, cpu = out.strip().splitlines()[-1].split()
     return float(wall), float(cpu)
 
 
 def python312() -> str | None:
-    for cand in [shutil.which("python3.12"),
-                 *sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.12*/bin/python3.12")))]:
-        if cand and subprocess.run([cand, "-c", "import sys; assert sys.version_info[:2] == (3, 12)"],
-                                   capture_output=True).returncode == 0:
+    for cand in [
+        shutil.which("python3.12"),
+        *sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.12*/bin/python3.12"))),
+    ]:
+        if (
+            cand
+            and subprocess.run(
+                [cand, "-c", "import sys; assert sys.version_info[:2] == (3, 12)"], capture_output=True
+            ).returncode
+            == 0
+        ):
             return cand
     return None
 
@@ -63,8 +73,13 @@ def python312() -> str | None:
 def zip_figures(tree: pathlib.Path, work: pathlib.Path, py312: str) -> dict:
     dest = work / f"zip-{tree.name}"
     env = {**os.environ, "PATH": f"{os.path.dirname(py312)}:{os.environ['PATH']}"}
-    subprocess.run(["make", "-s", "-f", str(tree / "infra" / "Makefile"), "build-ApiFunction",
-                    f"ARTIFACTS_DIR={dest}"], cwd=tree, env=env, check=True, capture_output=True)
+    subprocess.run(
+        ["make", "-s", "-f", str(tree / "infra" / "Makefile"), "build-ApiFunction", f"ARTIFACTS_DIR={dest}"],
+        cwd=tree,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
     archive = work / f"{tree.name}.zip"
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
         for root, dirs, files in os.walk(dest):
@@ -72,15 +87,22 @@ def zip_figures(tree: pathlib.Path, work: pathlib.Path, py312: str) -> dict:
             for name in sorted(files):
                 path = os.path.join(root, name)
                 zf.write(path, os.path.relpath(path, dest))
-    return {"zip_bytes": archive.stat().st_size, "unzipped_bytes": lr.tree_bytes(dest),
-            "pyc_files": sum(1 for _ in dest.rglob("*.pyc"))}
+    return {
+        "zip_bytes": archive.stat().st_size,
+        "unzipped_bytes": lr.tree_bytes(dest),
+        "pyc_files": sum(1 for _ in dest.rglob("*.pyc")),
+    }
 
 
 def start_server(tree: pathlib.Path) -> tuple[subprocess.Popen, int]:
     port = bench_service.free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "perturber.cli", "serve", "--port", str(port)],
-                            cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "perturber.cli", "serve", "--port", str(port)],
+        cwd=tree,
+        env={**os.environ, "PYTHONPATH": str(tree)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     for _ in range(300):
         try:
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
@@ -108,14 +130,25 @@ def http_figures(trees: dict, seconds: float, rounds: int) -> dict:
         for proc, _ in servers.values():
             proc.terminate()
             proc.wait(10)
-    return {key: [{"name": name, **{f: round(statistics.median(r[f] for r in rows), 2)
-                                    for f in ("requests_per_s", "p50_ms", "p99_ms")}}
-                  for name, rows in by_name.items()] for key, by_name in runs.items()}
+    return {
+        key: [
+            {
+                "name": name,
+                **{
+                    f: round(statistics.median(r[f] for r in rows), 2)
+                    for f in ("requests_per_s", "p50_ms", "p99_ms")
+                },
+            }
+            for name, rows in by_name.items()
+        ]
+        for key, by_name in runs.items()
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--prev", type=pathlib.Path, required=True, help="the tree to compare with")
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--seconds", type=float, default=2.0, help="HTTP: per scenario and round")
@@ -128,8 +161,12 @@ def main(argv: list[str] | None = None) -> int:
     work = pathlib.Path(tempfile.mkdtemp(prefix="perturber-bench-lambda-"))
     try:
         for tree in trees.values():  # bytecode cached for the import figure
-            subprocess.run([sys.executable, "-m", "compileall", "-q", "perturber", "functions"],
-                           cwd=tree, check=True, capture_output=True)
+            subprocess.run(
+                [sys.executable, "-m", "compileall", "-q", "perturber", "functions"],
+                cwd=tree,
+                check=True,
+                capture_output=True,
+            )
         samples: dict = {k: [] for k in trees}
         for _ in range(args.runs):
             for key, tree in trees.items():
@@ -140,8 +177,9 @@ def main(argv: list[str] | None = None) -> int:
         inits: dict = {k: [] for k in trees}
         for _ in range(args.runs):
             for key in trees:
-                inits[key].append(lr.init_ms(builds[key], runtime, nltk if nltk.is_dir() else None,
-                                             with_cpu=True))
+                inits[key].append(
+                    lr.init_ms(builds[key], runtime, nltk if nltk.is_dir() else None, with_cpu=True)
+                )
         for key in trees:
             report[key]["import_ms"] = round(statistics.median(w for w, _ in samples[key]), 1)
             report[key]["import_cpu_ms"] = round(statistics.median(c for _, c in samples[key]), 1)
@@ -159,18 +197,23 @@ def main(argv: list[str] | None = None) -> int:
             if path.is_dir() and not path.is_symlink():
                 path.chmod(0o755)
         shutil.rmtree(work, ignore_errors=True)
-    print(f"{'':8} {'import ms (CPU)':>15} {'INIT ms (CPU)':>14} {'zip MB':>7} {'unzipped MB':>11} "
-          f"{'.pyc':>5}")
+    print(
+        f"{'':8} {'import ms (CPU)':>15} {'INIT ms (CPU)':>14} {'zip MB':>7} {'unzipped MB':>11} {'.pyc':>5}"
+    )
     for key, row in report.items():
-        print(f"{key:8} {row['import_ms']:7.0f} ({row['import_cpu_ms']:4.0f}) "
-              f"{row['init_ms']:6.0f} ({row['init_cpu_ms']:4.0f}) "
-              f"{row.get('zip_bytes', 0) / 1e6:7.2f} {row.get('unzipped_bytes', 0) / 1e6:11.1f} "
-              f"{row.get('pyc_files', 0):5d}")
+        print(
+            f"{key:8} {row['import_ms']:7.0f} ({row['import_cpu_ms']:4.0f}) "
+            f"{row['init_ms']:6.0f} ({row['init_cpu_ms']:4.0f}) "
+            f"{row.get('zip_bytes', 0) / 1e6:7.2f} {row.get('unzipped_bytes', 0) / 1e6:11.1f} "
+            f"{row.get('pyc_files', 0):5d}"
+        )
     if not args.skip_http:
         print("\nsingle-text HTTP requests (req/s, p50 ms, p99 ms): before -> after")
         for old, new in zip(report["before"]["http_single"], report["after"]["http_single"]):
-            print(f"{new['name']:14} {old['requests_per_s']:6.0f} -> {new['requests_per_s']:6.0f}   "
-                  f"{old['p50_ms']:5.2f} -> {new['p50_ms']:5.2f}   {old['p99_ms']:5.2f} -> {new['p99_ms']:5.2f}")
+            print(
+                f"{new['name']:14} {old['requests_per_s']:6.0f} -> {new['requests_per_s']:6.0f}   "
+                f"{old['p50_ms']:5.2f} -> {new['p50_ms']:5.2f}   {old['p99_ms']:5.2f} -> {new['p99_ms']:5.2f}"
+            )
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))
     return 0

@@ -35,8 +35,10 @@ TOKEN = "bench-token"
 def import_cost(module: str, runs: int = 5) -> float:
     """Median wall time (ms) of ``import module`` in a fresh interpreter."""
     code = f"import time; t = time.perf_counter(); import {module}; print((time.perf_counter() - t) * 1000)"
-    times = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                                  check=True).stdout) for _ in range(runs)]
+    times = [
+        float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
+        for _ in range(runs)
+    ]
     return round(statistics.median(times), 1)
 
 
@@ -48,15 +50,26 @@ def main(argv=None) -> int:
     ap.add_argument("--json")
     args = ap.parse_args(argv)
     upstream = LLMServer().start()
-    upstream.script(default=lambda body: Reply(content=body["messages"][1]["content"] + " (rewritten)",
-                                               delay=args.delay))
+    upstream.script(
+        default=lambda body: Reply(content=body["messages"][1]["content"] + " (rewritten)", delay=args.delay)
+    )
     port = free_port()
-    env = {**os.environ, "PERTURBER_LLM_BASE_URL": upstream.base_url, "PERTURBER_LLM_DEFAULT_MODEL": "bench",
-           "PERTURBER_LLM_BEARER_SHA256": hashlib.sha256(TOKEN.encode()).hexdigest(),
-           "PERTURBER_LLM_API_KEY": "sk-bench"}
-    proc = subprocess.Popen([sys.executable, "-m", "perturber.cli", "serve", "--port", str(port)], cwd=ROOT,
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = {
+        **os.environ,
+        "PERTURBER_LLM_BASE_URL": upstream.base_url,
+        "PERTURBER_LLM_DEFAULT_MODEL": "bench",
+        "PERTURBER_LLM_BEARER_SHA256": hashlib.sha256(TOKEN.encode()).hexdigest(),
+        "PERTURBER_LLM_API_KEY": "sk-bench",
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "perturber.cli", "serve", "--port", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     from perturber.llm import LLMSettings
+
     concurrency = LLMSettings.from_env(env).concurrency
     report = {"delay_s": args.delay, "concurrency": concurrency, "batches": []}
     try:
@@ -74,28 +87,42 @@ def main(argv=None) -> int:
             times = []
             for _ in range(args.repeat):
                 upstream.reset()
-                upstream.script(default=lambda b: Reply(content=b["messages"][1]["content"] + " (rewritten)",
-                                                        delay=args.delay))
+                upstream.script(
+                    default=lambda b: Reply(
+                        content=b["messages"][1]["content"] + " (rewritten)", delay=args.delay
+                    )
+                )
                 conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
                 start = time.perf_counter()
-                conn.request("POST", "/perturb/native/simplification", body,
-                             {"content-type": "application/json", "authorization": f"Bearer {TOKEN}"})
+                conn.request(
+                    "POST",
+                    "/perturb/native/simplification",
+                    body,
+                    {"content-type": "application/json", "authorization": f"Bearer {TOKEN}"},
+                )
                 resp = conn.getresponse()
                 data = resp.read()
                 times.append(time.perf_counter() - start)
                 assert resp.status == 200, data[:300]
                 assert len(json.loads(data)["results"]) == n
-            row = {"texts": n, "median_s": round(statistics.median(times), 3),
-                   "ideal_s": round(math.ceil(n / concurrency) * args.delay, 3),
-                   "max_in_flight": upstream.max_in_flight, "upstream_requests": len(upstream.requests)}
+            row = {
+                "texts": n,
+                "median_s": round(statistics.median(times), 3),
+                "ideal_s": round(math.ceil(n / concurrency) * args.delay, 3),
+                "max_in_flight": upstream.max_in_flight,
+                "upstream_requests": len(upstream.requests),
+            }
             report["batches"].append(row)
             print(json.dumps(row), flush=True)
     finally:
         proc.terminate()
         proc.wait(10)
         upstream.stop()
-    report["import_ms"] = {"openai": import_cost("openai"), "perturber.llm": import_cost("perturber.llm"),
-                           "httpx": import_cost("httpx")}
+    report["import_ms"] = {
+        "openai": import_cost("openai"),
+        "perturber.llm": import_cost("perturber.llm"),
+        "httpx": import_cost("httpx"),
+    }
     print(json.dumps(report["import_ms"]))
     if args.json:
         pathlib.Path(args.json).write_text(json.dumps(report, indent=2) + "\n")

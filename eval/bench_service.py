@@ -22,10 +22,17 @@ import threading
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-SENTENCE = ("Please tell me quickly which famous European city hosted the summer games in 1992, "
-            "and why it mattered so much?")
-SCENARIOS = [("baseline", {}), ("quotes", {}), ("typos", {"count": 2}),
-             ("zero_width", {"rate": 0.3}), ("contractions", {})]
+SENTENCE = (
+    "Please tell me quickly which famous European city hosted the summer games in 1992, "
+    "and why it mattered so much?"
+)
+SCENARIOS = [
+    ("baseline", {}),
+    ("quotes", {}),
+    ("typos", {"count": 2}),
+    ("zero_width", {"rate": 0.3}),
+    ("contractions", {}),
+]
 
 
 def free_port() -> int:
@@ -35,8 +42,12 @@ def free_port() -> int:
 
 
 def start_server(port: int) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-m", "perturber.cli", "serve", "--port", str(port)],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "perturber.cli", "serve", "--port", str(port)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
@@ -79,15 +90,21 @@ def run(port: int, name: str, params: dict, batch: int, seconds: float, connecti
         t.join()
     elapsed = time.perf_counter() - began
     ordered = sorted(latencies)
-    return {"name": name, "batch": batch, "requests": len(ordered),
-            "requests_per_s": len(ordered) / elapsed,
-            "perturbations_per_s": len(ordered) * batch / elapsed,
-            "p50_ms": statistics.median(ordered) * 1000,
-            "p99_ms": ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))] * 1000}
+    return {
+        "name": name,
+        "batch": batch,
+        "requests": len(ordered),
+        "requests_per_s": len(ordered) / elapsed,
+        "perturbations_per_s": len(ordered) * batch / elapsed,
+        "p50_ms": statistics.median(ordered) * 1000,
+        "p99_ms": ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))] * 1000,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--seconds", type=float, default=4.0, help="per scenario (default 4)")
     parser.add_argument("--connections", type=int, default=4, help="keep-alive client connections")
     parser.add_argument("--json", help="also write the figures to this file")
@@ -96,21 +113,26 @@ def main(argv: list[str] | None = None) -> int:
     server = start_server(port)
     rows = []
     try:
-        print(f"service on 127.0.0.1:{port} (uvicorn, 1 worker); {args.connections} connections, "
-              f"{args.seconds:g} s per scenario, 20-word texts")
+        print(
+            f"service on 127.0.0.1:{port} (uvicorn, 1 worker); {args.connections} connections, "
+            f"{args.seconds:g} s per scenario, 20-word texts"
+        )
         print(f"{'perturbation':14} {'batch':>5} {'req/s':>9} {'pert/s':>10} {'p50 ms':>8} {'p99 ms':>8}")
         for name, params in SCENARIOS:
             for batch in (1, 100):
                 row = run(port, name, params, batch, args.seconds, args.connections)
                 rows.append(row)
-                print(f"{name:14} {batch:5d} {row['requests_per_s']:9.0f} "
-                      f"{row['perturbations_per_s']:10.0f} {row['p50_ms']:8.2f} {row['p99_ms']:8.2f}")
+                print(
+                    f"{name:14} {batch:5d} {row['requests_per_s']:9.0f} "
+                    f"{row['perturbations_per_s']:10.0f} {row['p50_ms']:8.2f} {row['p99_ms']:8.2f}"
+                )
     finally:
         server.terminate()
         server.wait(10)
     batched = [r["perturbations_per_s"] for r in rows if r["batch"] == 100]
-    print(f"\nmedian perturbations/s with 100-text batches: {statistics.median(batched):,.0f} "
-          "(target ≥ 20,000)")
+    print(
+        f"\nmedian perturbations/s with 100-text batches: {statistics.median(batched):,.0f} (target ≥ 20,000)"
+    )
     if args.json:
         pathlib.Path(args.json).write_text(json.dumps(rows, indent=1))
     return 0

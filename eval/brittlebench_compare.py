@@ -78,8 +78,9 @@ def compare() -> dict:
         for seed in SEEDS:
             for text in texts:
                 native = perturber.perturb(text, spec.name, NATIVE_PARAMS.get(spec.name), seed)
-                tier = perturber.perturb(text, spec.name, TIER_PARAMS.get(spec.name), seed,
-                                         category="brittlebench")
+                tier = perturber.perturb(
+                    text, spec.name, TIER_PARAMS.get(spec.name), seed, category="brittlebench"
+                )
                 entry["pairs"] += 1
                 if native == tier:
                     entry["identical"] += 1
@@ -97,14 +98,16 @@ def markdown(table: dict) -> str:
             lines.append(f"| {name} | 0 | - | - | not compared: {e['not_comparable']} |")
             continue
         why = "; ".join(f"{r} ({n})" for r, n in sorted(e["reasons"].items(), key=lambda x: -x[1]))
-        lines.append(f"| {name} | {e['pairs']} | {e['identical']} | {e['pairs'] - e['identical']} "
-                     f"| {why or '-'} |")
+        lines.append(
+            f"| {name} | {e['pairs']} | {e['identical']} | {e['pairs'] - e['identical']} | {why or '-'} |"
+        )
     return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--json", help="also write the counts as JSON")
     args = parser.parse_args(argv)
     if not VECTORS.is_dir():

@@ -27,22 +27,33 @@ def counts(entries: list[dict]) -> dict:
     """
     out = {}
     for field in FIELDS:
-        out[field] = dict(collections.Counter(str(e[field]).lower() if isinstance(e[field], bool)
-                                              else e[field] for e in entries))
+        out[field] = dict(
+            collections.Counter(
+                str(e[field]).lower() if isinstance(e[field], bool) else e[field] for e in entries
+            )
+        )
     return out
 
 
 def main() -> int:
     entries = perturber.list_perturbations()
-    data = {"entries": len(entries), "catalog_digest": perturber.catalog_digest(),
-            "counts": counts(entries), "names": [f"{e['category']}/{e['name']}" for e in entries]}
-    lines = ["## Catalog", "", f"{len(entries)} entries; catalog digest "
-             f"`{data['catalog_digest']}` (`perturber.catalog_digest()`, also served by "
-             "`GET /version`).", ""]
+    data = {
+        "entries": len(entries),
+        "catalog_digest": perturber.catalog_digest(),
+        "counts": counts(entries),
+        "names": [f"{e['category']}/{e['name']}" for e in entries],
+    }
+    lines = [
+        "## Catalog",
+        "",
+        f"{len(entries)} entries; catalog digest "
+        f"`{data['catalog_digest']}` (`perturber.catalog_digest()`, also served by "
+        "`GET /version`).",
+        "",
+    ]
     titles = {"in_scope": "in scope", "seed_sensitive": "seed-sensitive"}
     for field, values in data["counts"].items():
-        lines.append(f"* **{titles.get(field, field)}**: "
-                     + ", ".join(f"{k} {v}" for k, v in values.items()))
+        lines.append(f"* **{titles.get(field, field)}**: " + ", ".join(f"{k} {v}" for k, v in values.items()))
     kit.write_outputs("catalog", data, "\n".join(lines))
     print(f"  [catalog] {len(entries)} entries, digest {data['catalog_digest'][:12]}…", flush=True)
     return 0

@@ -86,19 +86,26 @@ DEFAULT_PERTURBATIONS = ("baseline", "typos", "zero_width", "quotes", "reorder_p
 LENGTHS = {"20w": None, "2KB": 2048, "20KB": 20480}
 BATCHES = (1, 10, 100)
 COLD_START_RATE = 0.01
-MODEL_TEXT = ("Lambda duration at memory M = local_ms x max(1, 1769/M): CPU share is proportional to "
-              "memory up to 1,769 MB (= 1 vCPU) and this single-threaded code gets no faster above; "
-              "one local core is taken as one Lambda vCPU.")
+MODEL_TEXT = (
+    "Lambda duration at memory M = local_ms x max(1, 1769/M): CPU share is proportional to "
+    "memory up to 1,769 MB (= 1 vCPU) and this single-threaded code gets no faster above; "
+    "one local core is taken as one Lambda vCPU."
+)
 
-SENTENCE_20W = ("Please tell me quickly which famous European city hosted the summer games in 1992 "
-                "and why it mattered so much.")
-PARAGRAPH = ("The committee reviewed the proposal on Tuesday and agreed that the new library would "
-             "open in the spring. Residents asked whether the reading room could stay open late, "
-             "and the director said it would, at least on weekdays. Funding comes from the city and "
-             "from a private donor who prefers to remain anonymous. ")
+SENTENCE_20W = (
+    "Please tell me quickly which famous European city hosted the summer games in 1992 "
+    "and why it mattered so much."
+)
+PARAGRAPH = (
+    "The committee reviewed the proposal on Tuesday and agreed that the new library would "
+    "open in the spring. Residents asked whether the reading room could stay open late, "
+    "and the director said it would, at least on weekdays. Funding comes from the city and "
+    "from a private donor who prefers to remain anonymous. "
+)
 
 
 # -- prices -----------------------------------------------------------------------------------
+
 
 def billed_ms(duration_ms: float) -> int:
     """Lambda bills in 1 ms steps, rounded up (at least 1 ms)."""
@@ -129,9 +136,16 @@ class CallCost:
         return self.total * 1e6
 
 
-def call_cost(duration_ms: float, memory_mb: int, arch: str = "arm64", gateway: str = "http",
-              payload_bytes: int = 0, cold_start_rate: float = 0.0, init_ms: float = 0.0,
-              already_billed: bool = False) -> CallCost:
+def call_cost(
+    duration_ms: float,
+    memory_mb: int,
+    arch: str = "arm64",
+    gateway: str = "http",
+    payload_bytes: int = 0,
+    cold_start_rate: float = 0.0,
+    init_ms: float = 0.0,
+    already_billed: bool = False,
+) -> CallCost:
     """Cost of one call. ``already_billed``: ``duration_ms`` is a (mean of) Billed Duration."""
     if arch not in PRICE_GB_S:
         raise ValueError(f"arch must be one of {sorted(PRICE_GB_S)}")
@@ -140,8 +154,12 @@ def call_cost(duration_ms: float, memory_mb: int, arch: str = "arm64", gateway: 
     gb = memory_mb / 1024
     ms = duration_ms if already_billed else billed_ms(duration_ms)
     init = cold_start_rate * PRICE_GB_S[arch] * gb * billed_ms(init_ms) / 1000 if init_ms > 0 else 0.0
-    return CallCost(compute=PRICE_GB_S[arch] * gb * ms / 1000, request=PRICE_REQUEST,
-                    gateway=PRICE_GATEWAY[gateway] * gateway_units(gateway, payload_bytes), init=init)
+    return CallCost(
+        compute=PRICE_GB_S[arch] * gb * ms / 1000,
+        request=PRICE_REQUEST,
+        gateway=PRICE_GATEWAY[gateway] * gateway_units(gateway, payload_bytes),
+        init=init,
+    )
 
 
 PRICE_SNAPSTART_CACHE_GB_S = 0.0000015046
@@ -150,9 +168,15 @@ SNAPSTART_MIN_CACHE_S = 3 * 3600
 SECONDS_PER_MONTH = 30 * 24 * 3600
 
 
-def snapstart_monthly(memory_mb: int, cold_starts: float, init_ms: float, arch: str = "arm64",
-                      versions: int = 1, hook_ms: float = 0.0,
-                      cached_s: float = SECONDS_PER_MONTH) -> dict:
+def snapstart_monthly(
+    memory_mb: int,
+    cold_starts: float,
+    init_ms: float,
+    arch: str = "arm64",
+    versions: int = 1,
+    hook_ms: float = 0.0,
+    cached_s: float = SECONDS_PER_MONTH,
+) -> dict:
     """Monthly $ of cold starts without and with SnapStart (cache + restores).
 
     >>> row = snapstart_monthly(512, 0, 400)
@@ -164,9 +188,16 @@ def snapstart_monthly(memory_mb: int, cold_starts: float, init_ms: float, arch: 
     hooks = PRICE_GB_S[arch] * gb * billed_ms(hook_ms) / 1000 if hook_ms > 0 else 0.0
     cache = versions * PRICE_SNAPSTART_CACHE_GB_S * gb * max(cached_s, SNAPSTART_MIN_CACHE_S)
     restores = cold_starts * (PRICE_SNAPSTART_RESTORE_GB * gb + hooks)
-    return {"memory_mb": memory_mb, "cold_starts": cold_starts, "init_ms": init_ms,
-            "without": without, "cache": cache, "restores": restores,
-            "with_snapstart": cache + restores, "extra": cache + restores - without}
+    return {
+        "memory_mb": memory_mb,
+        "cold_starts": cold_starts,
+        "init_ms": init_ms,
+        "without": without,
+        "cache": cache,
+        "restores": restores,
+        "with_snapstart": cache + restores,
+        "extra": cache + restores - without,
+    }
 
 
 def snapstart_break_even_init_ms(arch: str = "arm64", hook_ms: float = 0.0) -> float:
@@ -185,12 +216,18 @@ def modeled_ms(local_ms: float, memory_mb: int) -> float:
 # -- REPORT lines -----------------------------------------------------------------------------
 
 _REPORT_FIELDS = {
-    "Duration": "duration_ms", "Billed Duration": "billed_ms", "Memory Size": "memory_mb",
-    "Max Memory Used": "max_memory_mb", "Init Duration": "init_ms",
-    "Restore Duration": "restore_ms", "Billed Restore Duration": "billed_restore_ms",
+    "Duration": "duration_ms",
+    "Billed Duration": "billed_ms",
+    "Memory Size": "memory_mb",
+    "Max Memory Used": "max_memory_mb",
+    "Init Duration": "init_ms",
+    "Restore Duration": "restore_ms",
+    "Billed Restore Duration": "billed_restore_ms",
 }
-_FIELD_RE = re.compile(r"(Billed Restore Duration|Restore Duration|Billed Duration|Init Duration|"
-                       r"Max Memory Used|Memory Size|Duration): ([0-9.]+) (ms|MB)")
+_FIELD_RE = re.compile(
+    r"(Billed Restore Duration|Restore Duration|Billed Duration|Init Duration|"
+    r"Max Memory Used|Memory Size|Duration): ([0-9.]+) (ms|MB)"
+)
 
 
 def parse_report(line: str) -> dict | None:
@@ -217,11 +254,12 @@ def trimmed_mean(values, discard: float = 0.2) -> float:
     if not ordered:
         raise ValueError("no values")
     k = int(len(ordered) * discard)
-    kept = ordered[k:len(ordered) - k] or ordered
+    kept = ordered[k : len(ordered) - k] or ordered
     return sum(kept) / len(kept)
 
 
 # -- events -----------------------------------------------------------------------------------
+
 
 def sample_text(length: str, family: str) -> str:
     """The input for one scenario: 20 words, or ~2 KB / ~20 KB (a JSON Schema for schema entries)."""
@@ -256,8 +294,9 @@ def catalog_entry(name: str) -> tuple[str, str]:
 def api_event(path: str, body: dict) -> dict:
     from functions.api.events import http_api_event
 
-    return http_api_event("POST", path, headers={"content-type": "application/json"},
-                          body=json.dumps(body).encode("utf-8"))
+    return http_api_event(
+        "POST", path, headers={"content-type": "application/json"}, body=json.dumps(body).encode("utf-8")
+    )
 
 
 def scenario_event(name: str, category: str, family: str, length: str, batch: int) -> tuple[dict, int]:
@@ -268,26 +307,31 @@ def scenario_event(name: str, category: str, family: str, length: str, batch: in
 
 # -- local sweep ------------------------------------------------------------------------------
 
+
 def measure_init_ms(runs: int = 5, warm_synonym: bool = False) -> float:
     """Median cold import time of functions.api.handler in fresh interpreters (ms)."""
-    code = ("import time; t = time.perf_counter(); import functions.api.handler; "
-            "print((time.perf_counter() - t) * 1000)")
+    code = (
+        "import time; t = time.perf_counter(); import functions.api.handler; "
+        "print((time.perf_counter() - t) * 1000)"
+    )
     env = {k: v for k, v in os.environ.items() if k != "PERTURBER_WARM_SYNONYM"}
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     if warm_synonym:
         env["PERTURBER_WARM_SYNONYM"] = "1"
     samples = []
     for _ in range(runs):
-        proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
-                              text=True, timeout=300)
+        proc = subprocess.run(
+            [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+        )
         if proc.returncode != 0:
             raise RuntimeError(f"import functions.api.handler failed: {proc.stderr.strip()[-500:]}")
         samples.append(float(proc.stdout.strip().splitlines()[-1]))
     return statistics.median(samples)
 
 
-def local_sweep(perturbations, lengths, batches, repeats: int = 7, budget_s: float = 20.0,
-                log=print) -> list[dict]:
+def local_sweep(
+    perturbations, lengths, batches, repeats: int = 7, budget_s: float = 20.0, log=print
+) -> list[dict]:
     """Median in-process handler time per (perturbation, length, batch)."""
     import perturber
     from functions.api.events import LocalContext, response_body
@@ -305,8 +349,10 @@ def local_sweep(perturbations, lengths, batches, repeats: int = 7, budget_s: flo
                 event, request_bytes = scenario_event(name, entry["category"], entry["family"], length, batch)
                 response = handler(event, LocalContext())  # warm-up (and check)
                 if response["statusCode"] != 200:
-                    log(f"cost: {name} {length} x{batch}: HTTP {response['statusCode']} "
-                        f"{response_body(response)[:200]!r}, skipped")
+                    log(
+                        f"cost: {name} {length} x{batch}: HTTP {response['statusCode']} "
+                        f"{response_body(response)[:200]!r}, skipped"
+                    )
                     continue
                 response_bytes = len(response_body(response))
                 samples, started = [], time.perf_counter()
@@ -316,12 +362,22 @@ def local_sweep(perturbations, lengths, batches, repeats: int = 7, budget_s: flo
                     samples.append((time.perf_counter() - t) * 1000)
                     if len(samples) >= 3 and time.perf_counter() - started > budget_s:
                         break
-                rows.append({"perturbation": name, "category": entry["category"], "length": length,
-                             "batch": batch, "request_bytes": request_bytes,
-                             "response_bytes": response_bytes, "runs": len(samples),
-                             "local_ms": statistics.median(samples)})
-                log(f"cost: {name:20s} {length:>5s} x{batch:<4d} median {rows[-1]['local_ms']:9.2f} ms "
-                    f"({len(samples)} runs)")
+                rows.append(
+                    {
+                        "perturbation": name,
+                        "category": entry["category"],
+                        "length": length,
+                        "batch": batch,
+                        "request_bytes": request_bytes,
+                        "response_bytes": response_bytes,
+                        "runs": len(samples),
+                        "local_ms": statistics.median(samples),
+                    }
+                )
+                log(
+                    f"cost: {name:20s} {length:>5s} x{batch:<4d} median {rows[-1]['local_ms']:9.2f} ms "
+                    f"({len(samples)} runs)"
+                )
     return rows
 
 
@@ -330,25 +386,53 @@ def price_local(rows, memories, arch, gateway, cold_start_rate, init_ms) -> list
     for row in rows:
         for memory in memories:
             ms = modeled_ms(row["local_ms"], memory)
-            cost = call_cost(ms, memory, arch, gateway, max(row["request_bytes"], row["response_bytes"]),
-                             cold_start_rate, init_ms)
-            priced.append({**row, "scenario": f"{row['perturbation']} {row['length']} x{row['batch']}",
-                           "memory_mb": memory, "duration_ms": round(ms, 3), "billed_ms": billed_ms(ms),
-                           **_cost_columns(cost, row["batch"])})
+            cost = call_cost(
+                ms,
+                memory,
+                arch,
+                gateway,
+                max(row["request_bytes"], row["response_bytes"]),
+                cold_start_rate,
+                init_ms,
+            )
+            priced.append(
+                {
+                    **row,
+                    "scenario": f"{row['perturbation']} {row['length']} x{row['batch']}",
+                    "memory_mb": memory,
+                    "duration_ms": round(ms, 3),
+                    "billed_ms": billed_ms(ms),
+                    **_cost_columns(cost, row["batch"]),
+                }
+            )
     return priced
 
 
 def _cost_columns(cost: CallCost, batch: int) -> dict:
-    return {"usd_compute": cost.compute, "usd_request": cost.request, "usd_gateway": cost.gateway,
-            "usd_init": cost.init, "usd_per_call": cost.total,
-            "usd_per_million_calls": round(cost.per_million, 4),
-            "usd_per_million_texts": round(cost.per_million / batch, 4)}
+    return {
+        "usd_compute": cost.compute,
+        "usd_request": cost.request,
+        "usd_gateway": cost.gateway,
+        "usd_init": cost.init,
+        "usd_per_call": cost.total,
+        "usd_per_million_calls": round(cost.per_million, 4),
+        "usd_per_million_texts": round(cost.per_million / batch, 4),
+    }
 
 
 # -- real sweep -------------------------------------------------------------------------------
 
-def function_sweep(client, function_name: str, memories, event: dict, invocations: int = 20,
-                   discard: float = 0.2, restore: bool = True, log=print) -> list[dict]:
+
+def function_sweep(
+    client,
+    function_name: str,
+    memories,
+    event: dict,
+    invocations: int = 20,
+    discard: float = 0.2,
+    restore: bool = True,
+    log=print,
+) -> list[dict]:
     """Measure ``function_name`` at each memory size from the REPORT lines of invoke log tails."""
     original = client.get_function_configuration(FunctionName=function_name)
     payload = json.dumps(event).encode("utf-8")
@@ -359,8 +443,12 @@ def function_sweep(client, function_name: str, memories, event: dict, invocation
             aws.wait_updated(client, function_name)
             reports, errors, missing, response_bytes = [], 0, 0, 0
             for _ in range(invocations):
-                resp = client.invoke(FunctionName=function_name, InvocationType="RequestResponse",
-                                     LogType="Tail", Payload=payload)
+                resp = client.invoke(
+                    FunctionName=function_name,
+                    InvocationType="RequestResponse",
+                    LogType="Tail",
+                    Payload=payload,
+                )
                 body = resp["Payload"].read()
                 response_bytes = max(response_bytes, len(body))
                 if resp.get("FunctionError") or not _ok_proxy_response(body):
@@ -373,17 +461,27 @@ def function_sweep(client, function_name: str, memories, event: dict, invocation
                     missing += 1
             warm = [r for r in reports if r.get("init_ms") is None]
             cold = [r for r in reports if r.get("init_ms") is not None]
-            row = {"memory_mb": memory, "invocations": invocations, "reports": len(reports),
-                   "missing_reports": missing, "errors": errors, "cold_starts": len(cold),
-                   "duration_ms": trimmed_mean([r["duration_ms"] for r in warm], discard) if warm else None,
-                   "billed_ms": trimmed_mean([r["billed_ms"] for r in warm], discard) if warm else None,
-                   "init_ms": statistics.mean(r["init_ms"] for r in cold) if cold else None,
-                   "max_memory_used_mb": max((r.get("max_memory_mb") or 0) for r in reports) if reports else None,
-                   "response_bytes": response_bytes}
+            row = {
+                "memory_mb": memory,
+                "invocations": invocations,
+                "reports": len(reports),
+                "missing_reports": missing,
+                "errors": errors,
+                "cold_starts": len(cold),
+                "duration_ms": trimmed_mean([r["duration_ms"] for r in warm], discard) if warm else None,
+                "billed_ms": trimmed_mean([r["billed_ms"] for r in warm], discard) if warm else None,
+                "init_ms": statistics.mean(r["init_ms"] for r in cold) if cold else None,
+                "max_memory_used_mb": max((r.get("max_memory_mb") or 0) for r in reports)
+                if reports
+                else None,
+                "response_bytes": response_bytes,
+            }
             results.append(row)
-            log(f"cost: {function_name} @ {memory} MB: {len(warm)} warm, {len(cold)} cold, "
+            log(
+                f"cost: {function_name} @ {memory} MB: {len(warm)} warm, {len(cold)} cold, "
                 f"billed {row['billed_ms']} ms (trimmed mean), init {row['init_ms']} ms, "
-                f"{errors} errors, {missing} without REPORT")
+                f"{errors} errors, {missing} without REPORT"
+            )
     finally:
         before = original.get("MemorySize")
         if restore and memories and before is not None and before != memories[-1]:
@@ -405,25 +503,40 @@ def price_measured(rows, arch, gateway, cold_start_rate, init_ms, request_bytes,
         if row["billed_ms"] is None:
             continue
         init = init_ms if init_ms is not None else (row["init_ms"] or 0.0)
-        cost = call_cost(row["billed_ms"], row["memory_mb"], arch, gateway,
-                         max(request_bytes, row["response_bytes"]), cold_start_rate, init,
-                         already_billed=True)
+        cost = call_cost(
+            row["billed_ms"],
+            row["memory_mb"],
+            arch,
+            gateway,
+            max(request_bytes, row["response_bytes"]),
+            cold_start_rate,
+            init,
+            already_billed=True,
+        )
         priced.append({**row, "scenario": label, "init_ms_priced": init, **_cost_columns(cost, batch)})
     return priced
 
 
 # -- output -----------------------------------------------------------------------------------
 
-def write_outputs(priced: list[dict], out_dir: pathlib.Path, stem: str, header: list[str],
-                  columns: list[str]) -> dict[str, pathlib.Path]:
+
+def write_outputs(
+    priced: list[dict], out_dir: pathlib.Path, stem: str, header: list[str], columns: list[str]
+) -> dict[str, pathlib.Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = {ext: out_dir / f"{stem}.{ext}" for ext in ("csv", "md", "png")}
     with paths["csv"].open("w", newline="", encoding="utf-8") as fh:
         writer = csv.DictWriter(fh, fieldnames=list(priced[0]) if priced else columns, extrasaction="ignore")
         writer.writeheader()
         writer.writerows(priced)
-    lines = [f"# {stem}", "", *header, "", "| " + " | ".join(columns) + " |",
-             "|" + "|".join("---" for _ in columns) + "|"]
+    lines = [
+        f"# {stem}",
+        "",
+        *header,
+        "",
+        "| " + " | ".join(columns) + " |",
+        "|" + "|".join("---" for _ in columns) + "|",
+    ]
     for row in priced:
         lines.append("| " + " | ".join(_fmt(row.get(c)) for c in columns) + " |")
     paths["md"].write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -450,16 +563,26 @@ def _plot(priced: list[dict], path: pathlib.Path, title: str, subtitle: str) -> 
     for row in priced:
         series.setdefault(row["scenario"], []).append((row["memory_mb"], row["usd_per_million_calls"]))
     parts = {label: (label.split() + ["", "", ""])[:3] for label in series}
-    colours = {name: plt.get_cmap("tab10")(i % 10)
-               for i, name in enumerate(dict.fromkeys(p[0] for p in parts.values()))}
+    colours = {
+        name: plt.get_cmap("tab10")(i % 10)
+        for i, name in enumerate(dict.fromkeys(p[0] for p in parts.values()))
+    }
     styles = dict(zip(dict.fromkeys(p[1] for p in parts.values()), ["-", "--", ":", "-."] * 4))
     markers = dict(zip(dict.fromkeys(p[2] for p in parts.values()), ["o", "s", "^", "D", "v"] * 4))
     fig, ax = plt.subplots(figsize=(11, 6.5))
     for label, points in series.items():
         name, length, batch = parts[label]
         points.sort()
-        ax.plot([p[0] for p in points], [p[1] for p in points], color=colours[name],
-                linestyle=styles[length], marker=markers[batch], markersize=4, linewidth=1.2, label=label)
+        ax.plot(
+            [p[0] for p in points],
+            [p[1] for p in points],
+            color=colours[name],
+            linestyle=styles[length],
+            marker=markers[batch],
+            markersize=4,
+            linewidth=1.2,
+            label=label,
+        )
     memories = sorted({row["memory_mb"] for row in priced})
     ax.set_xscale("log", base=2)
     ax.set_xticks(memories, [str(m) for m in memories], fontsize=8, rotation=45)
@@ -470,8 +593,9 @@ def _plot(priced: list[dict], path: pathlib.Path, title: str, subtitle: str) -> 
     ax.set_title(title + "\n" + "\n".join(textwrap.wrap(subtitle, 110)), fontsize=9)
     ax.grid(True, which="both", alpha=0.3)
     if series:
-        ax.legend(fontsize=6, ncol=1 if len(series) <= 20 else 2, loc="center left",
-                  bbox_to_anchor=(1.01, 0.5))
+        ax.legend(
+            fontsize=6, ncol=1 if len(series) <= 20 else 2, loc="center left", bbox_to_anchor=(1.01, 0.5)
+        )
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -479,21 +603,30 @@ def _plot(priced: list[dict], path: pathlib.Path, title: str, subtitle: str) -> 
 
 # -- CLI --------------------------------------------------------------------------------------
 
+
 def _csv_list(text: str, kind=str) -> list:
     return [kind(part.strip()) for part in text.split(",") if part.strip()]
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python eval/cost.py", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python eval/cost.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--local", action="store_true", help="in-process handler + duration model")
     mode.add_argument("--function-name", help="measure this deployed function (boto3)")
-    parser.add_argument("--arch", choices=sorted(PRICE_GB_S),
-                        help="price architecture (default: arm64 locally, the function's otherwise)")
+    parser.add_argument(
+        "--arch",
+        choices=sorted(PRICE_GB_S),
+        help="price architecture (default: arm64 locally, the function's otherwise)",
+    )
     parser.add_argument("--gateway", choices=sorted(PRICE_GATEWAY), default="http")
-    parser.add_argument("--cold-start-rate", type=float, default=COLD_START_RATE,
-                        help=f"fraction of calls that start a new environment (default {COLD_START_RATE})")
+    parser.add_argument(
+        "--cold-start-rate",
+        type=float,
+        default=COLD_START_RATE,
+        help=f"fraction of calls that start a new environment (default {COLD_START_RATE})",
+    )
     parser.add_argument("--init-ms", type=float, help="INIT duration to price (default: measured)")
     parser.add_argument("--memory", default=",".join(map(str, MEMORY_SIZES)), help="memory sizes, MB")
     parser.add_argument("--perturbations", default=",".join(DEFAULT_PERTURBATIONS))
@@ -504,8 +637,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--region", help="remote: AWS region (default AWS_REGION or us-east-1)")
     parser.add_argument("--no-restore", action="store_true", help="remote: keep the last memory size")
     parser.add_argument("--out", default=str(OUT_DIR), help="output directory (default eval/out)")
-    parser.add_argument("--snapstart", type=float, metavar="COLD_STARTS_PER_MONTH",
-                        help="also print SnapStart's monthly cost against billed INITs")
+    parser.add_argument(
+        "--snapstart",
+        type=float,
+        metavar="COLD_STARTS_PER_MONTH",
+        help="also print SnapStart's monthly cost against billed INITs",
+    )
     args = parser.parse_args(argv)
     if args.snapstart is not None and args.snapstart < 0:
         parser.error("--snapstart: cold starts per month must be >= 0")
@@ -527,20 +664,30 @@ def main(argv: list[str] | None = None) -> int:
         if init_ms is None:
             init_ms = measure_init_ms()
             init_note = "measured: cold import of functions.api.handler, fresh process, median of 5"
-        rows = local_sweep(_csv_list(args.perturbations), lengths, _csv_list(args.batches, int),
-                           args.repeats)
+        rows = local_sweep(_csv_list(args.perturbations), lengths, _csv_list(args.batches, int), args.repeats)
         if not rows:
             print("cost: nothing measured", file=sys.stderr)
             return 1
         priced = price_local(rows, memories, arch, args.gateway, args.cold_start_rate, init_ms)
-        header = [f"local model, {arch}, gateway {args.gateway}, cold-start rate {args.cold_start_rate}, "
-                  f"init {init_ms:.0f} ms ({init_note})",
-                  "", f"Model: {MODEL_TEXT} INIT is priced at M without scaling.",
-                  "Price: $0.20/M requests + GB-s (arm64 $0.0000133334, x86_64 $0.0000166667) x billed ms "
-                  "(1 ms, rounded up) + API Gateway (HTTP $1.00/M per 512 KB, REST $3.50/M, URL $0) "
-                  "+ cold-start rate x INIT GB-s."]
-        columns = ["scenario", "memory_mb", "local_ms", "duration_ms", "billed_ms", "request_bytes",
-                   "usd_per_million_calls", "usd_per_million_texts"]
+        header = [
+            f"local model, {arch}, gateway {args.gateway}, cold-start rate {args.cold_start_rate}, "
+            f"init {init_ms:.0f} ms ({init_note})",
+            "",
+            f"Model: {MODEL_TEXT} INIT is priced at M without scaling.",
+            "Price: $0.20/M requests + GB-s (arm64 $0.0000133334, x86_64 $0.0000166667) x billed ms "
+            "(1 ms, rounded up) + API Gateway (HTTP $1.00/M per 512 KB, REST $3.50/M, URL $0) "
+            "+ cold-start rate x INIT GB-s.",
+        ]
+        columns = [
+            "scenario",
+            "memory_mb",
+            "local_ms",
+            "duration_ms",
+            "billed_ms",
+            "request_bytes",
+            "usd_per_million_calls",
+            "usd_per_million_texts",
+        ]
         paths = write_outputs(priced, out_dir, "cost-local", header, columns)
         _print_headline(priced, arch, args.gateway)
     else:
@@ -551,24 +698,41 @@ def main(argv: list[str] | None = None) -> int:
             client = boto3.client("lambda", region_name=region)
             config = client.get_function_configuration(FunctionName=args.function_name)
         except Exception as err:
-            print(f"cost: error: cannot read {args.function_name}: {type(err).__name__}: {err}", file=sys.stderr)
+            print(
+                f"cost: error: cannot read {args.function_name}: {type(err).__name__}: {err}", file=sys.stderr
+            )
             return 1
         arch = args.arch or (config.get("Architectures") or ["x86_64"])[0]
         name = _csv_list(args.perturbations)[0]
         length, batch = lengths[0], _csv_list(args.batches, int)[0]
         category, family = catalog_entry(name)
         event, request_bytes = scenario_event(name, category, family, length, batch)
-        rows = function_sweep(client, args.function_name, memories, event, args.invocations,
-                              restore=not args.no_restore)
+        rows = function_sweep(
+            client, args.function_name, memories, event, args.invocations, restore=not args.no_restore
+        )
         label = f"{name} {length} x{batch} (measured)"
-        priced = price_measured(rows, arch, args.gateway, args.cold_start_rate, args.init_ms,
-                                request_bytes, label, batch)
-        header = [f"{args.function_name}: measured, {arch}, gateway {args.gateway}, cold-start rate "
-                  f"{args.cold_start_rate}", "",
-                  "Durations: trimmed mean (top/bottom 20 % dropped) of warm REPORT lines; INIT: mean "
-                  "Init Duration of cold calls (or --init-ms)."]
-        columns = ["scenario", "memory_mb", "reports", "cold_starts", "errors", "duration_ms", "billed_ms",
-                   "init_ms", "max_memory_used_mb", "usd_per_million_calls"]
+        priced = price_measured(
+            rows, arch, args.gateway, args.cold_start_rate, args.init_ms, request_bytes, label, batch
+        )
+        header = [
+            f"{args.function_name}: measured, {arch}, gateway {args.gateway}, cold-start rate "
+            f"{args.cold_start_rate}",
+            "",
+            "Durations: trimmed mean (top/bottom 20 % dropped) of warm REPORT lines; INIT: mean "
+            "Init Duration of cold calls (or --init-ms).",
+        ]
+        columns = [
+            "scenario",
+            "memory_mb",
+            "reports",
+            "cold_starts",
+            "errors",
+            "duration_ms",
+            "billed_ms",
+            "init_ms",
+            "max_memory_used_mb",
+            "usd_per_million_calls",
+        ]
         safe = re.sub(r"[^A-Za-z0-9_.-]", "_", args.function_name)
         paths = write_outputs(priced, out_dir, f"cost-{safe}", header, columns)
         _print_headline(priced, arch, args.gateway)
@@ -579,20 +743,26 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _print_snapstart(memories, cold_starts: float, init_ms: float, arch: str) -> None:
-    print(f"snapstart: {cold_starts:g} cold starts/month, INIT {init_ms:.0f} ms, {arch}; a restore "
-          f"pays off only above {snapstart_break_even_init_ms(arch) / 1000:.1f} s of INIT")
+    print(
+        f"snapstart: {cold_starts:g} cold starts/month, INIT {init_ms:.0f} ms, {arch}; a restore "
+        f"pays off only above {snapstart_break_even_init_ms(arch) / 1000:.1f} s of INIT"
+    )
     for memory in memories:
         row = snapstart_monthly(memory, cold_starts, init_ms, arch)
-        print(f"snapstart: {memory} MB: INIT billed ${row['without']:.4f}/month; SnapStart "
-              f"${row['with_snapstart']:.4f}/month (cache ${row['cache']:.4f} + restores "
-              f"${row['restores']:.4f}): {'+' if row['extra'] >= 0 else '-'}${abs(row['extra']):.4f}")
+        print(
+            f"snapstart: {memory} MB: INIT billed ${row['without']:.4f}/month; SnapStart "
+            f"${row['with_snapstart']:.4f}/month (cache ${row['cache']:.4f} + restores "
+            f"${row['restores']:.4f}): {'+' if row['extra'] >= 0 else '-'}${abs(row['extra']):.4f}"
+        )
 
 
 def _print_headline(priced: list[dict], arch: str, gateway: str) -> None:
     for row in priced:
         if row["memory_mb"] == 512 and row.get("batch", 1) == 1 and row.get("length", "20w") == "20w":
-            print(f"cost: {row['scenario']} @ 512 MB {arch}, {gateway}: "
-                  f"${row['usd_per_million_calls']:.4f} per million calls")
+            print(
+                f"cost: {row['scenario']} @ 512 MB {arch}, {gateway}: "
+                f"${row['usd_per_million_calls']:.4f} per million calls"
+            )
 
 
 if __name__ == "__main__":

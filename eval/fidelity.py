@@ -50,13 +50,16 @@ def number_checker():
     """``(numbers_preserved, note)``; the function is None when unavailable."""
     try:
         from perturber import number_words
+
         number_words.numbers_preserved("three apples", "3 apples")
     except ImportError:
         return None, "numbers preserved not measured: perturber.number_words is not available"
     except perturber.PerturberError as exc:
         return None, f"numbers preserved not measured: {exc}"
-    return (number_words.numbers_preserved,
-            "numbers preserved: perturber.number_words (digits and spelled-out numbers, text2num)")
+    return (
+        number_words.numbers_preserved,
+        "numbers preserved: perturber.number_words (digits and spelled-out numbers, text2num)",
+    )
 
 
 def failures_of_json(rows, by_spec) -> dict:
@@ -73,13 +76,21 @@ def measure(specs, corpus, seeds, embedder, numbers_preserved):
     rows = []
     for n, spec in enumerate(specs, 1):
         for item in corpus:
-            for seed in (seeds if spec.seed_sensitive else seeds[:1]):
+            for seed in seeds if spec.seed_sensitive else seeds[:1]:
                 original = item["text"]
                 r = perturber.apply(original, spec.name, None, seed)
-                row = {"entry": spec.name, "family": spec.family, "id": item["id"],
-                       "kind": item["kind"], "seed": seed, "applied": r.applied,
-                       "magnitude": r.magnitude if r.applied else None,
-                       "numbers_preserved": None, "json_preserved": None, "cosine": None}
+                row = {
+                    "entry": spec.name,
+                    "family": spec.family,
+                    "id": item["id"],
+                    "kind": item["kind"],
+                    "seed": seed,
+                    "applied": r.applied,
+                    "magnitude": r.magnitude if r.applied else None,
+                    "numbers_preserved": None,
+                    "json_preserved": None,
+                    "cosine": None,
+                }
                 if r.applied:
                     if numbers_preserved is not None:
                         row["numbers_preserved"] = bool(numbers_preserved(original, r.text))
@@ -97,15 +108,19 @@ def summarise(rows: list[dict]) -> dict:
     mags = [r["magnitude"] for r in applied]
     cos = [r["cosine"] for r in applied]
     return {
-        "samples": len(rows), "applied": len(applied),
+        "samples": len(rows),
+        "applied": len(applied),
         "applied_rate": kit.rate([r["applied"] for r in rows]),
-        "magnitude_median": kit.median(mags), "magnitude_p10": kit.quantile(mags, 0.1),
-        "magnitude_p90": kit.quantile(mags, 0.9), "magnitude_max": max(mags) if mags else None,
+        "magnitude_median": kit.median(mags),
+        "magnitude_p10": kit.quantile(mags, 0.1),
+        "magnitude_p90": kit.quantile(mags, 0.9),
+        "magnitude_max": max(mags) if mags else None,
         "numbers_preserved_rate": kit.rate([r["numbers_preserved"] for r in applied]),
         "numbers_checked": sum(r["numbers_preserved"] is not None for r in applied),
         "json_preserved_rate": kit.rate([r["json_preserved"] for r in applied]),
         "json_checked": sum(r["json_preserved"] is not None for r in applied),
-        "cosine_median": kit.median(cos), "cosine_p10": kit.quantile(cos, 0.1),
+        "cosine_median": kit.median(cos),
+        "cosine_p10": kit.quantile(cos, 0.1),
         "judge_same_rate": kit.rate([r.get("judge") for r in applied]),
         "judged": sum(r.get("judge") is not None for r in applied),
     }
@@ -129,6 +144,7 @@ def synonym_yield(corpus) -> dict | None:
         from perturber import text as tm
         from perturber.perturbations.word_level import synonym as syn
         from perturber.resources import nltk_data
+
         nltk_data.wordnet()
     except perturber.PerturberError as exc:
         return {"note": f"not measured: {exc}"}
@@ -141,27 +157,39 @@ def synonym_yield(corpus) -> dict | None:
         out = []
         for name in wn.synsets(word, pos)[0].lemma_names():
             lemma = name.replace("_", " ")
-            if (lemma != word and not any(c.isupper() or c.isdigit() for c in lemma)
-                    and len(lemma.split(" ")) <= 2 and lemma not in out):
+            if (
+                lemma != word
+                and not any(c.isupper() or c.isdigit() for c in lemma)
+                and len(lemma.split(" ")) <= 2
+                and lemma not in out
+            ):
                 out.append(lemma)
         return tuple(out)
 
     tokens = sum(len(tm.word_tokens(item["text"])) for item in corpus)
     count_v1 = sum(len(syn.find_candidates(item["text"], v1)) for item in corpus)
     count_v2 = sum(len(syn.find_candidates(item["text"])) for item in corpus)
-    return {"tokens": tokens, "v1_candidates": count_v1, "v2_candidates": count_v2,
-            "v1_per_1000": round(1000 * count_v1 / tokens, 1),
-            "v2_per_1000": round(1000 * count_v2 / tokens, 1)}
+    return {
+        "tokens": tokens,
+        "v1_candidates": count_v1,
+        "v2_candidates": count_v2,
+        "v1_per_1000": round(1000 * count_v1 / tokens, 1),
+        "v2_per_1000": round(1000 * count_v2 / tokens, 1),
+    }
 
 
 def figure(families: dict, control: dict, path) -> str | None:
     """PNG: per family, median embedding similarity vs median magnitude."""
-    points = {f: s for f, s in families.items()
-              if s["cosine_median"] is not None and s["magnitude_median"] is not None}
+    points = {
+        f: s
+        for f, s in families.items()
+        if s["cosine_median"] is not None and s["magnitude_median"] is not None
+    }
     if not points:
         return None
     try:
         import matplotlib
+
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
@@ -169,11 +197,21 @@ def figure(families: dict, control: dict, path) -> str | None:
     fig, ax = plt.subplots(figsize=(7, 5), dpi=120)
     for name, s in points.items():
         ax.scatter(s["magnitude_median"], s["cosine_median"], color="tab:blue")
-        ax.annotate(name, (s["magnitude_median"], s["cosine_median"]), fontsize=8,
-                    xytext=(4, 3), textcoords="offset points")
+        ax.annotate(
+            name,
+            (s["magnitude_median"], s["cosine_median"]),
+            fontsize=8,
+            xytext=(4, 3),
+            textcoords="offset points",
+        )
     if control.get("cosine_median") is not None:
-        ax.scatter(control["magnitude_median"], control["cosine_median"], color="tab:red",
-                   marker="x", label="negative control (out of scope / directional)")
+        ax.scatter(
+            control["magnitude_median"],
+            control["cosine_median"],
+            color="tab:red",
+            marker="x",
+            label="negative control (out of scope / directional)",
+        )
         ax.legend(loc="lower left", fontsize=8)
     ax.set_xlabel("median magnitude (1 - difflib ratio), applied outputs")
     ax.set_ylabel("median cosine similarity (all-MiniLM-L6-v2)")
@@ -187,101 +225,148 @@ def figure(families: dict, control: dict, path) -> str | None:
 
 def report(data: dict) -> str:
     f = kit.fmt
-    lines = ["## Fidelity", "",
-             f"Corpus: {data['corpus']['texts']} texts written for this project "
-             f"(`eval/corpus/`, kinds: {', '.join(data['corpus']['kinds'])}); seeds "
-             f"{data['seeds']} for seed-sensitive entries, seed {data['seeds'][0]} otherwise; "
-             "default parameters. Magnitude = 1 − difflib ratio. Rates are over applied outputs "
-             "(numbers: same numbers before and after, spelled-out ones included, so a created "
-             "number counts too; JSON: texts holding a JSON region).", "",
-             "Measures available in this run:", ""]
+    lines = [
+        "## Fidelity",
+        "",
+        f"Corpus: {data['corpus']['texts']} texts written for this project "
+        f"(`eval/corpus/`, kinds: {', '.join(data['corpus']['kinds'])}); seeds "
+        f"{data['seeds']} for seed-sensitive entries, seed {data['seeds'][0]} otherwise; "
+        "default parameters. Magnitude = 1 − difflib ratio. Rates are over applied outputs "
+        "(numbers: same numbers before and after, spelled-out ones included, so a created "
+        "number counts too; JSON: texts holding a JSON region).",
+        "",
+        "Measures available in this run:",
+        "",
+    ]
     lines += [f"* {note}" for note in data["notes"]]
-    lines += ["", "### Per family (in-scope invariant entries)", "",
-              "| family | entries | applied | magnitude median | cosine median | cosine p10 "
-              "| numbers preserved | JSON preserved | judge: same |", "|---|---|---|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "### Per family (in-scope invariant entries)",
+        "",
+        "| family | entries | applied | magnitude median | cosine median | cosine p10 "
+        "| numbers preserved | JSON preserved | judge: same |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for fam, s in data["families"].items():
-        lines.append(f"| {fam} | {s['entries']} | {f(s['applied_rate'], percent=True)} "
-                     f"| {f(s['magnitude_median'])} | {f(s['cosine_median'])} | {f(s['cosine_p10'])} "
-                     f"| {f(s['numbers_preserved_rate'], percent=True)} "
-                     f"| {f(s['json_preserved_rate'], percent=True)} | {f(s['judge_same_rate'], percent=True)} |")
+        lines.append(
+            f"| {fam} | {s['entries']} | {f(s['applied_rate'], percent=True)} "
+            f"| {f(s['magnitude_median'])} | {f(s['cosine_median'])} | {f(s['cosine_p10'])} "
+            f"| {f(s['numbers_preserved_rate'], percent=True)} "
+            f"| {f(s['json_preserved_rate'], percent=True)} | {f(s['judge_same_rate'], percent=True)} |"
+        )
     c, i = data["control"], data["in_scope"]
-    lines += ["", "### Negative control", "",
-              "| group | entries | applied | magnitude median | cosine median | judge: same |",
-              "|---|---|---|---|---|---|",
-              f"| in-scope invariant | {i['entries']} | {f(i['applied_rate'], percent=True)} "
-              f"| {f(i['magnitude_median'])} | {f(i['cosine_median'])} | {f(i['judge_same_rate'], percent=True)} |",
-              f"| out of scope or directional | {c['entries']} | {f(c['applied_rate'], percent=True)} "
-              f"| {f(c['magnitude_median'])} | {f(c['cosine_median'])} | {f(c['judge_same_rate'], percent=True)} |",
-              "", f"Control scores lower: **{data['control_scores_lower']}**.", "",
-              "Reading the cosine column: the model's tokenizer (uncased BERT WordPiece) lower-cases, "
-              "strips accents and drops control and format characters, so case, diacritic, "
-              "zero-width and bidi edits score 1.000 and full-width text (no NFKC) scores near 0. "
-              "The cosine measures whether the *wording* kept its meaning; the surface noise those "
-              "entries add is what an invariance test probes in the model under test.", ""]
+    lines += [
+        "",
+        "### Negative control",
+        "",
+        "| group | entries | applied | magnitude median | cosine median | judge: same |",
+        "|---|---|---|---|---|---|",
+        f"| in-scope invariant | {i['entries']} | {f(i['applied_rate'], percent=True)} "
+        f"| {f(i['magnitude_median'])} | {f(i['cosine_median'])} | {f(i['judge_same_rate'], percent=True)} |",
+        f"| out of scope or directional | {c['entries']} | {f(c['applied_rate'], percent=True)} "
+        f"| {f(c['magnitude_median'])} | {f(c['cosine_median'])} | {f(c['judge_same_rate'], percent=True)} |",
+        "",
+        f"Control scores lower: **{data['control_scores_lower']}**.",
+        "",
+        "Reading the cosine column: the model's tokenizer (uncased BERT WordPiece) lower-cases, "
+        "strips accents and drops control and format characters, so case, diacritic, "
+        "zero-width and bidi edits score 1.000 and full-width text (no NFKC) scores near 0. "
+        "The cosine measures whether the *wording* kept its meaning; the surface noise those "
+        "entries add is what an invariance test probes in the model under test.",
+        "",
+    ]
     lines += ["### Correlations (Spearman, applied outputs)", ""]
     for name, rho in data["correlations"].items():
         lines.append(f"* {name}: {f(rho)}")
     y = data.get("synonym_yield") or {}
     lines += ["", "### `synonym` candidate yield", ""]
     if "v1_per_1000" in y:
-        lines.append(f"On {y['tokens']} word tokens: v1 {y['v1_per_1000']} candidate words per "
-                     f"1,000 tokens ({y['v1_candidates']}), v2 {y['v2_per_1000']} ({y['v2_candidates']}).")
+        lines.append(
+            f"On {y['tokens']} word tokens: v1 {y['v1_per_1000']} candidate words per "
+            f"1,000 tokens ({y['v1_candidates']}), v2 {y['v2_per_1000']} ({y['v2_candidates']})."
+        )
     else:
         lines.append(f"{y.get('note', 'not measured')}")
     if data.get("figure"):
-        lines += ["", f"![median similarity vs magnitude per family]({data['figure']}) "
-                  f"(`eval/out/{data['figure']}`)"]
-    lines += ["", "### Per entry", "",
-              "| entry | family | group | applied | magnitude median / p90 | cosine median / p10 "
-              "| numbers preserved | JSON preserved |", "|---|---|---|---|---|---|---|---|"]
+        lines += [
+            "",
+            f"![median similarity vs magnitude per family]({data['figure']}) (`eval/out/{data['figure']}`)",
+        ]
+    lines += [
+        "",
+        "### Per entry",
+        "",
+        "| entry | family | group | applied | magnitude median / p90 | cosine median / p10 "
+        "| numbers preserved | JSON preserved |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for name, s in data["entries"].items():
-        lines.append(f"| `{name}` | {s['family']} | {s['group']} | {f(s['applied_rate'], percent=True)} "
-                     f"| {f(s['magnitude_median'])} / {f(s['magnitude_p90'])} "
-                     f"| {f(s['cosine_median'])} / {f(s['cosine_p10'])} "
-                     f"| {f(s['numbers_preserved_rate'], percent=True)} ({s['numbers_checked']}) "
-                     f"| {f(s['json_preserved_rate'], percent=True)} ({s['json_checked']}) |")
+        lines.append(
+            f"| `{name}` | {s['family']} | {s['group']} | {f(s['applied_rate'], percent=True)} "
+            f"| {f(s['magnitude_median'])} / {f(s['magnitude_p90'])} "
+            f"| {f(s['cosine_median'])} / {f(s['cosine_p10'])} "
+            f"| {f(s['numbers_preserved_rate'], percent=True)} ({s['numbers_checked']}) "
+            f"| {f(s['json_preserved_rate'], percent=True)} ({s['json_checked']}) |"
+        )
     bad = data["json_failures"]
-    lines += ["", "### JSON validity", "",
-              ("Every non-exempt entry kept every JSON region valid." if not bad else
-               f"{len(bad)} non-exempt entries broke a JSON region (they are expected to until the "
-               "JSON-region protection of catalog §1.8 kind 5 lands): "
-               + ", ".join(f"`{n}` ({k})" for n, k in bad.items()) + "."),
-              f"Exempt: the {', '.join(sorted(JSON_EXEMPT_FAMILIES))} family and "
-              f"{', '.join(f'`{n}`' for n in sorted(JSON_EXEMPT_ENTRIES))}. "
-              f"Strict mode (fails the run): {'on' if data['strict_json'] else 'off'}."]
+    lines += [
+        "",
+        "### JSON validity",
+        "",
+        (
+            "Every non-exempt entry kept every JSON region valid."
+            if not bad
+            else f"{len(bad)} non-exempt entries broke a JSON region (they are expected to until the "
+            "JSON-region protection of catalog §1.8 kind 5 lands): "
+            + ", ".join(f"`{n}` ({k})" for n, k in bad.items())
+            + "."
+        ),
+        f"Exempt: the {', '.join(sorted(JSON_EXEMPT_FAMILIES))} family and "
+        f"{', '.join(f'`{n}`' for n in sorted(JSON_EXEMPT_ENTRIES))}. "
+        f"Strict mode (fails the run): {'on' if data['strict_json'] else 'off'}.",
+    ]
     return "\n".join(lines)
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--fast", action="store_true",
-                        help="seed 0 only, no embedding model, no judge (the CI subset)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--fast", action="store_true", help="seed 0 only, no embedding model, no judge (the CI subset)"
+    )
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--entries", nargs="+", metavar="NAME", help="only these entries")
-    parser.add_argument("--report-only", action="store_true",
-                        help="rewrite the report section from eval/out/fidelity.json")
+    parser.add_argument(
+        "--report-only", action="store_true", help="rewrite the report section from eval/out/fidelity.json"
+    )
     parser.add_argument("--no-embedding", action="store_true")
     parser.add_argument("--no-judge", action="store_true")
     parser.add_argument("--judge-pairs", type=int, default=JUDGE_MAX_PAIRS)
-    parser.add_argument("--strict-json", action="store_true",
-                        default=os.environ.get("PERTURBER_EVAL_STRICT_JSON") == "1",
-                        help="exit 1 when a non-exempt entry breaks a JSON region "
-                             "(also PERTURBER_EVAL_STRICT_JSON=1)")
+    parser.add_argument(
+        "--strict-json",
+        action="store_true",
+        default=os.environ.get("PERTURBER_EVAL_STRICT_JSON") == "1",
+        help="exit 1 when a non-exempt entry breaks a JSON region (also PERTURBER_EVAL_STRICT_JSON=1)",
+    )
     args = parser.parse_args(argv)
     if args.report_only:
         data = json.loads((kit.OUT / "fidelity.json").read_text(encoding="utf-8"))
-        order = registry.entries()          # catalog order, whatever order the JSON kept
+        order = registry.entries()  # catalog order, whatever order the JSON kept
         data["entries"] = {s.name: data["entries"][s.name] for s in order if s.name in data["entries"]}
-        data["families"] = {f: data["families"][f] for f in dict.fromkeys(s.family for s in order)
-                            if f in data["families"]}
+        data["families"] = {
+            f: data["families"][f] for f in dict.fromkeys(s.family for s in order) if f in data["families"]
+        }
         kit.write_outputs("fidelity", data, report(data))
         return 0
     start = time.monotonic()
     seeds = [args.seeds[0]] if args.fast else args.seeds
     corpus = kit.load_corpus()
-    specs = [s for s in registry.entries() if not s.model_backed and s.category == "native"
-             and (not args.entries or s.name in args.entries)]
+    specs = [
+        s
+        for s in registry.entries()
+        if not s.model_backed and s.category == "native" and (not args.entries or s.name in args.entries)
+    ]
     skipped = [s.name for s in registry.entries() if s.model_backed]
     notes = []
     embedder = None
@@ -289,6 +374,7 @@ def main(argv=None) -> int:
         notes.append("embedding similarity not measured (fast run / --no-embedding)")
     else:
         from embedding import load as load_embedder
+
         embedder, note = load_embedder()
         notes.append(note)
     numbers_preserved, note = number_checker()
@@ -303,6 +389,7 @@ def main(argv=None) -> int:
         notes.append("LLM judge not run (fast run / --no-judge)")
     else:
         from judge import load as load_judge
+
         judge, note = load_judge()
         notes.append(note)
         if judge is not None:
@@ -312,8 +399,11 @@ def main(argv=None) -> int:
     entries = {}
     for spec in specs:
         s = summarise([r for r in rows if r["entry"] == spec.name])
-        s.update(family=spec.family, group="control" if control_group(spec) else "in-scope",
-                 json_exempt=json_exempt(spec))
+        s.update(
+            family=spec.family,
+            group="control" if control_group(spec) else "in-scope",
+            json_exempt=json_exempt(spec),
+        )
         entries[spec.name] = s
     in_rows = [r for r in rows if not control_group(by_spec[r["entry"]])]
     ctl_rows = [r for r in rows if control_group(by_spec[r["entry"]])]
@@ -332,20 +422,30 @@ def main(argv=None) -> int:
         lower = control["judge_same_rate"] < in_scope["judge_same_rate"]
     applied = [r for r in rows if r["applied"]]
     correlations = {
-        "embedding cosine vs magnitude": kit.spearman([r["cosine"] for r in applied],
-                                                      [r["magnitude"] for r in applied]),
-        "judge vs embedding cosine": kit.spearman([r.get("judge") for r in applied],
-                                                  [r["cosine"] for r in applied]),
-        "judge vs magnitude": kit.spearman([r.get("judge") for r in applied],
-                                           [r["magnitude"] for r in applied]),
+        "embedding cosine vs magnitude": kit.spearman(
+            [r["cosine"] for r in applied], [r["magnitude"] for r in applied]
+        ),
+        "judge vs embedding cosine": kit.spearman(
+            [r.get("judge") for r in applied], [r["cosine"] for r in applied]
+        ),
+        "judge vs magnitude": kit.spearman(
+            [r.get("judge") for r in applied], [r["magnitude"] for r in applied]
+        ),
     }
     json_failures = failures_of_json(applied, by_spec)
     data = {
         "corpus": {"texts": len(corpus), "kinds": sorted({i["kind"] for i in corpus})},
-        "seeds": seeds, "notes": notes, "catalog_digest": perturber.catalog_digest(),
-        "entries": entries, "families": families, "in_scope": in_scope, "control": control,
-        "control_scores_lower": lower, "correlations": correlations,
-        "json_failures": json_failures, "strict_json": args.strict_json,
+        "seeds": seeds,
+        "notes": notes,
+        "catalog_digest": perturber.catalog_digest(),
+        "entries": entries,
+        "families": families,
+        "in_scope": in_scope,
+        "control": control,
+        "control_scores_lower": lower,
+        "correlations": correlations,
+        "json_failures": json_failures,
+        "strict_json": args.strict_json,
         "synonym_yield": synonym_yield(corpus),
         "figure": None if args.fast else figure(families, control, kit.OUT / "fidelity_families.png"),
         "seconds": round(time.monotonic() - start, 1),
@@ -354,12 +454,16 @@ def main(argv=None) -> int:
     with open(kit.OUT / "fidelity_samples.jsonl", "w", encoding="utf-8") as out:
         for r in rows:
             out.write(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n")
-    print(f"  [fidelity] in-scope median cosine {kit.fmt(in_scope['cosine_median'])}, control "
-          f"{kit.fmt(control['cosine_median'])}; JSON failures in {len(json_failures)} entries; "
-          f"{data['seconds']} s", flush=True)
+    print(
+        f"  [fidelity] in-scope median cosine {kit.fmt(in_scope['cosine_median'])}, control "
+        f"{kit.fmt(control['cosine_median'])}; JSON failures in {len(json_failures)} entries; "
+        f"{data['seconds']} s",
+        flush=True,
+    )
     if json_failures and args.strict_json:
-        print(f"  [fidelity] FAILED: JSON regions broken by {', '.join(sorted(json_failures))}",
-              file=sys.stderr)
+        print(
+            f"  [fidelity] FAILED: JSON regions broken by {', '.join(sorted(json_failures))}", file=sys.stderr
+        )
         return 1
     return 0
 

@@ -14,9 +14,11 @@ from __future__ import annotations
 import importlib
 
 SAMPLES = 3
-SYSTEM = ("You compare two prompts. Answer YES if a careful assistant would have to give the same "
-          "answer to both (same task, same facts, same constraints), ignoring spelling, "
-          "formatting and wording. Otherwise answer NO. Reply with YES or NO only.")
+SYSTEM = (
+    "You compare two prompts. Answer YES if a careful assistant would have to give the same "
+    "answer to both (same task, same facts, same constraints), ignoring spelling, "
+    "formatting and wording. Otherwise answer NO. Reply with YES or NO only."
+)
 
 
 def parse(reply: str | None) -> bool | None:
@@ -51,13 +53,17 @@ class Judge:
     def verdicts(self, pairs: list[tuple[str, str]], on_done=None) -> list[bool | None]:
         requests = []
         for original, perturbed in pairs:
-            messages = [{"role": "system", "content": SYSTEM},
-                        {"role": "user", "content": f"Prompt A:\n{original}\n\nPrompt B:\n{perturbed}"}]
-            requests += [dict(messages=messages, model=self.model, temperature=0.0, seed=k,
-                              max_tokens=3) for k in range(SAMPLES)]
+            messages = [
+                {"role": "system", "content": SYSTEM},
+                {"role": "user", "content": f"Prompt A:\n{original}\n\nPrompt B:\n{perturbed}"},
+            ]
+            requests += [
+                dict(messages=messages, model=self.model, temperature=0.0, seed=k, max_tokens=3)
+                for k in range(SAMPLES)
+            ]
         results = self.endpoint.chat_many(requests, on_done=on_done)
         votes = [None if isinstance(r, Exception) else parse(r.text) for r in results]
-        return [majority(votes[i:i + SAMPLES]) for i in range(0, len(votes), SAMPLES)]
+        return [majority(votes[i : i + SAMPLES]) for i in range(0, len(votes), SAMPLES)]
 
 
 def load() -> tuple[Judge | None, str]:
@@ -70,11 +76,14 @@ def load() -> tuple[Judge | None, str]:
         settings = llm.LLMSettings.from_env()
         model = getattr(settings, "model", None) or settings.default_model
         if not settings.base_url or not model:
-            return None, ("LLM judge not run: no endpoint configured "
-                          "(PERTURBER_LLM_BASE_URL and PERTURBER_LLM_DEFAULT_MODEL)")
+            return None, (
+                "LLM judge not run: no endpoint configured "
+                "(PERTURBER_LLM_BASE_URL and PERTURBER_LLM_DEFAULT_MODEL)"
+            )
         endpoint = llm.Endpoint.from_settings(settings)
     except Exception as exc:  # configuration errors, missing openai, missing key
         return None, f"LLM judge not run: {type(exc).__name__}: {exc}"
-    return (Judge(endpoint, model),
-            f"LLM judge: {model} at the configured endpoint, temperature 0, {SAMPLES} samples, "
-            "majority")
+    return (
+        Judge(endpoint, model),
+        f"LLM judge: {model} at the configured endpoint, temperature 0, {SAMPLES} samples, majority",
+    )

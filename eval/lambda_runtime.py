@@ -85,17 +85,20 @@ class RuntimeAPI:
                 request_id, event = api.events.get()
                 if request_id is None:  # closing: leave the client waiting, it gets killed
                     return
-                self._reply(200, json.dumps(event).encode(), {
-                    "Lambda-Runtime-Aws-Request-Id": request_id,
-                    "Lambda-Runtime-Deadline-Ms": str(int(time.time() * 1000) + 30_000),
-                    "Lambda-Runtime-Invoked-Function-Arn":
-                        "arn:aws:lambda:us-east-1:123456789012:function:perturber-api",
-                    "Lambda-Runtime-Trace-Id": "Root=1-00000000-000000000000000000000000;Sampled=0",
-                })
+                self._reply(
+                    200,
+                    json.dumps(event).encode(),
+                    {
+                        "Lambda-Runtime-Aws-Request-Id": request_id,
+                        "Lambda-Runtime-Deadline-Ms": str(int(time.time() * 1000) + 30_000),
+                        "Lambda-Runtime-Invoked-Function-Arn": "arn:aws:lambda:us-east-1:123456789012:function:perturber-api",
+                        "Lambda-Runtime-Trace-Id": "Root=1-00000000-000000000000000000000000;Sampled=0",
+                    },
+                )
 
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                parts = self.path[len(PREFIX):].strip("/").split("/")
+                parts = self.path[len(PREFIX) :].strip("/").split("/")
                 try:
                     payload = json.loads(body) if body else None
                 except ValueError:
@@ -120,8 +123,7 @@ class RuntimeAPI:
         request_id = str(uuid.uuid4())
         self.events.put((request_id, event))
         with self.done:
-            if not self.done.wait_for(lambda: request_id in self.results or self.init_error,
-                                      timeout):
+            if not self.done.wait_for(lambda: request_id in self.results or self.init_error, timeout):
                 raise TimeoutError(f"no answer to the event within {timeout} s")
         if request_id not in self.results:
             return "init_error", self.init_error
@@ -144,17 +146,27 @@ def _platform_args() -> str:
     if not plat.startswith("linux-"):
         raise RuntimeError(f"the runtime-client harness needs Linux, not {plat}")
     version = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    return (f"--platform manylinux2014_{plat.split('-', 1)[1]} --only-binary=:all: "
-            f"--python-version {version} --implementation cp")
+    return (
+        f"--platform manylinux2014_{plat.split('-', 1)[1]} --only-binary=:all: "
+        f"--python-version {version} --implementation cp"
+    )
 
 
 def build_function(dest: pathlib.Path, repo: pathlib.Path = ROOT) -> pathlib.Path:
     """``make -f infra/Makefile build-ApiFunction`` of ``repo`` for this machine, made read-only."""
     version = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    cmd = ["make", "-s", "-f", str(repo / "infra" / "Makefile"), "build-ApiFunction",
-           f"ARTIFACTS_DIR={dest}", f"PYTHON={sys.executable}",
-           f"PIP_PLATFORM_ARGS={_platform_args()}",
-           f"TARGET_PYTHON={sys.executable}", f"TARGET_PYTHON_VERSION={version}"]
+    cmd = [
+        "make",
+        "-s",
+        "-f",
+        str(repo / "infra" / "Makefile"),
+        "build-ApiFunction",
+        f"ARTIFACTS_DIR={dest}",
+        f"PYTHON={sys.executable}",
+        f"PIP_PLATFORM_ARGS={_platform_args()}",
+        f"TARGET_PYTHON={sys.executable}",
+        f"TARGET_PYTHON_VERSION={version}",
+    ]
     done = subprocess.run(cmd, cwd=repo, capture_output=True, text=True)
     if done.returncode:
         raise RuntimeError(f"{' '.join(cmd[:5])} failed:\n{done.stderr[-3000:]}")
@@ -179,20 +191,33 @@ def runtime_dir(dest: pathlib.Path) -> pathlib.Path:
     return dest
 
 
-def function_environment(task_root: pathlib.Path, runtime: pathlib.Path, api: RuntimeAPI,
-                         nltk_data: pathlib.Path | None = None, **extra: str) -> dict:
+def function_environment(
+    task_root: pathlib.Path,
+    runtime: pathlib.Path,
+    api: RuntimeAPI,
+    nltk_data: pathlib.Path | None = None,
+    **extra: str,
+) -> dict:
     """Lambda's environment variables for the function plus those of infra/template.yaml."""
     version = f"{sys.version_info[0]}.{sys.version_info[1]}"
     env = {
-        "AWS_LAMBDA_RUNTIME_API": api.address, "LAMBDA_TASK_ROOT": str(task_root),
-        "LAMBDA_RUNTIME_DIR": str(runtime), "_HANDLER": HANDLER,
+        "AWS_LAMBDA_RUNTIME_API": api.address,
+        "LAMBDA_TASK_ROOT": str(task_root),
+        "LAMBDA_RUNTIME_DIR": str(runtime),
+        "_HANDLER": HANDLER,
         "AWS_EXECUTION_ENV": f"AWS_Lambda_python{version}",
-        "AWS_LAMBDA_FUNCTION_NAME": "perturber-api", "AWS_LAMBDA_FUNCTION_VERSION": "$LATEST",
-        "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "512", "AWS_LAMBDA_INITIALIZATION_TYPE": "on-demand",
+        "AWS_LAMBDA_FUNCTION_NAME": "perturber-api",
+        "AWS_LAMBDA_FUNCTION_VERSION": "$LATEST",
+        "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "512",
+        "AWS_LAMBDA_INITIALIZATION_TYPE": "on-demand",
         "AWS_LAMBDA_LOG_GROUP_NAME": "/aws/lambda/perturber-api",
-        "AWS_LAMBDA_LOG_STREAM_NAME": "local", "AWS_REGION": "us-east-1",
-        "AWS_DEFAULT_REGION": "us-east-1", "LANG": "en_US.UTF-8", "TZ": ":UTC",
-        "PATH": "/usr/local/bin:/usr/bin:/bin", "PYTHONPATH": f"{task_root}:{runtime}",
+        "AWS_LAMBDA_LOG_STREAM_NAME": "local",
+        "AWS_REGION": "us-east-1",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "LANG": "en_US.UTF-8",
+        "TZ": ":UTC",
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "PYTHONPATH": f"{task_root}:{runtime}",
     }
     if os.geteuid() == 0:  # root ignores the read-only modes: keep Python from writing .pyc
         env["PYTHONDONTWRITEBYTECODE"] = "1"
@@ -218,9 +243,13 @@ def template_environment() -> dict:
 
 def start_function(env: dict, handler: str = HANDLER) -> subprocess.Popen:
     """The runtime client process (``python -S``: no site-packages, like Lambda's interpreter)."""
-    return subprocess.Popen([sys.executable, "-S", "-m", "awslambdaric", handler], env=env,
-                            cwd=env["LAMBDA_TASK_ROOT"], stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT)
+    return subprocess.Popen(
+        [sys.executable, "-S", "-m", "awslambdaric", handler],
+        env=env,
+        cwd=env["LAMBDA_TASK_ROOT"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
 
 
 def stop(proc: subprocess.Popen) -> str:
@@ -230,8 +259,9 @@ def stop(proc: subprocess.Popen) -> str:
     return out.decode("utf-8", "replace")
 
 
-def init_ms(task_root: pathlib.Path, runtime: pathlib.Path, nltk_data: pathlib.Path | None,
-            with_cpu: bool = False):
+def init_ms(
+    task_root: pathlib.Path, runtime: pathlib.Path, nltk_data: pathlib.Path | None, with_cpu: bool = False
+):
     """INIT of one fresh process: start -> first ``/next`` (ms); with ``with_cpu`` also the CPU
     time the process used (user + system, ms: robust on a loaded machine; it idles after /next).
     """
@@ -259,10 +289,15 @@ def tree_bytes(path: pathlib.Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repo", action="append", type=pathlib.Path,
-                        help="repository to build and measure (repeatable; default: this one)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--repo",
+        action="append",
+        type=pathlib.Path,
+        help="repository to build and measure (repeatable; default: this one)",
+    )
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--json", type=pathlib.Path)
     args = parser.parse_args(argv)
@@ -278,19 +313,25 @@ def main(argv: list[str] | None = None) -> int:
         for _ in range(args.runs):  # alternate, so that load changes hit every build alike
             for repo in repos:
                 samples[repo].append(init_ms(builds[repo], runtime, nltk if nltk.is_dir() else None))
-        report = {str(repo): {"init_ms_median": round(statistics.median(samples[repo]), 1),
-                              "init_ms": [round(x, 1) for x in samples[repo]],
-                              "unzipped_bytes": tree_bytes(builds[repo]),
-                              "pyc_files": sum(1 for _ in builds[repo].rglob("*.pyc"))}
-                  for repo in repos}
+        report = {
+            str(repo): {
+                "init_ms_median": round(statistics.median(samples[repo]), 1),
+                "init_ms": [round(x, 1) for x in samples[repo]],
+                "unzipped_bytes": tree_bytes(builds[repo]),
+                "pyc_files": sum(1 for _ in builds[repo].rglob("*.pyc")),
+            }
+            for repo in repos
+        }
     finally:
         for path in [work, *work.rglob("*")]:
             if path.is_dir() and not path.is_symlink():
                 path.chmod(0o755)
         shutil.rmtree(work, ignore_errors=True)
     for repo, row in report.items():
-        print(f"{repo}: INIT median {row['init_ms_median']} ms over {args.runs} fresh processes "
-              f"({row['unzipped_bytes'] / 1e6:.1f} MB unzipped, {row['pyc_files']} .pyc)")
+        print(
+            f"{repo}: INIT median {row['init_ms_median']} ms over {args.runs} fresh processes "
+            f"({row['unzipped_bytes'] / 1e6:.1f} MB unzipped, {row['pyc_files']} .pyc)"
+        )
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))
     return 0

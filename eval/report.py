@@ -15,19 +15,29 @@ ORDER = ("catalog", "fidelity", "peers")
 
 #: (README claim, where it is backed). Anchors are GitHub's heading slugs of the sections.
 CLAIMS = (
-    ("Deterministic outputs: same bytes for the same input, seed and version, across hash seeds "
-     "and threads", "`eval/out/correctness.txt` (golden files, property tests) and `determinism.txt` "
-     "in the fast run"),
-    ("Library, HTTP routes, CLI and Lambda handler give identical bytes",
-     "`eval/out/correctness.txt` / `transport.txt` (transport-identity test)"),
+    (
+        "Deterministic outputs: same bytes for the same input, seed and version, across hash seeds "
+        "and threads",
+        "`eval/out/correctness.txt` (golden files, property tests) and `determinism.txt` in the fast run",
+    ),
+    (
+        "Library, HTTP routes, CLI and Lambda handler give identical bytes",
+        "`eval/out/correctness.txt` / `transport.txt` (transport-identity test)",
+    ),
     ("The catalog's entries and its digest", "[Catalog](#catalog), `eval/out/catalog.json`"),
-    ("In-scope perturbations keep the meaning (embedding similarity, judge when run) and score "
-     "higher than out-of-scope / directional ones", "[Fidelity](#fidelity), `eval/out/fidelity.json`, "
-     "`eval/out/fidelity_families.png`"),
-    ("Numbers (digits and spelled-out) survive invariant perturbations",
-     "[Fidelity](#fidelity) per-entry table, column *numbers preserved*"),
-    ("JSON inside prompts stays valid", "[JSON validity](#json-validity), `eval/out/fidelity.json` "
-     "`json_failures`"),
+    (
+        "In-scope perturbations keep the meaning (embedding similarity, judge when run) and score "
+        "higher than out-of-scope / directional ones",
+        "[Fidelity](#fidelity), `eval/out/fidelity.json`, `eval/out/fidelity_families.png`",
+    ),
+    (
+        "Numbers (digits and spelled-out) survive invariant perturbations",
+        "[Fidelity](#fidelity) per-entry table, column *numbers preserved*",
+    ),
+    (
+        "JSON inside prompts stays valid",
+        "[JSON validity](#json-validity), `eval/out/fidelity.json` `json_failures`",
+    ),
     ("`synonym` v2 yield vs v1", "[`synonym` candidate yield](#synonym-candidate-yield)"),
     ("Per-call latency vs glitchlings and nlpaug", "[Peers](#peers), `eval/out/peers.json`"),
     ("Per-entry latency, 1 MB inputs", "`eval/out/latency.txt`, `eval/out/bench.json`"),
@@ -40,11 +50,17 @@ def build(out: pathlib.Path = kit.OUT) -> pathlib.Path:
     sections = out / "sections"
     found = {p.stem: p for p in sections.glob("*.md")} if sections.is_dir() else {}
     names = [n for n in ORDER if n in found] + sorted(n for n in found if n not in ORDER)
-    lines = ["# perturber evaluation report", "",
-             "Regenerate with `python eval/run_all.py` (one stage: `--stage NAME`; CI subset: "
-             "`--fast`). Sections below come from the most recent run of each stage.", "",
-             "## Claims and the artifacts that back them", "", "| README claim | backed by |",
-             "|---|---|"]
+    lines = [
+        "# perturber evaluation report",
+        "",
+        "Regenerate with `python eval/run_all.py` (one stage: `--stage NAME`; CI subset: "
+        "`--fast`). Sections below come from the most recent run of each stage.",
+        "",
+        "## Claims and the artifacts that back them",
+        "",
+        "| README claim | backed by |",
+        "|---|---|",
+    ]
     lines += [f"| {claim} | {where} |" for claim, where in CLAIMS]
     summary = out / "summary.md"
     if summary.exists():

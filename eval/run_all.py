@@ -42,18 +42,42 @@ OUT = ROOT / "eval" / "out"
 def steps(quick: bool) -> list[tuple[str, list[str]]]:
     py = sys.executable
     return [
-        ("correctness", [py, "-m", "pytest", "-p", "no:xdist", "-q", "-s",
-                         "tests/test_golden.py", "tests/test_properties.py",
-                         "tests/test_transport_identity.py"]),
-        ("latency", [py, "eval/bench.py", "--json", str(OUT / "bench.json")]
-         + (["--quick", "--skip-megabyte"] if quick else [])),
-        ("throughput", [py, "eval/bench_service.py", "--json", str(OUT / "service.json")]
-         + (["--seconds", "1"] if quick else [])),
-        ("cost", [py, "eval/cost.py", "--local", "--out", str(OUT)]
-         + (["--repeats", "3", "--lengths", "20w", "--batches", "1"] if quick else [])),
+        (
+            "correctness",
+            [
+                py,
+                "-m",
+                "pytest",
+                "-p",
+                "no:xdist",
+                "-q",
+                "-s",
+                "tests/test_golden.py",
+                "tests/test_properties.py",
+                "tests/test_transport_identity.py",
+            ],
+        ),
+        (
+            "latency",
+            [py, "eval/bench.py", "--json", str(OUT / "bench.json")]
+            + (["--quick", "--skip-megabyte"] if quick else []),
+        ),
+        (
+            "throughput",
+            [py, "eval/bench_service.py", "--json", str(OUT / "service.json")]
+            + (["--seconds", "1"] if quick else []),
+        ),
+        (
+            "cost",
+            [py, "eval/cost.py", "--local", "--out", str(OUT)]
+            + (["--repeats", "3", "--lengths", "20w", "--batches", "1"] if quick else []),
+        ),
         ("catalog", [py, "eval/catalog_stage.py"]),
         ("fidelity", [py, "eval/fidelity.py"] + (["--seeds", "0", "1"] if quick else [])),
-        ("peers", [peers_python(), "eval/peers.py"] + (["--calls", "100", "--repeats", "3"] if quick else [])),
+        (
+            "peers",
+            [peers_python(), "eval/peers.py"] + (["--calls", "100", "--repeats", "3"] if quick else []),
+        ),
     ]
 
 
@@ -66,18 +90,27 @@ def peers_python() -> str:
 
 def brittlebench_step() -> tuple[str, list[str]]:
     """Native entries vs their brittlebench-tier counterparts on the vectors' inputs (§17.6)."""
-    return ("brittlebench", [sys.executable, "eval/brittlebench_compare.py",
-                             "--json", str(OUT / "brittlebench.json")])
+    return (
+        "brittlebench",
+        [sys.executable, "eval/brittlebench_compare.py", "--json", str(OUT / "brittlebench.json")],
+    )
+
+
 def fast_steps(strict_json: bool) -> list[tuple[str, list[str]]]:
     """The CI subset (well under 3 minutes); any determinism or transport mismatch fails it."""
     py = sys.executable
     pytest = [py, "-m", "pytest", "-p", "no:xdist", "-p", "no:randomly", "-q", "-s"]
     return [
         ("catalog", [py, "eval/catalog_stage.py"]),
-        ("determinism", pytest + [
-            "tests/test_golden.py",
-            "tests/test_properties.py::test_same_bytes_in_subprocesses_with_other_hash_seeds",
-            "tests/test_properties.py::test_eight_threads_give_the_sequential_bytes"]),
+        (
+            "determinism",
+            pytest
+            + [
+                "tests/test_golden.py",
+                "tests/test_properties.py::test_same_bytes_in_subprocesses_with_other_hash_seeds",
+                "tests/test_properties.py::test_eight_threads_give_the_sequential_bytes",
+            ],
+        ),
         ("transport", pytest + ["tests/test_transport_identity.py"]),
         ("fidelity", [py, "eval/fidelity.py", "--fast"] + (["--strict-json"] if strict_json else [])),
     ]
@@ -91,17 +124,26 @@ def merge_summary(path: pathlib.Path, rows: list[str]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--quick", action="store_true", help="smaller runs (noisier figures)")
-    parser.add_argument("--fast", action="store_true",
-                        help="CI subset: catalog, determinism, transport, reduced fidelity")
-    parser.add_argument("--strict-json", action="store_true",
-                        default=os.environ.get("PERTURBER_EVAL_STRICT_JSON") == "1",
-                        help="with --fast: fail on a JSON-validity failure")
-    parser.add_argument("--stage", action="append", metavar="NAME",
-                        help="run only this step (repeatable): " + ", ".join(
-                            dict.fromkeys(n for n, _ in steps(False) + fast_steps(False))))
+    parser.add_argument(
+        "--fast", action="store_true", help="CI subset: catalog, determinism, transport, reduced fidelity"
+    )
+    parser.add_argument(
+        "--strict-json",
+        action="store_true",
+        default=os.environ.get("PERTURBER_EVAL_STRICT_JSON") == "1",
+        help="with --fast: fail on a JSON-validity failure",
+    )
+    parser.add_argument(
+        "--stage",
+        action="append",
+        metavar="NAME",
+        help="run only this step (repeatable): "
+        + ", ".join(dict.fromkeys(n for n, _ in steps(False) + fast_steps(False))),
+    )
     args = parser.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
     rows, failed = [], 0
@@ -121,15 +163,19 @@ def main(argv: list[str] | None = None) -> int:
             code = subprocess.run(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT).returncode
         took = time.monotonic() - start
         failed += code != 0
-        rows.append(f"| {name} | {'ok' if code == 0 else f'FAILED (exit {code})'} | {took:.0f} s "
-                    f"| eval/out/{name}.txt |")
+        rows.append(
+            f"| {name} | {'ok' if code == 0 else f'FAILED (exit {code})'} | {took:.0f} s "
+            f"| eval/out/{name}.txt |"
+        )
         print(f"    {'ok' if code == 0 else 'FAILED'} in {took:.0f} s -> eval/out/{name}.txt", flush=True)
     rows = merge_summary(OUT / "summary.md", rows)
-    (OUT / "summary.md").write_text("| step | status | time | output |\n|---|---|---|---|\n"
-                                    + "\n".join(rows) + "\n", encoding="utf-8")
+    (OUT / "summary.md").write_text(
+        "| step | status | time | output |\n|---|---|---|---|\n" + "\n".join(rows) + "\n", encoding="utf-8"
+    )
     print(f"summary: {OUT / 'summary.md'}")
     sys.path.insert(0, str(ROOT / "eval"))
     from report import build
+
     print(f"report: {build(OUT)}")
     return 1 if failed else 0
 

@@ -46,8 +46,14 @@ class Response:
         return json.loads(self.body)
 
 
-def request(base: str, method: str, path: str, body=None, timeout: float = 30.0,
-            content_type: str = "application/json") -> Response:
+def request(
+    base: str,
+    method: str,
+    path: str,
+    body=None,
+    timeout: float = 30.0,
+    content_type: str = "application/json",
+) -> Response:
     data = None if body is None else json.dumps(body).encode("utf-8")
     req = urllib.request.Request(base.rstrip("/") + path, data=data, method=method)
     if data is not None:
@@ -60,8 +66,9 @@ def request(base: str, method: str, path: str, body=None, timeout: float = 30.0,
             status, headers = resp.status, dict(resp.headers.items())
     except urllib.error.HTTPError as err:
         payload, status, headers = err.read(), err.code, dict(err.headers.items())
-    return Response(status, {k.lower(): v for k, v in headers.items()}, payload,
-                    (time.perf_counter() - start) * 1000)
+    return Response(
+        status, {k.lower(): v for k, v in headers.items()}, payload, (time.perf_counter() - start) * 1000
+    )
 
 
 class Smoke:
@@ -142,12 +149,17 @@ def run(base: str, timeout: float = 30.0, wait: float = 0.0, out=sys.stdout) -> 
     smoke.check("GET /health", health)
     info = smoke.check("GET /version", version)
     entries = smoke.check("GET /perturbations", listing) or []
-    compare = (perturber is not None and info is not None
-               and info["catalog_digest"] == _registry.catalog_digest())
+    compare = (
+        perturber is not None and info is not None and info["catalog_digest"] == _registry.catalog_digest()
+    )
 
-    usable = {e["name"]: e for e in entries  # native only: the optional tier may be absent
-              if e.get("kind") == "deterministic" and not e.get("model_backed")
-              and e.get("category", "native") == "native"}
+    usable = {
+        e["name"]: e
+        for e in entries  # native only: the optional tier may be absent
+        if e.get("kind") == "deterministic"
+        and not e.get("model_backed")
+        and e.get("category", "native") == "native"
+    }
     typed = next((usable[n] for n in TYPED_PREFERENCE if n in usable), None)
     if typed is None and usable:
         typed = next(iter(usable.values()))
@@ -161,23 +173,29 @@ def run(base: str, timeout: float = 30.0, wait: float = 0.0, out=sys.stdout) -> 
         got = [r["text"] for r in data["results"]]
         assert len(got) == len(TEXTS) and data["seed"] == SEED, data
         if compare:
-            assert got == _local_texts(typed["name"], typed["category"], {}, SEED), \
+            assert got == _local_texts(typed["name"], typed["category"], {}, SEED), (
                 f"output differs from the local library: {got!r}"
-        return (f"{path} 200 in {resp.ms:.0f} ms"
-                + (", = local library" if compare else ", not compared with the library")), None
+            )
+        return (
+            f"{path} 200 in {resp.ms:.0f} ms"
+            + (", = local library" if compare else ", not compared with the library")
+        ), None
 
     def generic_route():
         name = "quotes" if "quotes" in usable else (typed or {}).get("name")
         assert name, "no deterministic perturbation listed"
         entry = usable[name]
         params = {"n": 3} if name == "quotes" else {}
-        resp = smoke.post("/perturb", {"texts": TEXTS, "name": name, "category": entry["category"],
-                                       "params": params, "seed": SEED})
+        resp = smoke.post(
+            "/perturb",
+            {"texts": TEXTS, "name": name, "category": entry["category"], "params": params, "seed": SEED},
+        )
         _expect(resp, 200)
         got = [r["text"] for r in resp.json()["results"]]
         if compare:
-            assert got == _local_texts(name, entry["category"], params, SEED), \
+            assert got == _local_texts(name, entry["category"], params, SEED), (
                 f"output differs from the local library: {got!r}"
+            )
         return f"{name} 200 in {resp.ms:.0f} ms" + (", = local library" if compare else ""), None
 
     def unknown_perturbation():
@@ -189,8 +207,9 @@ def run(base: str, timeout: float = 30.0, wait: float = 0.0, out=sys.stdout) -> 
 
     def invalid_params():
         assert typed is not None, "no deterministic perturbation listed"
-        resp = smoke.post(f"/perturb/{typed['category']}/{typed['name']}",
-                          {"texts": TEXTS, "no_such_param": 1})
+        resp = smoke.post(
+            f"/perturb/{typed['category']}/{typed['name']}", {"texts": TEXTS, "no_such_param": 1}
+        )
         _expect(resp, 422)
         error = resp.json()["error"]
         assert error["code"] and error["message"], error
@@ -206,12 +225,17 @@ def run(base: str, timeout: float = 30.0, wait: float = 0.0, out=sys.stdout) -> 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python eval/smoke.py", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python eval/smoke.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--url", required=True, help="base URL, e.g. the stack's ApiUrl output")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per request")
-    parser.add_argument("--wait", type=float, default=0.0,
-                        help="retry GET /health for up to this many seconds before checking")
+    parser.add_argument(
+        "--wait",
+        type=float,
+        default=0.0,
+        help="retry GET /health for up to this many seconds before checking",
+    )
     args = parser.parse_args(argv)
     if not args.url.startswith(("http://", "https://")):
         parser.error("--url must start with http:// or https://")

@@ -56,11 +56,19 @@ def _layer_base(arn: str) -> str:
     return head if version.isdigit() else arn
 
 
-def publish_layer(zip_path: str | os.PathLike, name: str, region: str | None = None, *,
-                  description: str = "NLTK data (WordNet 3.0, POS tagger) at /opt/nltk_data",
-                  runtimes=DEFAULT_RUNTIMES, architectures=DEFAULT_ARCHITECTURES,
-                  license_info: str | None = "WordNet-3.0 AND MIT", s3_bucket: str | None = None,
-                  client=None, s3_client=None) -> str:
+def publish_layer(
+    zip_path: str | os.PathLike,
+    name: str,
+    region: str | None = None,
+    *,
+    description: str = "NLTK data (WordNet 3.0, POS tagger) at /opt/nltk_data",
+    runtimes=DEFAULT_RUNTIMES,
+    architectures=DEFAULT_ARCHITECTURES,
+    license_info: str | None = "WordNet-3.0 AND MIT",
+    s3_bucket: str | None = None,
+    client=None,
+    s3_client=None,
+) -> str:
     """Publish ``zip_path`` as a new version of layer ``name``; returns the layer version ARN.
 
     Zips over 50 MB need ``s3_bucket`` (uploaded there first, as Lambda requires).
@@ -72,21 +80,33 @@ def publish_layer(zip_path: str | os.PathLike, name: str, region: str | None = N
         (s3_client or _client("s3", region)).put_object(Bucket=s3_bucket, Key=key, Body=data)
         content = {"S3Bucket": s3_bucket, "S3Key": key}
     elif len(data) > DIRECT_UPLOAD_LIMIT:
-        raise DeployError(f"{zip_path} is {len(data) / 1e6:.1f} MB: over the 50 MB direct upload "
-                          "limit, pass --s3-bucket")
+        raise DeployError(
+            f"{zip_path} is {len(data) / 1e6:.1f} MB: over the 50 MB direct upload limit, pass --s3-bucket"
+        )
     else:
         content = {"ZipFile": data}
-    kwargs = {"LayerName": name, "Description": description, "Content": content,
-              "CompatibleRuntimes": list(runtimes), "CompatibleArchitectures": list(architectures)}
+    kwargs = {
+        "LayerName": name,
+        "Description": description,
+        "Content": content,
+        "CompatibleRuntimes": list(runtimes),
+        "CompatibleArchitectures": list(architectures),
+    }
     if license_info:
         kwargs["LicenseInfo"] = license_info
     return client.publish_layer_version(**kwargs)["LayerVersionArn"]
 
 
-def update_function(function_name: str, zip_path: str | os.PathLike | None = None,
-                    layer_arn: str | None = None, memory: int | None = None,
-                    env: dict[str, str | None] | None = None, region: str | None = None, *,
-                    client=None) -> dict:
+def update_function(
+    function_name: str,
+    zip_path: str | os.PathLike | None = None,
+    layer_arn: str | None = None,
+    memory: int | None = None,
+    env: dict[str, str | None] | None = None,
+    region: str | None = None,
+    *,
+    client=None,
+) -> dict:
     """Update code and/or configuration of ``function_name``; returns the final configuration.
 
     ``layer_arn`` replaces any attached version of the same layer (other layers are kept, in
@@ -130,6 +150,7 @@ def update_function(function_name: str, zip_path: str | os.PathLike | None = Non
 
 # -- CLI ------------------------------------------------------------------------------------
 
+
 def _parse_env(pairs: list[str]) -> dict[str, str | None]:
     env: dict[str, str | None] = {}
     for pair in pairs:
@@ -153,8 +174,10 @@ def _explain(err: Exception) -> str:
     except ImportError:  # pragma: no cover - boto3 missing
         return f"{type(err).__name__}: {err}"
     if isinstance(err, NoCredentialsError):
-        return ("no AWS credentials found: set AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY "
-                "(in CI: aws-actions/configure-aws-credentials with an OIDC role)")
+        return (
+            "no AWS credentials found: set AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY "
+            "(in CI: aws-actions/configure-aws-credentials with an OIDC role)"
+        )
     if isinstance(err, NoRegionError):
         return "no AWS region: pass --region or set AWS_REGION"
     if isinstance(err, ClientError):
@@ -171,8 +194,11 @@ def _explain(err: Exception) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python infra/deploy.py", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python infra/deploy.py",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--region", help="AWS region (default: AWS_REGION or us-east-1)")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("publish-layer", help="publish a layer zip as a new layer version")
@@ -186,20 +212,45 @@ def main(argv: list[str] | None = None) -> int:
     u.add_argument("--zip", help="new function code zip")
     u.add_argument("--layer-arn", help="layer version ARN to attach (replaces older versions of it)")
     u.add_argument("--memory", type=int, help="memory size in MB")
-    u.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
-                   help="set an environment variable (KEY= removes it); repeatable")
+    u.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="set an environment variable (KEY= removes it); repeatable",
+    )
     u.add_argument("--region", dest="sub_region", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     region = getattr(args, "sub_region", None) or args.region
     try:
         if args.command == "publish-layer":
-            print(publish_layer(args.zip, args.name, region, description=args.description,
-                                s3_bucket=args.s3_bucket))
+            print(
+                publish_layer(
+                    args.zip, args.name, region, description=args.description, s3_bucket=args.s3_bucket
+                )
+            )
         else:
-            config = update_function(args.function_name, zip_path=args.zip, layer_arn=args.layer_arn,
-                                     memory=args.memory, env=_parse_env(args.env), region=region)
-            keys = ("FunctionName", "FunctionArn", "Runtime", "Architectures", "MemorySize", "Timeout",
-                    "Layers", "Environment", "CodeSize", "LastModified", "LastUpdateStatus")
+            config = update_function(
+                args.function_name,
+                zip_path=args.zip,
+                layer_arn=args.layer_arn,
+                memory=args.memory,
+                env=_parse_env(args.env),
+                region=region,
+            )
+            keys = (
+                "FunctionName",
+                "FunctionArn",
+                "Runtime",
+                "Architectures",
+                "MemorySize",
+                "Timeout",
+                "Layers",
+                "Environment",
+                "CodeSize",
+                "LastModified",
+                "LastUpdateStatus",
+            )
             print(json.dumps({k: config[k] for k in keys if k in config}, indent=1, default=str))
     except ImportError as err:
         print(f"deploy: error: boto3 is needed ({err}); pip install boto3", file=sys.stderr)

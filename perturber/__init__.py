@@ -7,13 +7,13 @@
 
 from .core import Result, apply, describe, list_perturbations, perturb
 from .errors import (
-                     ConfigurationError,
-                     InputTooLarge,
-                     InvalidParams,
-                     ModelBackendError,
-                     PerturberError,
-                     ResourceUnavailable,
-                     UnknownPerturbation,
+    ConfigurationError,
+    InputTooLarge,
+    InvalidParams,
+    ModelBackendError,
+    PerturberError,
+    ResourceUnavailable,
+    UnknownPerturbation,
 )
 from .registry import catalog_digest
 from .settings import Limits, default_limits
@@ -21,7 +21,20 @@ from .settings import Limits, default_limits
 __version__ = "0.1.0"
 
 __all__ = [
-    "ConfigurationError", "InputTooLarge", "InvalidParams", "Limits", "ModelBackendError",
-    "PerturberError", "Result", "ResourceUnavailable", "UnknownPerturbation", "__version__",
-    "apply", "catalog_digest", "default_limits", "describe", "list_perturbations", "perturb",
+    "ConfigurationError",
+    "InputTooLarge",
+    "InvalidParams",
+    "Limits",
+    "ModelBackendError",
+    "PerturberError",
+    "Result",
+    "ResourceUnavailable",
+    "UnknownPerturbation",
+    "__version__",
+    "apply",
+    "catalog_digest",
+    "default_limits",
+    "describe",
+    "list_perturbations",
+    "perturb",
 ]

@@ -24,4 +24,5 @@ def region(explicit: str | None = None, environ: Mapping[str, str] | None = None
 def wait_updated(client: Any, function_name: str, delay: int = 2, max_attempts: int = 150) -> None:
     """Block until the function's last update finished (Lambda rejects overlapping updates)."""
     client.get_waiter("function_updated_v2").wait(
-        FunctionName=function_name, WaiterConfig={"Delay": delay, "MaxAttempts": max_attempts})
+        FunctionName=function_name, WaiterConfig={"Delay": delay, "MaxAttempts": max_attempts}
+    )

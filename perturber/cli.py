@@ -53,15 +53,21 @@ def _convert(param: registry.Param, raw: str) -> Any:
     except (ValueError, KeyError):
         raise InvalidParams(
             f"parameter '{param.name}' = {raw!r} is invalid; allowed: {param.describe_range()}",
-            field=param.name, allowed=param.describe_range()) from None
+            field=param.name,
+            allowed=param.describe_range(),
+        ) from None
     return raw
 
 
 def _add_params(parser: argparse.ArgumentParser, spec: registry.Perturbation) -> None:
     for p in spec.params:
         flags = dict.fromkeys([_flag(p.name), f"--{p.name}"])
-        parser.add_argument(*flags, dest=f"param_{p.name}", metavar="VALUE",
-                            help=f"{p.description}; {p.describe_range()} (default {p.default!r})")
+        parser.add_argument(
+            *flags,
+            dest=f"param_{p.name}",
+            metavar="VALUE",
+            help=f"{p.description}; {p.describe_range()} (default {p.default!r})",
+        )
 
 
 def _collect_params(args: argparse.Namespace, spec: registry.Perturbation) -> dict:
@@ -101,29 +107,46 @@ def cmd_list(argv: Sequence[str]) -> int:
     parser.add_argument("--category", choices=registry.CATEGORIES)
     parser.add_argument("--in-scope", action="store_true", help="hide out-of-scope entries")
     parser.add_argument("--expectation", choices=registry.EXPECTATIONS)
-    parser.add_argument("--model-backed", action=argparse.BooleanOptionalAction, default=None,
-                        help="only the model-backed entries (--no-model-backed: only deterministic)")
+    parser.add_argument(
+        "--model-backed",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="only the model-backed entries (--no-model-backed: only deterministic)",
+    )
     parser.add_argument("--json", action="store_true", help="one JSON array of catalog entries")
     args = parser.parse_args(argv)
-    found = core.list_perturbations(category=args.category, family=args.family,
-                                    in_scope=True if args.in_scope else None,
-                                    expectation=args.expectation, model_backed=args.model_backed)
+    found = core.list_perturbations(
+        category=args.category,
+        family=args.family,
+        in_scope=True if args.in_scope else None,
+        expectation=args.expectation,
+        model_backed=args.model_backed,
+    )
     if args.json:
         _write(json.dumps(found, ensure_ascii=False, indent=1) + "\n")
         return 0
-    rows = [(e["category"] + "/" + e["name"], e["family"], "in" if e["in_scope"] else "out",
-             e["expectation"], "seeded" if e["seed_sensitive"] else "-", e["description"])
-            for e in found]
+    rows = [
+        (
+            e["category"] + "/" + e["name"],
+            e["family"],
+            "in" if e["in_scope"] else "out",
+            e["expectation"],
+            "seeded" if e["seed_sensitive"] else "-",
+            e["description"],
+        )
+        for e in found
+    ]
     widths = [max([len(r[i]) for r in rows] + [0]) for i in range(5)]
-    _write("".join("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[5] + "\n"
-                   for r in rows))
+    _write("".join("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[5] + "\n" for r in rows))
     return 0
 
 
 def cmd_describe(argv: Sequence[str]) -> int:
-    parser = _Parser(prog="perturber describe",
-                     description="Show one catalog entry with a worked example (Markdown, as in "
-                                 "docs/perturbations.md), or as JSON with --json.")
+    parser = _Parser(
+        prog="perturber describe",
+        description="Show one catalog entry with a worked example (Markdown, as in "
+        "docs/perturbations.md), or as JSON with --json.",
+    )
     parser.add_argument("name")
     parser.add_argument("--category", default="native")
     parser.add_argument("--json", action="store_true", help="the catalog entry as JSON")
@@ -132,12 +155,14 @@ def cmd_describe(argv: Sequence[str]) -> int:
         _write(json.dumps(core.describe(args.name, args.category), ensure_ascii=False, indent=1) + "\n")
         return 0
     from . import docs
+
     _write(docs.entry_section(registry.get(args.name, args.category)))
     return 0
 
 
 def cmd_docs(argv: Sequence[str]) -> int:
     from . import docs
+
     return docs.main(argv, prog="perturber docs")
 
 
@@ -145,9 +170,10 @@ def _entry_parser(spec: registry.Perturbation) -> _Parser:
     parser = _Parser(
         prog=f"perturber {spec.name}",
         description=f"{spec.description} [{spec.family}, {spec.kind}, "
-                    f"{'seeded' if spec.seed_sensitive else 'not seeded'}, v{spec.version}]",
+        f"{'seeded' if spec.seed_sensitive else 'not seeded'}, v{spec.version}]",
         epilog="Reads stdin when --text is not given (one trailing newline removed); writes "
-               "the perturbed text to stdout verbatim.")
+        "the perturbed text to stdout verbatim.",
+    )
     parser.add_argument("--text", help="input text (default: stdin)")
     parser.add_argument("--seed", default="0", help="int in [0, 2**63-1] (default 0)")
     parser.add_argument("--category", default=spec.category, help=argparse.SUPPRESS)
@@ -160,8 +186,9 @@ def _seed(raw: str) -> int:
     try:
         return int(raw)
     except ValueError:
-        raise InvalidParams(f"seed must be an int in [0, {core.MAX_SEED}], got {raw!r}",
-                            field="seed") from None
+        raise InvalidParams(
+            f"seed must be an int in [0, {core.MAX_SEED}], got {raw!r}", field="seed"
+        ) from None
 
 
 def cmd_apply(name: str, argv: Sequence[str]) -> int:
@@ -202,9 +229,10 @@ def cmd_batch(argv: Sequence[str]) -> int:
     parser = _Parser(
         prog="perturber batch",
         description="Perturb one field of every JSON object of a JSONL file. Each output record is "
-                    "the input record plus OUTPUT_FIELD (the perturbed text) and 'perturber' "
-                    "(applied, reason, edits, magnitude, version, seed, params). The output file "
-                    "is written atomically: on any error nothing is written.")
+        "the input record plus OUTPUT_FIELD (the perturbed text) and 'perturber' "
+        "(applied, reason, edits, magnitude, version, seed, params). The output file "
+        "is written atomically: on any error nothing is written.",
+    )
     parser.add_argument("name")
     parser.add_argument("--input", required=True, help="JSONL file ('-' for stdin)")
     parser.add_argument("--output", required=True, help="JSONL file ('-' for stdout)")
@@ -212,10 +240,19 @@ def cmd_batch(argv: Sequence[str]) -> int:
     parser.add_argument("--output-field", help="field for the result (default: FIELD_perturbed)")
     parser.add_argument("--seed", default="0")
     parser.add_argument("--category", default="native")
-    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                        help="progress bar on stderr (default: when stderr is a terminal)")
-    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
-                        help="a parameter of the perturbation (repeatable)")
+    parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bar on stderr (default: when stderr is a terminal)",
+    )
+    parser.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a parameter of the perturbation (repeatable)",
+    )
     args = parser.parse_args(argv)
     spec = registry.get(args.name, args.category)
     by_name = {p.name: p for p in spec.params}
@@ -223,8 +260,10 @@ def cmd_batch(argv: Sequence[str]) -> int:
     for item in args.param:
         key, sep, raw = item.partition("=")
         if not sep or key not in by_name:
-            raise InvalidParams(f"--param {item!r}: expected NAME=VALUE with NAME in "
-                                f"{sorted(by_name) or 'no parameters'}", field=key)
+            raise InvalidParams(
+                f"--param {item!r}: expected NAME=VALUE with NAME in {sorted(by_name) or 'no parameters'}",
+                field=key,
+            )
         params[key] = _convert(by_name[key], raw)
     spec.resolve(params)
     seed = core.check_seed(_seed(args.seed))
@@ -251,8 +290,9 @@ def cmd_batch(argv: Sequence[str]) -> int:
     if spec.model_backed:  # one batch: requests run concurrently through the endpoint's pool
         texts = [record[args.field] for _, record in parsed]
         try:
-            results = core.apply_many(texts, spec.name, params, seed, spec.category,
-                                      on_done=lambda i, r: progress.update())
+            results = core.apply_many(
+                texts, spec.name, params, seed, spec.category, on_done=lambda i, r: progress.update()
+            )
         except PerturberError as err:
             i = err.details.get("index")
             if isinstance(i, int):
@@ -289,9 +329,11 @@ def cmd_batch(argv: Sequence[str]) -> int:
 
 
 def cmd_serve(argv: Sequence[str]) -> int:
-    parser = _Parser(prog="perturber serve",
-                     description="Run the HTTP service and its playground (needs the 'service' extra). "
-                                 "Limits come from PERTURBER_* environment variables (see README).")
+    parser = _Parser(
+        prog="perturber serve",
+        description="Run the HTTP service and its playground (needs the 'service' extra). "
+        "Limits come from PERTURBER_* environment variables (see README).",
+    )
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8080)
     args = parser.parse_args(argv)
@@ -301,12 +343,15 @@ def cmd_serve(argv: Sequence[str]) -> int:
         from .service import Settings, create_app
     except ImportError as err:
         from .errors import ResourceUnavailable
-        raise ResourceUnavailable(f"the service needs the 'service' extra "
-                                  f"(pip install 'perturber[service]'): {err}",
-                                  code="tier_unavailable") from None
+
+        raise ResourceUnavailable(
+            f"the service needs the 'service' extra (pip install 'perturber[service]'): {err}",
+            code="tier_unavailable",
+        ) from None
     app = create_app(Settings.from_env())
-    sys.stderr.write(f"perturber {__version__}: playground at http://{args.host}:{args.port}/ "
-                     f"(API docs at /docs)\n")
+    sys.stderr.write(
+        f"perturber {__version__}: playground at http://{args.host}:{args.port}/ (API docs at /docs)\n"
+    )
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0
 
@@ -356,6 +401,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_serve(rest)
         if command in ("suite", "evaluate", "report"):
             from .robustness.cli import COMMANDS as ROBUSTNESS
+
             return ROBUSTNESS[command](rest)
         return cmd_apply(command, rest)
     except PerturberError as err:

@@ -53,18 +53,37 @@ class Result:
         return out
 
 
-_RESULT_FIELDS = ("text", "applied", "reason", "edits", "magnitude", "name", "category", "family",
-                  "version", "in_scope", "expectation", "kind", "seed", "params", "details")
+_RESULT_FIELDS = (
+    "text",
+    "applied",
+    "reason",
+    "edits",
+    "magnitude",
+    "name",
+    "category",
+    "family",
+    "version",
+    "in_scope",
+    "expectation",
+    "kind",
+    "seed",
+    "params",
+    "details",
+)
 
 
 def check_seed(seed: Any) -> int:
     """A seed is an int in [0, 2**63 - 1]; bool, float, negative and None are rejected."""
     if type(seed) is not int:
-        raise InvalidParams(f"seed must be an int in [0, {MAX_SEED}], got {type(seed).__name__}",
-                            field="seed", allowed=f"int in [0, {MAX_SEED}]")
+        raise InvalidParams(
+            f"seed must be an int in [0, {MAX_SEED}], got {type(seed).__name__}",
+            field="seed",
+            allowed=f"int in [0, {MAX_SEED}]",
+        )
     if not 0 <= seed <= MAX_SEED:
-        raise InvalidParams(f"seed must be in [0, {MAX_SEED}], got {seed}",
-                            field="seed", allowed=f"int in [0, {MAX_SEED}]")
+        raise InvalidParams(
+            f"seed must be in [0, {MAX_SEED}], got {seed}", field="seed", allowed=f"int in [0, {MAX_SEED}]"
+        )
     return seed
 
 
@@ -75,14 +94,16 @@ def check_text(text: Any, limits: Limits | None = None) -> str:
         raise InvalidParams(f"text must be a string, got {type(text).__name__}", field="text")
     limit = (limits or default_limits()).max_text_chars
     if len(text) > limit:
-        raise InputTooLarge(f"text has {len(text)} characters; the limit is {limit}",
-                            field="text", limit=limit)
+        raise InputTooLarge(
+            f"text has {len(text)} characters; the limit is {limit}", field="text", limit=limit
+        )
     if not text.isascii():
         bad = _LONE_SURROGATE.search(text)
         if bad is not None:
             raise InvalidParams(
                 f"text contains a lone surrogate U+{ord(bad.group()):04X} at offset {bad.start()}",
-                field="text")
+                field="text",
+            )
     return text
 
 
@@ -94,8 +115,15 @@ def _run(spec: registry.Perturbation, text: str, params: dict, seed: int) -> reg
     return spec.function(text, Draws(seed), **params)
 
 
-def perturb(text: str, name: str, params: Mapping[str, Any] | None = None, seed: int = 0,
-            category: str = "native", *, limits: Limits | None = None) -> str:
+def perturb(
+    text: str,
+    name: str,
+    params: Mapping[str, Any] | None = None,
+    seed: int = 0,
+    category: str = "native",
+    *,
+    limits: Limits | None = None,
+) -> str:
     """Apply one perturbation and return the perturbed text (``limits``: see ``apply``)."""
     spec = registry.get(name, category)
     resolved = spec.resolve(params)
@@ -132,8 +160,15 @@ def magnitude(original: str, perturbed: str, limits: Limits | None = None) -> fl
     return 1.0 - _sequence_matcher()(None, original, perturbed).ratio()
 
 
-def apply(text: str, name: str, params: Mapping[str, Any] | None = None, seed: int = 0,
-          category: str = "native", *, limits: Limits | None = None) -> Result:
+def apply(
+    text: str,
+    name: str,
+    params: Mapping[str, Any] | None = None,
+    seed: int = 0,
+    category: str = "native",
+    *,
+    limits: Limits | None = None,
+) -> Result:
     """Apply one perturbation and return the full ``Result`` (CATALOG.md §1.2).
 
     ``limits`` (a ``perturber.Limits``) overrides the process defaults for this call only.
@@ -145,13 +180,19 @@ def apply(text: str, name: str, params: Mapping[str, Any] | None = None, seed: i
     spec = registry.get(name, category)
     resolved = spec.resolve(params)
     check_seed(seed)
-    return _result(spec, text, resolved, seed, _run(spec, check_text(text, limits), resolved, seed),
-                   limits)
+    return _result(spec, text, resolved, seed, _run(spec, check_text(text, limits), resolved, seed), limits)
 
 
-def apply_many(texts: list[str], name: str, params: Mapping[str, Any] | None = None, seed: int = 0,
-               category: str = "native", on_done=None, *,
-               limits: Limits | None = None) -> list[Result]:
+def apply_many(
+    texts: list[str],
+    name: str,
+    params: Mapping[str, Any] | None = None,
+    seed: int = 0,
+    category: str = "native",
+    on_done=None,
+    *,
+    limits: Limits | None = None,
+) -> list[Result]:
     """``apply`` to every text (all validated first). Model-backed entries send their requests
     concurrently (at most ``PERTURBER_LLM_CONCURRENCY`` in flight); the first failing text (in
     order) raises its error, with ``index`` in its details (``limits``: see ``apply``).
@@ -169,6 +210,7 @@ def apply_many(texts: list[str], name: str, params: Mapping[str, Any] | None = N
             raise _at(err, i) from None
     if spec.model_backed:
         from .model_tier import TASKS, run_many
+
         outcomes = run_many(TASKS[spec.name], texts, resolved, seed, on_done=on_done)
     else:
         outcomes = [_run(spec, text, resolved, seed) for text in texts]
@@ -187,37 +229,65 @@ def _at(err: PerturberError, index: int) -> PerturberError:
     return err
 
 
-def _result(spec: registry.Perturbation, text: str, resolved: dict, seed: int,
-            outcome: registry.Outcome, limits: Limits | None) -> Result:
+def _result(
+    spec: registry.Perturbation,
+    text: str,
+    resolved: dict,
+    seed: int,
+    outcome: registry.Outcome,
+    limits: Limits | None,
+) -> Result:
     applied = outcome.text != text
     details = dict(outcome.details) if outcome.details else {}
     mag = magnitude(text, outcome.text, limits)
     if mag is None:
         details["magnitude_skipped"] = True
     return Result(
-        text=outcome.text, applied=applied,
+        text=outcome.text,
+        applied=applied,
         reason=None if applied else (outcome.reason or "no_change"),
-        edits=outcome.edits if applied else 0, magnitude=mag,
-        name=spec.name, category=spec.category, family=spec.family, version=spec.version,
-        in_scope=spec.in_scope, expectation=spec.expectation, kind=spec.kind, seed=seed,
-        params=dict(resolved), details=details, model=outcome.model)
+        edits=outcome.edits if applied else 0,
+        magnitude=mag,
+        name=spec.name,
+        category=spec.category,
+        family=spec.family,
+        version=spec.version,
+        in_scope=spec.in_scope,
+        expectation=spec.expectation,
+        kind=spec.kind,
+        seed=seed,
+        params=dict(resolved),
+        details=details,
+        model=outcome.model,
+    )
 
 
-def list_perturbations(*, category: str | None = None, family: str | None = None,
-                       in_scope: bool | None = None, expectation: str | None = None,
-                       model_backed: bool | None = None,
-                       seed_sensitive: bool | None = None) -> list[dict]:
+def list_perturbations(
+    *,
+    category: str | None = None,
+    family: str | None = None,
+    in_scope: bool | None = None,
+    expectation: str | None = None,
+    model_backed: bool | None = None,
+    seed_sensitive: bool | None = None,
+) -> list[dict]:
     """Catalog entries matching every given filter, in catalog order.
 
     >>> [e["name"] for e in list_perturbations(family="padding")][:2]
     ['quotes', 'spaces']
     """
-    wanted = {"category": category, "family": family, "in_scope": in_scope,
-              "expectation": expectation, "model_backed": model_backed,
-              "seed_sensitive": seed_sensitive}
+    wanted = {
+        "category": category,
+        "family": family,
+        "in_scope": in_scope,
+        "expectation": expectation,
+        "model_backed": model_backed,
+        "seed_sensitive": seed_sensitive,
+    }
     wanted = {k: v for k, v in wanted.items() if v is not None}
-    return [spec.info() for spec in registry.entries()
-            if all(getattr(spec, k) == v for k, v in wanted.items())]
+    return [
+        spec.info() for spec in registry.entries() if all(getattr(spec, k) == v for k, v in wanted.items())
+    ]
 
 
 def describe(name: str, category: str = "native") -> dict:

@@ -28,11 +28,28 @@ from .errors import InvalidParams, PerturberError
 # Markers for invisible or confusable characters: the same names as the playground's INVISIBLE
 # table (tests/test_docs.py checks that the two agree).
 INVISIBLE = {
-    "\u200b": "ZWSP", "\u200c": "ZWNJ", "\u200d": "ZWJ", "\u2060": "WJ", "\ufeff": "BOM",
-    "\u00a0": "NBSP", "\u202f": "NNBSP", "\u3000": "IDSP", "\t": "TAB", "\r": "CR",
-    "\u200e": "LRM", "\u200f": "RLM", "\u202a": "LRE", "\u202b": "RLE", "\u202c": "PDF",
-    "\u202d": "LRO", "\u202e": "RLO", "\u2066": "LRI", "\u2067": "RLI", "\u2068": "FSI",
-    "\u2069": "PDI", "\u00ad": "SHY",
+    "\u200b": "ZWSP",
+    "\u200c": "ZWNJ",
+    "\u200d": "ZWJ",
+    "\u2060": "WJ",
+    "\ufeff": "BOM",
+    "\u00a0": "NBSP",
+    "\u202f": "NNBSP",
+    "\u3000": "IDSP",
+    "\t": "TAB",
+    "\r": "CR",
+    "\u200e": "LRM",
+    "\u200f": "RLM",
+    "\u202a": "LRE",
+    "\u202b": "RLE",
+    "\u202c": "PDF",
+    "\u202d": "LRO",
+    "\u202e": "RLO",
+    "\u2066": "LRI",
+    "\u2067": "RLI",
+    "\u2068": "FSI",
+    "\u2069": "PDI",
+    "\u00ad": "SHY",
 }
 
 # Reason codes of CATALOG.md §1.2, in precedence order, in our words.
@@ -51,22 +68,29 @@ REASONS = {
 
 # The fixed inputs of the worked examples (changing them changes the whole reference).
 SEED = 7
-QUESTION = ("On March 3, 2026, Dr. Alice Brown can't find the \"quick\" 12.5 km route to the "
-            "theater that she emailed to bob@example.com - it's on https://example.com/map :) "
-            "Which route is shortest? Don't guess.")
-MARKDOWN = ("Which item is still missing?\n\n# Trip notes\n\n"
-            "We leave on Friday at 9 a.m. and drive 120 miles.\n\n"
-            "- pack the tent\n- buy 2 litres of water\n- check the tyres\n\n"
-            "Steps:\n1. Load the car\n2. Lock the door\n3. Drive **slowly**")
-JSON_SCHEMA = ('{"type": "object", "$defs": {"unit": {"enum": ["km", "mi", "m"]}}, '
-               '"properties": {"name": {"type": "string"}, '
-               '"age": {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "null"}]}, '
-               '"tags": {"type": ["array", "null"]}, "unit": {"$ref": "#/$defs/unit"}}, '
-               '"required": ["name", "age"]}')
-EVERYDAY = ("I do not think the caf\u00e9\u2019s \u201cna\u00efve\u201d logo will change \U0001F600 "
-            "\u2014 it is 1000000 metres from the centre :smile: ;) Is the logo blue?")
-INPUTS = {"question": QUESTION, "Markdown": MARKDOWN, "JSON Schema": JSON_SCHEMA,
-          "everyday text": EVERYDAY}
+QUESTION = (
+    'On March 3, 2026, Dr. Alice Brown can\'t find the "quick" 12.5 km route to the '
+    "theater that she emailed to bob@example.com - it's on https://example.com/map :) "
+    "Which route is shortest? Don't guess."
+)
+MARKDOWN = (
+    "Which item is still missing?\n\n# Trip notes\n\n"
+    "We leave on Friday at 9 a.m. and drive 120 miles.\n\n"
+    "- pack the tent\n- buy 2 litres of water\n- check the tyres\n\n"
+    "Steps:\n1. Load the car\n2. Lock the door\n3. Drive **slowly**"
+)
+JSON_SCHEMA = (
+    '{"type": "object", "$defs": {"unit": {"enum": ["km", "mi", "m"]}}, '
+    '"properties": {"name": {"type": "string"}, '
+    '"age": {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "null"}]}, '
+    '"tags": {"type": ["array", "null"]}, "unit": {"$ref": "#/$defs/unit"}}, '
+    '"required": ["name", "age"]}'
+)
+EVERYDAY = (
+    "I do not think the caf\u00e9\u2019s \u201cna\u00efve\u201d logo will change \U0001f600 "
+    "\u2014 it is 1000000 metres from the centre :smile: ;) Is the logo blue?"
+)
+INPUTS = {"question": QUESTION, "Markdown": MARKDOWN, "JSON Schema": JSON_SCHEMA, "everyday text": EVERYDAY}
 # Families whose behaviour depends on document structure: they also get the Markdown example.
 STRUCTURED = ("formatting", "structure")
 
@@ -90,8 +114,7 @@ def visible(text: str) -> str:
             out.append(ch)
     # Spaces at a line end and an empty last line would vanish in the rendered page.
     lines = "".join(out).split("\n")
-    kept = [line[: len(line.rstrip(" "))] + "·" * (len(line) - len(line.rstrip(" ")))
-            for line in lines]
+    kept = [line[: len(line.rstrip(" "))] + "·" * (len(line) - len(line.rstrip(" "))) for line in lines]
     return "⏎\n".join(kept)
 
 
@@ -131,8 +154,9 @@ def _reason_constants(function, seen: set | None = None) -> set:
                 stack.append(const)
         for name in code.co_names:
             target = function.__globals__.get(name)
-            if (isinstance(target, types.FunctionType)
-                    and target.__module__.startswith("perturber.perturbations")):
+            if isinstance(target, types.FunctionType) and target.__module__.startswith(
+                "perturber.perturbations"
+            ):
                 found |= _reason_constants(target, seen)
     return found
 
@@ -158,8 +182,7 @@ def _param_row(p: registry.Param) -> str:
 
 def _try(spec: registry.Perturbation, label: str) -> tuple:
     try:
-        return (label, INPUTS[label], core.apply(INPUTS[label], spec.name, None, SEED,
-                                                 spec.category), None)
+        return (label, INPUTS[label], core.apply(INPUTS[label], spec.name, None, SEED, spec.category), None)
     except PerturberError as err:
         return (label, INPUTS[label], None, f"{err.code}: {err.message}")
 
@@ -196,18 +219,23 @@ def _example_block(label: str, text: str, result: core.Result | None, error: str
         status = f"applied, {result.edits} edit(s), magnitude {mag}"
     else:
         status = f"not applied: `{result.reason}`"
-    return (f"{head} — {status}\n\n{_fence(visible(text))}\n\n→\n\n"
-            f"{_fence(visible(result.text))}")
+    return f"{head} — {status}\n\n{_fence(visible(text))}\n\n→\n\n{_fence(visible(result.text))}"
 
 
 def entry_section(spec: registry.Perturbation) -> str:
     """The Markdown section of one entry."""
     scope = "in scope" if spec.in_scope else "**out of scope** (changes content or task)"
     seeded = "seed-sensitive" if spec.seed_sensitive else "not seed-sensitive (same output for every seed)"
-    lines = [f"### `{spec.name}`", "", spec.description, "",
-             f"`{spec.key}` · family `{spec.family}` · {scope} · expectation `{spec.expectation}` · "
-             f"{spec.kind} · {seeded} · version {spec.version}"
-             + (f" · intensity `{spec.intensity}`" if spec.intensity else ""), ""]
+    lines = [
+        f"### `{spec.name}`",
+        "",
+        spec.description,
+        "",
+        f"`{spec.key}` · family `{spec.family}` · {scope} · expectation `{spec.expectation}` · "
+        f"{spec.kind} · {seeded} · version {spec.version}"
+        + (f" · intensity `{spec.intensity}`" if spec.intensity else ""),
+        "",
+    ]
     prose = _prose(spec.function.__doc__)
     if prose:
         lines += [prose, ""]
@@ -219,8 +247,11 @@ def entry_section(spec: registry.Perturbation) -> str:
     codes = reason_codes(spec)
     lines += ["Not applied when: " + "; ".join(f"`{c}` ({REASONS[c]})" for c in codes) + ".", ""]
     if spec.model_backed:
-        lines += ["No worked example: this entry calls a model (it needs an endpoint and an API "
-                  "key), so nothing is computed at generation time.", ""]
+        lines += [
+            "No worked example: this entry calls a model (it needs an endpoint and an API "
+            "key), so nothing is computed at generation time.",
+            "",
+        ]
     for ex in examples(spec):
         lines += [_example_block(*ex), ""]
     return "\n".join(lines)
@@ -283,6 +314,7 @@ def generate() -> str:
 def main(argv: Sequence[str] | None = None, prog: str = "python -m perturber.docs") -> int:
     """Write, print or check the reference; 0 on success, 1 when ``--check`` finds it stale."""
     from .cli import _Parser  # errors as one line (PerturberError), as every CLI command
+
     parser = _Parser(prog=prog, description="Generate the perturbation reference (Markdown).")
     parser.add_argument("--out", help="write to this file (default: stdout)")
     parser.add_argument("--check", metavar="FILE", help="exit 1 if FILE differs from the output")
@@ -296,8 +328,10 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m perturber.doc
             sys.stderr.write(f"perturber docs: cannot read {args.check}: {err}\n")
             return 1
         if current != text:
-            sys.stderr.write(f"perturber docs: {args.check} is stale; regenerate it with "
-                             f"`perturber docs --out {args.check}`\n")
+            sys.stderr.write(
+                f"perturber docs: {args.check} is stale; regenerate it with "
+                f"`perturber docs --out {args.check}`\n"
+            )
             return 1
         return 0
     if args.out:
@@ -314,4 +348,5 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m perturber.doc
 
 if __name__ == "__main__":
     from .cli import main as cli_main
+
     sys.exit(cli_main(["docs", *sys.argv[1:]]))

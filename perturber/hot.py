@@ -39,7 +39,7 @@ def per_text(fn: Callable[[str], T]) -> Callable[[str], T]:
     def wrapper(text: str) -> T:
         return memo(text) if len(text) <= MEMO_MAX_CHARS else fn(text)
 
-    wrapper.cache_clear = memo.cache_clear   # type: ignore[attr-defined]
+    wrapper.cache_clear = memo.cache_clear  # type: ignore[attr-defined]
     return wrapper
 
 
@@ -51,7 +51,7 @@ def replace_points(text: str, positions: Sequence[int], replacements: Sequence[s
     >>> replace_points("abc", [0, 2], ["", "C!"])
     'bC!'
     """
-    if len(positions) * 8 < len(text):   # few edits in a long text: slice around them
+    if len(positions) * 8 < len(text):  # few edits in a long text: slice around them
         parts = []
         pos = 0
         for p, r in zip(positions, replacements):
@@ -75,4 +75,3 @@ def pick(seq: Sequence[T], indices: Sequence[int]) -> Sequence[T]:
     if len(indices) > 1:
         return itemgetter(*indices)(seq)
     return [seq[i] for i in indices]
-

@@ -24,9 +24,24 @@ from itertools import accumulate
 from typing import Any, NamedTuple
 
 __all__ = [
-    "TOKEN", "StringSpan", "Scan", "Region", "scan", "is_container", "regions",
-    "Obj", "Copy", "decode_string", "is_string", "string_value", "key_lexeme",
-    "parse_object", "parse_tokens", "Style", "detect_style", "dump",
+    "TOKEN",
+    "StringSpan",
+    "Scan",
+    "Region",
+    "scan",
+    "is_container",
+    "regions",
+    "Obj",
+    "Copy",
+    "decode_string",
+    "is_string",
+    "string_value",
+    "key_lexeme",
+    "parse_object",
+    "parse_tokens",
+    "Style",
+    "detect_style",
+    "dump",
 ]
 
 # --------------------------------------------------------------------------------------------
@@ -35,15 +50,16 @@ __all__ = [
 
 #: One JSON token after optional whitespace; ``m.lastindex`` is the kind (``OPEN`` ... ``JUNK``).
 TOKEN = re.compile(
-    r'[ \t\n\r]*(?:'
-    r'([{\[])'                                                                     # 1 open
-    r'|([}\]])'                                                                    # 2 close
-    r'|(,)'                                                                        # 3
-    r'|(:)'                                                                        # 4
+    r"[ \t\n\r]*(?:"
+    r"([{\[])"  # 1 open
+    r"|([}\]])"  # 2 close
+    r"|(,)"  # 3
+    r"|(:)"  # 4
     r'|("[^"\\\x00-\x1f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*)*")'  # 5 string
-    r'|(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false|null)'     # 6 scalar
-    r'|(.))',                                                                      # 7 junk
-    re.S)
+    r"|(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false|null)"  # 6 scalar
+    r"|(.))",  # 7 junk
+    re.S,
+)
 OPEN, CLOSE, COMMA, COLON, STRING, SCALAR, JUNK = range(1, 8)
 
 # What the grammar expects next.
@@ -176,7 +192,7 @@ def _is_prose(text: str, s: StringSpan) -> bool:
     """A string value whose decoded content holds a whitespace character and a letter."""
     if s.name:
         return False
-    inner = text[s.start:s.end]
+    inner = text[s.start : s.end]
     if "\\" in inner:
         inner = json.loads('"' + inner + '"')
     return _WS_RE.search(inner) is not None and _LETTER_RE.search(inner) is not None
@@ -187,8 +203,7 @@ def _region(text: str, start: int, end: int, strings: list[StringSpan]) -> Regio
         value = json.loads(text[start:end])
     except RecursionError:  # deeper than the interpreter's recursion limit
         value = None
-    return Region(start, end, value, tuple(strings),
-                  tuple(s for s in strings if _is_prose(text, s)))
+    return Region(start, end, value, tuple(strings), tuple(s for s in strings if _is_prose(text, s)))
 
 
 def regions(text: str, skip=None) -> list[Region]:
@@ -245,6 +260,7 @@ def regions(text: str, skip=None) -> list[Region]:
 # --------------------------------------------------------------------------------------------
 # Lexeme tree
 # --------------------------------------------------------------------------------------------
+
 
 class Obj:
     """A JSON object: ``members`` are ``(key, key_lexeme, value)`` in document order.
@@ -346,7 +362,7 @@ def _reject_constant(name):
 
 _LITERALS = {True: "true", False: "false", None: "null"}
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
-_NON_BRACKET = re.compile(r'[^\[\]{}]+')
+_NON_BRACKET = re.compile(r"[^\[\]{}]+")
 _DEPTH_STEP = {"{": 1, "[": 1, "}": -1, "]": -1}
 
 
@@ -372,9 +388,11 @@ def _parse_fast(body: str, max_nesting: int):
                 raise _Fallback
 
     if spelled:
+
         def quote(value: str) -> str:
             return spelled.get(value) or '"' + value + '"'
     else:
+
         def quote(value: str) -> str:
             return '"' + value + '"'
 
@@ -414,8 +432,9 @@ def _parse_fast(body: str, max_nesting: int):
         node.members, node.index = members, index
         return node
 
-    decoder = json.JSONDecoder(object_pairs_hook=build, parse_int=_Num, parse_float=_Num,
-                               parse_constant=_reject_constant)
+    decoder = json.JSONDecoder(
+        object_pairs_hook=build, parse_int=_Num, parse_float=_Num, parse_constant=_reject_constant
+    )
     try:
         root = decoder.decode(body)
     except json.JSONDecodeError:
@@ -516,7 +535,7 @@ def _attach(top: Obj | list, pending: tuple[str, str], value: Any) -> None:
 # --------------------------------------------------------------------------------------------
 
 _SEPARATOR = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|([,:])([ \t\n\r]*)', re.S)
-_INDENTED = re.compile(r'[\r\n]([ \t]+)(?=[^ \t\r\n])')
+_INDENTED = re.compile(r"[\r\n]([ \t]+)(?=[^ \t\r\n])")
 
 
 class Style:
@@ -558,7 +577,7 @@ def detect_style(body: str, nl: str) -> Style:
             st.unit = ""
         else:
             ws = ind.group(1)
-            st.unit = "\t" if ws[0] == "\t" else ws[:len(ws) - len(ws.lstrip(" "))]
+            st.unit = "\t" if ws[0] == "\t" else ws[: len(ws) - len(ws.lstrip(" "))]
         st.nl = nl
     else:
         st.unit, st.nl = "", ""
@@ -587,7 +606,7 @@ def dump(root, st: Style, budget: int):
         if t is str:
             append(v)
             total += len(v)
-        elif (v.members if t is Obj else v):
+        elif v.members if t is Obj else v:
             depth = len(stack) + 1
             if pretty:
                 while len(indents) <= depth:

@@ -78,11 +78,13 @@ def check_base_url(url: str, allowed_hosts: Sequence[str] | None = None) -> str:
     if parts.scheme not in ("http", "https") or not host:
         raise InvalidParams("the model base URL must be an absolute http(s) URL", field="base_url")
     if parts.username or parts.password or parts.query or parts.fragment:
-        raise InvalidParams("the model base URL must not carry credentials, a query or a fragment",
-                            field="base_url")
+        raise InvalidParams(
+            "the model base URL must not carry credentials, a query or a fragment", field="base_url"
+        )
     if parts.scheme == "http" and not is_loopback(host):
-        raise InvalidParams(f"plain http is allowed only to loopback hosts, got host {host!r}",
-                            field="base_url")
+        raise InvalidParams(
+            f"plain http is allowed only to loopback hosts, got host {host!r}", field="base_url"
+        )
     if allowed_hosts is not None:
         allowed = {h.lower() for h in allowed_hosts}
         if host not in allowed and (port is None or f"{host}:{port}" not in allowed):
@@ -97,8 +99,9 @@ def check_model(model: object) -> str:
     'gpt-4o-mini'
     """
     if not isinstance(model, str) or not 1 <= len(model) <= 128 or not MODEL_RE.match(model):
-        raise InvalidParams("model must be 1-128 characters matching ^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$",
-                            field="model")
+        raise InvalidParams(
+            "model must be 1-128 characters matching ^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$", field="model"
+        )
     return model
 
 
@@ -161,29 +164,40 @@ class LLMSettings:
             try:
                 base_url = check_base_url(base_url)
             except InvalidParams as err:
-                raise ConfigurationError(f"PERTURBER_LLM_BASE_URL: {err.message}",
-                                         field="PERTURBER_LLM_BASE_URL") from None
+                raise ConfigurationError(
+                    f"PERTURBER_LLM_BASE_URL: {err.message}", field="PERTURBER_LLM_BASE_URL"
+                ) from None
         models = _env_list(env, "PERTURBER_LLM_MODELS")
         default_model = env.get("PERTURBER_LLM_DEFAULT_MODEL", "").strip() or None
-        for name, values in (("PERTURBER_LLM_MODELS", models),
-                             ("PERTURBER_LLM_DEFAULT_MODEL", (default_model,) if default_model else ())):
+        for name, values in (
+            ("PERTURBER_LLM_MODELS", models),
+            ("PERTURBER_LLM_DEFAULT_MODEL", (default_model,) if default_model else ()),
+        ):
             for value in values:
                 if not MODEL_RE.match(value) or len(value) > 128:
                     raise ConfigurationError(f"{name}: {value!r} is not a valid model name", field=name)
         if default_model and models and default_model not in models:
-            raise ConfigurationError("PERTURBER_LLM_DEFAULT_MODEL must be one of PERTURBER_LLM_MODELS",
-                                     field="PERTURBER_LLM_DEFAULT_MODEL")
+            raise ConfigurationError(
+                "PERTURBER_LLM_DEFAULT_MODEL must be one of PERTURBER_LLM_MODELS",
+                field="PERTURBER_LLM_DEFAULT_MODEL",
+            )
         raw_seed = env.get("PERTURBER_LLM_SEND_SEED", "").strip().lower()
         if raw_seed and raw_seed not in _TRUE | _FALSE:
-            raise ConfigurationError(f"PERTURBER_LLM_SEND_SEED must be true or false, got {raw_seed!r}",
-                                     field="PERTURBER_LLM_SEND_SEED")
+            raise ConfigurationError(
+                f"PERTURBER_LLM_SEND_SEED must be true or false, got {raw_seed!r}",
+                field="PERTURBER_LLM_SEND_SEED",
+            )
         hosts = tuple(h.lower() for h in _env_list(env, "PERTURBER_LLM_ALLOWED_HOSTS"))
         for host in hosts:
             if not re.fullmatch(r"[a-z0-9.-]+(:[0-9]{1,5})?|\[[0-9a-f:]+\](:[0-9]{1,5})?", host):
-                raise ConfigurationError(f"PERTURBER_LLM_ALLOWED_HOSTS: {host!r} is not a host name",
-                                         field="PERTURBER_LLM_ALLOWED_HOSTS")
+                raise ConfigurationError(
+                    f"PERTURBER_LLM_ALLOWED_HOSTS: {host!r} is not a host name",
+                    field="PERTURBER_LLM_ALLOWED_HOSTS",
+                )
         return cls(
-            base_url=base_url, default_model=default_model, models=models,
+            base_url=base_url,
+            default_model=default_model,
+            models=models,
             send_seed=raw_seed not in _FALSE,
             max_tokens=_env_int(env, "PERTURBER_LLM_MAX_TOKENS", 4096, 1, 1_000_000),
             timeout=_env_float(env, "PERTURBER_LLM_TIMEOUT", 30.0, 0.0, 900.0),
@@ -251,15 +265,26 @@ class Endpoint:
     >>> ep.close()
     """
 
-    def __init__(self, base_url: str, api_key: str | None = None, *, timeout: float = 30.0,
-                 connect_timeout: float = 5.0, max_retries: int = 2, concurrency: int = 16,
-                 backoff: float = 0.5) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str | None = None,
+        *,
+        timeout: float = 30.0,
+        connect_timeout: float = 5.0,
+        max_retries: int = 2,
+        concurrency: int = 16,
+        backoff: float = 0.5,
+    ) -> None:
         if base_url is None:
-            raise ResourceUnavailable("no model endpoint is configured (set PERTURBER_LLM_BASE_URL)",
-                                      code="model_unavailable")
+            raise ResourceUnavailable(
+                "no model endpoint is configured (set PERTURBER_LLM_BASE_URL)", code="model_unavailable"
+            )
         self.base_url = check_base_url(base_url)
         if type(max_retries) is not int or not 0 <= max_retries <= MAX_RETRIES_LIMIT:
-            raise InvalidParams(f"max_retries must be an int in [0, {MAX_RETRIES_LIMIT}]", field="max_retries")
+            raise InvalidParams(
+                f"max_retries must be an int in [0, {MAX_RETRIES_LIMIT}]", field="max_retries"
+            )
         if type(concurrency) is not int or not 1 <= concurrency <= 256:
             raise InvalidParams("concurrency must be an int in [1, 256]", field="concurrency")
         self.timeout = float(timeout)
@@ -278,13 +303,19 @@ class Endpoint:
     def from_settings(cls, settings: LLMSettings, api_key: str | None = None, **overrides) -> Endpoint:
         """An endpoint for the configured base URL; ``api_key=None`` uses :mod:`perturber.credentials`."""
         if not settings.base_url:
-            raise ResourceUnavailable("no model endpoint is configured (set PERTURBER_LLM_BASE_URL)",
-                                      code="model_unavailable")
+            raise ResourceUnavailable(
+                "no model endpoint is configured (set PERTURBER_LLM_BASE_URL)", code="model_unavailable"
+            )
         if api_key is None:
             from . import credentials
+
             api_key = credentials.api_key()
-        kwargs: dict[str, Any] = dict(timeout=settings.timeout, connect_timeout=settings.connect_timeout,
-                      max_retries=settings.max_retries, concurrency=settings.concurrency)
+        kwargs: dict[str, Any] = dict(
+            timeout=settings.timeout,
+            connect_timeout=settings.connect_timeout,
+            max_retries=settings.max_retries,
+            concurrency=settings.concurrency,
+        )
         kwargs.update(overrides)
         return cls(settings.base_url, api_key, **kwargs)
 
@@ -303,26 +334,34 @@ class Endpoint:
         try:
             import openai
         except ImportError:
-            raise ResourceUnavailable("the model-backed tier needs the 'llm' extra: pip install 'perturber[llm]'",
-                                      code="model_unavailable") from None
+            raise ResourceUnavailable(
+                "the model-backed tier needs the 'llm' extra: pip install 'perturber[llm]'",
+                code="model_unavailable",
+            ) from None
         return openai
 
     def _http(self):
         """The HTTP library the installed SDK is built on (``httpx``, or ``httpx2`` in SDK 3.x)."""
         import importlib
-        base = next(c for c in self._openai.DefaultHttpxClient.__mro__ if not c.__module__.startswith("openai"))
+
+        base = next(
+            c for c in self._openai.DefaultHttpxClient.__mro__ if not c.__module__.startswith("openai")
+        )
         return importlib.import_module(base.__module__.split(".")[0])
 
     def _client_kwargs(self, http, async_: bool):
         timeout = http.Timeout(self.timeout, connect=self.connect_timeout)
-        limits = http.Limits(max_connections=max(self.concurrency, 4),
-                             max_keepalive_connections=max(self.concurrency, 4))
+        limits = http.Limits(
+            max_connections=max(self.concurrency, 4), max_keepalive_connections=max(self.concurrency, 4)
+        )
         cls = http.AsyncClient if async_ else http.Client
         # Nothing from the process environment (OPENAI_ORG_ID, OPENAI_PROJECT_ID, ...) is sent: only
         # our key, and no Authorization header at all without one (keyless local servers).
         return dict(
             base_url=self.base_url,
-            api_key=self.__key.value if self.__key else "no-key",  # the SDK insists on one; omitted per request when unset
+            api_key=self.__key.value
+            if self.__key
+            else "no-key",  # the SDK insists on one; omitted per request when unset
             max_retries=0,  # our own retry policy (see the module docstring)
             timeout=timeout,
             http_client=cls(limits=limits, timeout=timeout, follow_redirects=False, trust_env=False),
@@ -343,8 +382,9 @@ class Endpoint:
     @staticmethod
     def _body(messages, model, temperature, seed, max_tokens) -> dict:
         if model is None:
-            raise ResourceUnavailable("no model is configured or given (set PERTURBER_LLM_DEFAULT_MODEL)",
-                                      code="model_unavailable")
+            raise ResourceUnavailable(
+                "no model is configured or given (set PERTURBER_LLM_DEFAULT_MODEL)", code="model_unavailable"
+            )
         body = dict(messages=list(messages), model=check_model(model), temperature=temperature)
         if seed is not None:
             body["seed"] = seed
@@ -368,8 +408,13 @@ class Endpoint:
         """Map an SDK exception to (error, retryable, retry_after)."""
         openai = self._openai
         if isinstance(exc, openai.APITimeoutError):
-            return ModelBackendError(f"the model endpoint timed out after {self.timeout:g} s",
-                                     code="model_timeout"), True, None
+            return (
+                ModelBackendError(
+                    f"the model endpoint timed out after {self.timeout:g} s", code="model_timeout"
+                ),
+                True,
+                None,
+            )
         if isinstance(exc, openai.APIStatusError):
             status = exc.status_code
             detail = ""
@@ -383,16 +428,26 @@ class Endpoint:
             except Exception:
                 pass
             retryable = status == 429 or status >= 500
-            err = ModelBackendError(f"the model endpoint returned HTTP {status}{detail}",
-                                    code="model_error", status=status)
+            err = ModelBackendError(
+                f"the model endpoint returned HTTP {status}{detail}", code="model_error", status=status
+            )
             return err, retryable, _retry_after(exc.response.headers) if retryable else None
         if isinstance(exc, openai.APIConnectionError):
-            return ModelBackendError("could not connect to the model endpoint", code="model_error"), False, None
-        return ModelBackendError(f"invalid response from the model endpoint ({type(exc).__name__})",
-                                 code="model_error"), False, None
+            return (
+                ModelBackendError("could not connect to the model endpoint", code="model_error"),
+                False,
+                None,
+            )
+        return (
+            ModelBackendError(
+                f"invalid response from the model endpoint ({type(exc).__name__})", code="model_error"
+            ),
+            False,
+            None,
+        )
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:
-        base = self.backoff * (2 ** attempt)
+        base = self.backoff * (2**attempt)
         delay = base / 2 + random.random() * base / 2  # exponential backoff, "equal jitter"
         if retry_after is not None:
             delay = max(delay, min(retry_after, RETRY_AFTER_CAP))
@@ -412,13 +467,25 @@ class Endpoint:
                 value = getattr(parsed.usage, key, None)
                 if isinstance(value, int):
                     usage[key] = value
-        return Completion(text=text, finish_reason=finish, model=getattr(parsed, "model", None) or model,
-                          usage=usage, latency_ms=round((time.perf_counter() - started) * 1000, 3),
-                          seed_forwarded=seed_forwarded,
-                          system_fingerprint=getattr(parsed, "system_fingerprint", None))
+        return Completion(
+            text=text,
+            finish_reason=finish,
+            model=getattr(parsed, "model", None) or model,
+            usage=usage,
+            latency_ms=round((time.perf_counter() - started) * 1000, 3),
+            seed_forwarded=seed_forwarded,
+            system_fingerprint=getattr(parsed, "system_fingerprint", None),
+        )
 
-    def chat(self, messages: Sequence[Mapping], *, model: str | None, temperature: float = 0.0,
-             seed: int | None = None, max_tokens: int | None = 256) -> Completion:
+    def chat(
+        self,
+        messages: Sequence[Mapping],
+        *,
+        model: str | None,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        max_tokens: int | None = 256,
+    ) -> Completion:
         """One chat completion (synchronous), retried per the policy."""
         body = self._body(messages, model, temperature, seed, max_tokens)
         body["extra_headers"] = self._extra_headers()
@@ -439,8 +506,15 @@ class Endpoint:
             self._sleep(delay)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def achat(self, messages: Sequence[Mapping], *, model: str | None, temperature: float = 0.0,
-                    seed: int | None = None, max_tokens: int | None = 256) -> Completion:
+    async def achat(
+        self,
+        messages: Sequence[Mapping],
+        *,
+        model: str | None,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        max_tokens: int | None = 256,
+    ) -> Completion:
         """One chat completion (asynchronous, ``AsyncOpenAI``), retried per the policy."""
         body = self._body(messages, model, temperature, seed, max_tokens)
         body["extra_headers"] = self._extra_headers()
@@ -450,14 +524,21 @@ class Endpoint:
         for attempt in range(self.max_retries + 1):
             try:
                 # async requests also get a total bound per attempt (httpx's timeouts are per phase)
-                raw = await asyncio.wait_for(client.chat.completions.with_raw_response.create(**body),
-                                             self.timeout + self.connect_timeout)
+                raw = await asyncio.wait_for(
+                    client.chat.completions.with_raw_response.create(**body),
+                    self.timeout + self.connect_timeout,
+                )
                 return self._completion(raw, body["model"], started, "seed" in body)
             except PerturberError:
                 raise
             except TimeoutError:
-                err, retryable, retry_after = ModelBackendError(
-                    f"the model endpoint timed out after {self.timeout:g} s", code="model_timeout"), True, None
+                err, retryable, retry_after = (
+                    ModelBackendError(
+                        f"the model endpoint timed out after {self.timeout:g} s", code="model_timeout"
+                    ),
+                    True,
+                    None,
+                )
             except Exception as exc:
                 err, retryable, retry_after = self._classify(exc)
             if not retryable or attempt == self.max_retries:
@@ -465,8 +546,9 @@ class Endpoint:
             await asyncio.sleep(self._delay(attempt, retry_after))
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def chat_many(self, requests: Sequence[Mapping], on_done: Callable[[int, object], None] | None = None
-                  ) -> list[Completion | PerturberError]:
+    def chat_many(
+        self, requests: Sequence[Mapping], on_done: Callable[[int, object], None] | None = None
+    ) -> list[Completion | PerturberError]:
         """Many completions, at most ``concurrency`` in flight; errors are returned per item."""
         requests = list(requests)
         results: list = [None] * len(requests)
@@ -489,8 +571,9 @@ class Endpoint:
             for i in range(len(requests)):
                 run(i)
             return results
-        with ThreadPoolExecutor(max_workers=min(self.concurrency, len(requests)),
-                                thread_name_prefix="perturber-llm") as pool:
+        with ThreadPoolExecutor(
+            max_workers=min(self.concurrency, len(requests)), thread_name_prefix="perturber-llm"
+        ) as pool:
             list(pool.map(run, range(len(requests))))
         return results
 

@@ -27,8 +27,7 @@ _LITERAL = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+(?![0-9])(?:\.[0-9]+)?|[0-9]+(?:
 
 # Quantity words that alpha2digit leaves alone (it parses cardinals, ordinals and decimals only):
 # multiplicative and fractional words. Replaced before parsing, as whole words, case-insensitively.
-_QUANTITY_WORDS = {"half": "0.5", "halves": "0.5", "twice": "2", "thrice": "3", "dozen": "12",
-                   "dozens": "12"}
+_QUANTITY_WORDS = {"half": "0.5", "halves": "0.5", "twice": "2", "thrice": "3", "dozen": "12", "dozens": "12"}
 _QUANTITY = re.compile(r"\b(?:an?\s+)?(" + "|".join(_QUANTITY_WORDS) + r")\b", re.IGNORECASE)
 
 _alpha2digit = None
@@ -43,7 +42,9 @@ def _parser():
         except ImportError:
             raise ResourceUnavailable(
                 "counting spelled-out numbers needs the 'text2num' package: "
-                "pip install 'perturber[robustness]'", extra="robustness") from None
+                "pip install 'perturber[robustness]'",
+                extra="robustness",
+            ) from None
         _alpha2digit = alpha2digit
     return _alpha2digit
 

@@ -29,28 +29,39 @@ def _field(p: registry.Param):
         if choices is not None:
             return Annotated[Literal[choices], Field(description=description)], default
         pattern = p.schema().get("pattern")
-        return Annotated[str, Field(description=description, min_length=1, max_length=128,
-                                    pattern=pattern, json_schema_extra={"default": default})], default
+        return Annotated[
+            str,
+            Field(
+                description=description,
+                min_length=1,
+                max_length=128,
+                pattern=pattern,
+                json_schema_extra={"default": default},
+            ),
+        ], default
     if choices is not None:
         # A one-value Literal becomes "const" in JSON Schema; keep the "enum" every choice has.
         single: dict[str, Any] | None = {"enum": list(choices)} if len(choices) == 1 else None
-        return Annotated[Literal[choices], Field(description=description,
-                                                 json_schema_extra=single)], p.default
+        return Annotated[
+            Literal[choices], Field(description=description, json_schema_extra=single)
+        ], p.default
     extra: dict[str, Any] = {}
     if p.step is not None:
         extra["multipleOf"] = p.step
     if p.forbidden:
         extra["not"] = {"enum": list(p.forbidden)}
     options: dict[str, Any] = {"allow_inf_nan": False} if p.type is float else {}
-    constraints = Field(ge=p.ge, le=p.le, description=description,
-                        json_schema_extra=extra or None, **options)
+    constraints = Field(ge=p.ge, le=p.le, description=description, json_schema_extra=extra or None, **options)
     return Annotated[p.type, constraints], p.default
 
 
 def params_model(spec: registry.Perturbation) -> type[BaseModel]:
     """A strict pydantic model (unknown fields forbidden, no coercion) of ``spec``'s params."""
-    configured = tuple((p.effective_choices(), p.catalog_schema().get("default"))
-                       for p in spec.params if p.type is str and p.default is None)
+    configured = tuple(
+        (p.effective_choices(), p.catalog_schema().get("default"))
+        for p in spec.params
+        if p.type is str and p.default is None
+    )
     return _params_model(spec, configured)
 
 

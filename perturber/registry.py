@@ -23,17 +23,43 @@ from typing import Any, NamedTuple
 from .errors import InvalidParams, UnknownPerturbation
 
 CATEGORIES = ("native", "brittlebench")
-FAMILIES = ("control", "word_level", "character", "formatting", "schema", "normalization",
-            "padding", "context", "paraphrasing", "reasoning", "adversarial", "structure",
-            "directional")
+FAMILIES = (
+    "control",
+    "word_level",
+    "character",
+    "formatting",
+    "schema",
+    "normalization",
+    "padding",
+    "context",
+    "paraphrasing",
+    "reasoning",
+    "adversarial",
+    "structure",
+    "directional",
+)
 EXPECTATIONS = ("invariant", "directional", "refusal")
 TYPE_NAMES = {int: "int", float: "float", str: "str", bool: "bool"}
 
 # Modules that declare perturbations, imported on first use of the registry.
-FAMILY_MODULES = tuple(f"perturber.perturbations.{m}" for m in (
-    "control", "word_level", "character", "formatting", "schema", "normalization", "padding",
-    "context", "paraphrasing", "reasoning", "adversarial", "structure", "directional",
-)) + ("perturber.brittlebench",)  # the optional compatibility tier (declarations only; CATALOG §17)
+FAMILY_MODULES = tuple(
+    f"perturber.perturbations.{m}"
+    for m in (
+        "control",
+        "word_level",
+        "character",
+        "formatting",
+        "schema",
+        "normalization",
+        "padding",
+        "context",
+        "paraphrasing",
+        "reasoning",
+        "adversarial",
+        "structure",
+        "directional",
+    )
+) + ("perturber.brittlebench",)  # the optional compatibility tier (declarations only; CATALOG §17)
 
 
 class Outcome(NamedTuple):
@@ -43,7 +69,7 @@ class Outcome(NamedTuple):
     edits: int = 0
     reason: str | None = None
     details: dict | None = None
-    model: dict | None = None   # model-backed entries: the ``model`` object of CATALOG.md §1.2
+    model: dict | None = None  # model-backed entries: the ``model`` object of CATALOG.md §1.2
 
 
 def unchanged(text: str, reason: str) -> Outcome:
@@ -103,12 +129,18 @@ class Param:
         return InvalidParams(
             f"{owner}: parameter '{self.name}' = {value!r} is invalid ({problem}); "
             f"allowed: {self.describe_range()}",
-            field=self.name, allowed=self.describe_range())
+            field=self.name,
+            allowed=self.describe_range(),
+        )
 
     def schema(self) -> dict:
         """JSON-safe description (used by the catalog, its digest and the playground)."""
-        out = {"name": self.name, "type": TYPE_NAMES[self.type], "default": self.default,
-               "description": self.description}
+        out = {
+            "name": self.name,
+            "type": TYPE_NAMES[self.type],
+            "default": self.default,
+            "description": self.description,
+        }
         if self.choices is not None:
             out["choices"] = list(self.choices)
         if self.ge is not None:
@@ -182,15 +214,18 @@ class Perturbation:
         if not params:
             return self._model_default(self.defaults)
         if not isinstance(params, Mapping):
-            raise InvalidParams(f"{self.name}: params must be an object, got {_type_name(params)}",
-                                field="params")
+            raise InvalidParams(
+                f"{self.name}: params must be an object, got {_type_name(params)}", field="params"
+            )
         by_name = {p.name: p for p in self.params}
         for key in params:
             if key not in by_name:
                 allowed = ", ".join(by_name) or "none"
                 raise InvalidParams(
                     f"{self.name}: unknown parameter {key!r} (allowed: {allowed})",
-                    field=str(key), allowed=list(by_name))
+                    field=str(key),
+                    allowed=list(by_name),
+                )
         resolved = dict(self.defaults)
         for key, value in params.items():
             resolved[key] = by_name[key].validate(value, self.name)
@@ -201,6 +236,7 @@ class Perturbation:
         if not self.model_backed or resolved.get("model") is not None:
             return resolved
         from .model_tier import default_model
+
         model = default_model()
         return resolved if model is None else {**resolved, "model": model}
 
@@ -212,11 +248,17 @@ class Perturbation:
     def info(self) -> dict:
         """The catalog entry as JSON-safe data."""
         return {
-            "name": self.name, "category": self.category, "family": self.family,
-            "version": self.version, "in_scope": self.in_scope,
-            "expectation": self.expectation, "kind": self.kind,
-            "seed_sensitive": self.seed_sensitive, "model_backed": self.model_backed,
-            "intensity": self.intensity, "description": self.description,
+            "name": self.name,
+            "category": self.category,
+            "family": self.family,
+            "version": self.version,
+            "in_scope": self.in_scope,
+            "expectation": self.expectation,
+            "kind": self.kind,
+            "seed_sensitive": self.seed_sensitive,
+            "model_backed": self.model_backed,
+            "intensity": self.intensity,
+            "description": self.description,
             "params": [p.catalog_schema() for p in self.params],
             **self._availability(),
         }
@@ -226,6 +268,7 @@ class Perturbation:
         if self.category != "brittlebench":
             return {}
         from .brittlebench.runtime import available
+
         return {"available": available(self.name)}
 
 
@@ -234,11 +277,22 @@ _LOADED = False
 _LOAD_LOCK = threading.Lock()
 
 
-def perturbation(name: str, *, family: str, description: str, params: Iterable[Param] = (),
-                 in_scope: bool = True, expectation: str = "invariant",
-                 seed_sensitive: bool = False, model_backed: bool = False, version: int = 1,
-                 intensity: str | None = None, category: str = "native",
-                 skip_empty: bool = True, skip_zero_intensity: bool = True):
+def perturbation(
+    name: str,
+    *,
+    family: str,
+    description: str,
+    params: Iterable[Param] = (),
+    in_scope: bool = True,
+    expectation: str = "invariant",
+    seed_sensitive: bool = False,
+    model_backed: bool = False,
+    version: int = 1,
+    intensity: str | None = None,
+    category: str = "native",
+    skip_empty: bool = True,
+    skip_zero_intensity: bool = True,
+):
     """Declare a perturbation. The decorated function is called as ``fn(text, rng, **params)``.
 
     The intensity defaults to the ``rate``/``count`` parameter when there is one. ``skip_empty``
@@ -255,11 +309,22 @@ def perturbation(name: str, *, family: str, description: str, params: Iterable[P
         if key in _REGISTRY:
             raise ValueError(f"perturbation {category}/{name} declared twice")
         _REGISTRY[key] = Perturbation(
-            name=name, category=category, family=family, version=version, in_scope=in_scope,
-            expectation=expectation, seed_sensitive=seed_sensitive, model_backed=model_backed,
-            description=description, params=params, intensity=intensity, function=function,
-            defaults={p.name: p.default for p in params}, skip_empty=skip_empty,
-            skip_zero_intensity=skip_zero_intensity)
+            name=name,
+            category=category,
+            family=family,
+            version=version,
+            in_scope=in_scope,
+            expectation=expectation,
+            seed_sensitive=seed_sensitive,
+            model_backed=model_backed,
+            description=description,
+            params=params,
+            intensity=intensity,
+            function=function,
+            defaults={p.name: p.default for p in params},
+            skip_empty=skip_empty,
+            skip_zero_intensity=skip_zero_intensity,
+        )
         return function
 
     return register
@@ -284,8 +349,10 @@ def entries() -> list[Perturbation]:
 
 def _catalog_position(spec: Perturbation) -> tuple[int, int]:
     module = spec.function.__module__
-    rank = next((i for i, m in enumerate(FAMILY_MODULES)
-                 if module == m or module.startswith(m + ".")), len(FAMILY_MODULES))
+    rank = next(
+        (i for i, m in enumerate(FAMILY_MODULES) if module == m or module.startswith(m + ".")),
+        len(FAMILY_MODULES),
+    )
     return CATEGORIES.index(spec.category), rank
 
 
@@ -299,17 +366,22 @@ def get(name: str, category: str = "native") -> Perturbation:
     if category not in CATEGORIES:
         raise UnknownPerturbation(
             f"unknown category {category!r}; categories: {', '.join(CATEGORIES)}",
-            category=str(category), suggestions=[])
+            category=str(category),
+            suggestions=[],
+        )
     names = [n for (c, n) in _REGISTRY if c == category]
     close = difflib.get_close_matches(str(name), names, n=3, cutoff=0.6)
     hint = f"; did you mean {', '.join(close)}?" if close else "; `perturber list` shows all"
-    raise UnknownPerturbation(f"unknown perturbation {category}/{name}{hint}",
-                              name=str(name), category=category, suggestions=close)
+    raise UnknownPerturbation(
+        f"unknown perturbation {category}/{name}{hint}", name=str(name), category=category, suggestions=close
+    )
 
 
 def catalog_digest() -> str:
     """sha256 over every entry's name, category, version and parameter schema."""
-    payload = [[s.category, s.name, s.version, [p.schema() for p in s.params]]
-               for s in sorted(entries(), key=lambda s: (s.category, s.name))]
+    payload = [
+        [s.category, s.name, s.version, [p.schema() for p in s.params]]
+        for s in sorted(entries(), key=lambda s: (s.category, s.name))
+    ]
     blob = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(blob.encode()).hexdigest()

@@ -24,8 +24,8 @@ from threading import Lock
 
 from .hot import pick
 
-_FIRST_BATCH = 128        # words pulled by a seed's first refill (and cached for the seed)
-_MAX_BATCH = 1 << 16      # later batches double up to this many words
+_FIRST_BATCH = 128  # words pulled by a seed's first refill (and cached for the seed)
+_MAX_BATCH = 1 << 16  # later batches double up to this many words
 _PREFIX_CACHE: dict[int, tuple[int, ...]] = {}
 _PREFIX_CACHE_MAX = 512
 _PREFIX_LOCK = Lock()
@@ -53,10 +53,10 @@ class Draws:
 
     def __init__(self, seed: int) -> None:
         self.seed = seed
-        self._buf: tuple[int, ...] | None = None   # words being served
-        self._pos = 0                               # index of the next word of ``_buf``
-        self._next = 0                              # stream index of the word after ``_buf``
-        self._gen: random.Random | None = None      # positioned at ``_next`` once built
+        self._buf: tuple[int, ...] | None = None  # words being served
+        self._pos = 0  # index of the next word of ``_buf``
+        self._next = 0  # stream index of the word after ``_buf``
+        self._gen: random.Random | None = None  # positioned at ``_next`` once built
 
     @property
     def started(self) -> bool:
@@ -80,7 +80,7 @@ class Draws:
         else:
             if gen is None:
                 gen = self._gen = random.Random(self.seed)
-                gen.getrandbits(32 * self._next)   # skip the cached words
+                gen.getrandbits(32 * self._next)  # skip the cached words
             buf = _words(gen, min(_MAX_BATCH, max(_FIRST_BATCH, self._next)))
         self._buf = buf
         self._pos = 0
@@ -152,7 +152,7 @@ class Draws:
         n = len(pool)
         if not 0 <= k <= n:
             raise ValueError(f"sample of {k} out of {n}")
-        if n > 1 << 32:   # pragma: no cover - wider than one word per draw
+        if n > 1 << 32:  # pragma: no cover - wider than one word per draw
             below = self.below
             for i in range(k):
                 j = i + below(n - i)
@@ -210,8 +210,7 @@ def quota(n: int, *, rate: float | None = None, count: int | None = None) -> int
     return min(k, n)
 
 
-def select(candidates: Sequence, rng: Draws, *, rate: float | None = None,
-           count: int | None = None) -> list:
+def select(candidates: Sequence, rng: Draws, *, rate: float | None = None, count: int | None = None) -> list:
     """Choose candidates by the rate or count rule, returned in ascending text order.
 
     >>> select(["a", "b", "c", "d"], Draws(0), count=2)

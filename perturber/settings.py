@@ -51,15 +51,17 @@ class Variable:
         try:
             value = int(raw)
         except ValueError:
-            raise ConfigurationError(f"{self.env} must be an integer, got {raw!r}",
-                                     variable=self.env) from None
+            raise ConfigurationError(
+                f"{self.env} must be an integer, got {raw!r}", variable=self.env
+            ) from None
         return self.check(value, self.env)
 
     def check(self, value: object, label: str) -> int:
         """``value`` if it is an int in ``[low, high]``, else ``ConfigurationError`` naming ``label``."""
         if type(value) is not int or not self.low <= value <= self.high:
-            raise ConfigurationError(f"{label} must be an int in [{self.low}, {self.high}], "
-                                     f"got {value!r}", variable=self.env)
+            raise ConfigurationError(
+                f"{label} must be an int in [{self.low}, {self.high}], got {value!r}", variable=self.env
+            )
         return value
 
 
@@ -106,8 +108,9 @@ class Limits:
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Limits:
         """The limits given by the ``PERTURBER_*`` variables (bad values: ``ConfigurationError``)."""
         env = from_env(["max_text_chars", "magnitude_max_chars"], environ)
-        return cls(max_text_chars=int(env["max_text_chars"]),
-                   magnitude_max_chars=int(env["magnitude_max_chars"]))
+        return cls(
+            max_text_chars=int(env["max_text_chars"]), magnitude_max_chars=int(env["magnitude_max_chars"])
+        )
 
 
 @lru_cache(maxsize=1)

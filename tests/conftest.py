@@ -20,6 +20,7 @@ SHARED = ROOT.parent / "shared"
 @pytest.fixture(scope="session")
 def corpus():
     import harness
+
     return harness.CORPUS
 
 
@@ -35,10 +36,14 @@ def write_brittlebench_stimuli(path: pathlib.Path) -> pathlib.Path:
         if row["input"] == "Hello":
             out = row["output"]
             entries[row["params"]["stimuli_code"]] = (
-                ("suffix", out[len("Hello\n"):]) if out.startswith("Hello\n")
-                else ("prefix", out[:-len("\nHello")]))
-    body = ",\n".join(f'    "{code}": {{"type": "{kind}", "text": {json.dumps(text)}}}'
-                      for code, (kind, text) in entries.items())
+                ("suffix", out[len("Hello\n") :])
+                if out.startswith("Hello\n")
+                else ("prefix", out[: -len("\nHello")])
+            )
+    body = ",\n".join(
+        f'    "{code}": {{"type": "{kind}", "text": {json.dumps(text)}}}'
+        for code, (kind, text) in entries.items()
+    )
     path.write_bytes(("{\n" + body + "\n}").encode("utf-8"))
     return path
 

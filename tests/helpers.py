@@ -1,32 +1,33 @@
 """Small test helpers shared by the family test files."""
 
-
 #: Entries whose golden outputs changed when JSON regions became protected spans (§1.8 kind 5,
 #: catalog 1.1): version 2 (every other entry is still at version 1).
-JSON_REGIONS_V2 = frozenset({
-    "drop_stop_words",
-    "punctuation_spaces",
-    "sequence_spaces",
-    "synonym",
-    "realistic_typos",
-    "typos",
-    "repeated_chars",
-    "random_case",
-    "upper_case",
-    "lower_case",
-    "title_case",
-    "leetspeak",
-    "disemvowel",
-    "diacritics_add",
-    "homoglyph",
-    "zero_width",
-    "bidi_override",
-    "ocr_noise",
-    "extra_whitespace",
-    "tabs_for_spaces",
-    "line_wrap",
-    "scale_quantity",
-})
+JSON_REGIONS_V2 = frozenset(
+    {
+        "drop_stop_words",
+        "punctuation_spaces",
+        "sequence_spaces",
+        "synonym",
+        "realistic_typos",
+        "typos",
+        "repeated_chars",
+        "random_case",
+        "upper_case",
+        "lower_case",
+        "title_case",
+        "leetspeak",
+        "disemvowel",
+        "diacritics_add",
+        "homoglyph",
+        "zero_width",
+        "bidi_override",
+        "ocr_noise",
+        "extra_whitespace",
+        "tabs_for_spaces",
+        "line_wrap",
+        "scale_quantity",
+    }
+)
 
 
 def expected_version(name: str) -> int:

@@ -34,9 +34,9 @@ class Reply:
     status: int = 200
     headers: dict = field(default_factory=dict)
     delay: float = 0.0
-    model: str | None = None      # None: echo the requested model
-    raw: bytes | None = None      # a raw body overriding everything else
-    usage: dict | None = None     # None: computed from the lengths
+    model: str | None = None  # None: echo the requested model
+    raw: bytes | None = None  # a raw body overriding everything else
+    usage: dict | None = None  # None: computed from the lengths
 
 
 @dataclass
@@ -45,7 +45,7 @@ class Recorded:
     method: str
     headers: dict
     body: dict | None
-    client: tuple | None = None   # (host, port) of the TCP peer: one port = one reused connection
+    client: tuple | None = None  # (host, port) of the TCP peer: one port = one reused connection
 
 
 def echo(body: dict) -> Reply:
@@ -61,7 +61,7 @@ class LLMServer:
         self.requests: list[Recorded] = []
         self._queue: deque = deque()
         self.default = echo
-        self._gen = 0           # requests still running from an earlier test do not count
+        self._gen = 0  # requests still running from an earlier test do not count
         self._flying: dict[int, int] = {}
         self.max_in_flight = 0
         self._lock = threading.Lock()
@@ -122,8 +122,9 @@ class LLMServer:
             body = None
         with self._lock:
             gen = self._gen
-            self.requests.append(Recorded(scope["path"], scope["method"], headers, body,
-                                          tuple(scope.get("client") or ())))
+            self.requests.append(
+                Recorded(scope["path"], scope["method"], headers, body, tuple(scope.get("client") or ()))
+            )
             self._flying[gen] = self._flying.get(gen, 0) + 1
             self.max_in_flight = max(self.max_in_flight, self._flying[gen])
         # A request stops counting as in flight just before its response is written, so a client
@@ -143,7 +144,9 @@ class LLMServer:
             if reply.raw is not None:
                 payload = reply.raw
             elif reply.status >= 400:
-                payload = json.dumps({"error": {"message": reply.content or "error", "type": "test"}}).encode()
+                payload = json.dumps(
+                    {"error": {"message": reply.content or "error", "type": "test"}}
+                ).encode()
             else:
                 payload = json.dumps(self._completion(body or {}, reply)).encode()
         self._landed(gen)
@@ -157,13 +160,23 @@ class LLMServer:
     def _completion(body: dict, reply: Reply) -> dict:
         prompt = sum(len(str(m.get("content", ""))) for m in body.get("messages", [])) // 4
         completion = len(reply.content or "") // 4
-        usage = reply.usage or {"prompt_tokens": prompt, "completion_tokens": completion,
-                                "total_tokens": prompt + completion}
+        usage = reply.usage or {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+        }
         return {
-            "id": "chatcmpl-test", "object": "chat.completion", "created": int(time.time()),
+            "id": "chatcmpl-test",
+            "object": "chat.completion",
+            "created": int(time.time()),
             "model": reply.model or body.get("model", "unknown"),
-            "choices": [{"index": 0, "finish_reason": reply.finish_reason,
-                         "message": {"role": "assistant", "content": reply.content}}],
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": reply.finish_reason,
+                    "message": {"role": "assistant", "content": reply.content},
+                }
+            ],
             "usage": usage,
         }
 
@@ -177,12 +190,14 @@ class LLMServer:
     # -- lifecycle -------------------------------------------------------------------------------
     def start(self) -> LLMServer:
         import uvicorn
+
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("127.0.0.1", 0))
         self.port = sock.getsockname()[1]
-        config = uvicorn.Config(self, log_level="warning", lifespan="on", access_log=False,
-                                timeout_keep_alive=30, backlog=2048)
+        config = uvicorn.Config(
+            self, log_level="warning", lifespan="on", access_log=False, timeout_keep_alive=30, backlog=2048
+        )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]}, daemon=True)
         self._thread.start()

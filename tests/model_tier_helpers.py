@@ -10,8 +10,13 @@ MODEL = "test-model"
 
 def configure(monkeypatch, server, **extra):
     """Point the tier at ``server`` with the server key; extra ``PERTURBER_LLM_*`` settings."""
-    for name in ("PERTURBER_LLM_MODELS", "PERTURBER_LLM_ALLOWED_HOSTS", "PERTURBER_LLM_BEARER_SHA256",
-                 "PERTURBER_LLM_SEND_SEED", "OPENAI_API_KEY"):
+    for name in (
+        "PERTURBER_LLM_MODELS",
+        "PERTURBER_LLM_ALLOWED_HOSTS",
+        "PERTURBER_LLM_BEARER_SHA256",
+        "PERTURBER_LLM_SEND_SEED",
+        "OPENAI_API_KEY",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("PERTURBER_LLM_BASE_URL", server.base_url)
     monkeypatch.setenv("PERTURBER_LLM_DEFAULT_MODEL", MODEL)

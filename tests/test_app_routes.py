@@ -32,7 +32,7 @@ def test_openapi_lists_every_entry_after_the_generic_route_in_catalog_order():
     listed = list(document["paths"])
     typed = [f"/perturb/{s.category}/{s.name}" for s in registry.entries()]
     start = listed.index("/perturb") + 1
-    assert listed[start:start + len(typed)] == typed
+    assert listed[start : start + len(typed)] == typed
     assert listed[:4] == ["/health", "/version", "/perturbations", "/perturbations/{category}/{name}"]
     op = document["paths"]["/perturb/native/typos"]["post"]
     assert op["operationId"] == "perturb_native_typos_perturb_native_typos_post"

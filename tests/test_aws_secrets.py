@@ -13,8 +13,11 @@ from perturber.errors import ResourceUnavailable
 
 @pytest.fixture(autouse=True)
 def aws_env(monkeypatch):
-    for key in ("PERTURBER_LLM_API_KEY_SECRET_ID", "PERTURBER_LLM_API_KEY_PARAMETER",
-                "PERTURBER_LLM_API_KEY"):
+    for key in (
+        "PERTURBER_LLM_API_KEY_SECRET_ID",
+        "PERTURBER_LLM_API_KEY_PARAMETER",
+        "PERTURBER_LLM_API_KEY",
+    ):
         monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
@@ -42,7 +45,8 @@ def test_secrets_manager_json_and_plain(monkeypatch):
 @mock_aws
 def test_ssm_secure_string(monkeypatch):
     boto3.client("ssm", region_name="us-east-1").put_parameter(
-        Name="/perturber/llm-key", Value="sk-ssm", Type="SecureString")
+        Name="/perturber/llm-key", Value="sk-ssm", Type="SecureString"
+    )
     monkeypatch.setenv("PERTURBER_LLM_API_KEY_PARAMETER", "/perturber/llm-key")
     assert secrets.llm_api_key() == "sk-ssm"
     credentials.set_api_key_provider(secrets.llm_api_key)

@@ -19,11 +19,31 @@ from perturber.brittlebench import behaviours, runtime
 from perturber.errors import InvalidParams, ResourceUnavailable
 
 VECTORS = SHARED / "vectors" / "brittlebench"
-FILES = ("sequence_spaces", "punctuation_spaces", "drop_stop_words", "typos", "quotes", "spaces",
-         "new_lines", "emotion_prompt", "word_merge", "word_split")
+FILES = (
+    "sequence_spaces",
+    "punctuation_spaces",
+    "drop_stop_words",
+    "typos",
+    "quotes",
+    "spaces",
+    "new_lines",
+    "emotion_prompt",
+    "word_merge",
+    "word_split",
+)
 PAD_NAMES = {'"': "quotes", " ": "spaces", "\n": "new_lines"}
-TEN = ("sequence_spaces", "punctuation_spaces", "drop_stop_words", "typos", "word_merge",
-       "word_split", "quotes", "spaces", "new_lines", "emotion_prompt")
+TEN = (
+    "sequence_spaces",
+    "punctuation_spaces",
+    "drop_stop_words",
+    "typos",
+    "word_merge",
+    "word_split",
+    "quotes",
+    "spaces",
+    "new_lines",
+    "emotion_prompt",
+)
 
 
 def recorded_sums() -> dict:
@@ -83,8 +103,12 @@ def test_the_suite_covers_3859_rows():
 def test_ten_entries_declared_in_the_tier():
     tier = [s for s in registry.entries() if s.category == "brittlebench"]
     assert [s.name for s in tier] == list(TEN)
-    assert {s.name for s in tier if s.seed_sensitive} == {"sequence_spaces", "typos", "word_merge",
-                                                          "word_split"}
+    assert {s.name for s in tier if s.seed_sensitive} == {
+        "sequence_spaces",
+        "typos",
+        "word_merge",
+        "word_split",
+    }
     assert all(s.kind == "deterministic" and s.expectation == "invariant" and s.in_scope for s in tier)
     # A bare name is the native entry.
     assert perturber.perturb("Hi", "quotes", {"n": 1}) == '" Hi "'
@@ -119,19 +143,25 @@ def test_results_fields_and_data_version(stimuli):
 def test_older_stop_list_keeps_the_2025_contractions():
     text = "I'm sure they're right, but we've never checked?"
     assert perturber.perturb(text, "drop_stop_words", category="brittlebench") == "sure right, never checked?"
-    assert perturber.perturb(text, "drop_stop_words", {"stopword_list": "nltk-2023"},
-                             category="brittlebench") == "I'm sure they're right, we've never checked?"
+    assert (
+        perturber.perturb(text, "drop_stop_words", {"stopword_list": "nltk-2023"}, category="brittlebench")
+        == "I'm sure they're right, we've never checked?"
+    )
     assert len(behaviours.stop_set("nltk-2025")) == 162
 
 
 def test_unit_table_holds_the_required_everyday_units():
     units = behaviours.units()
-    required = ("s sec second min minute hr hour day week month year m cm mm km meter metre "
-                "centimeter kilometer inch foot feet ft yard mile g mg kg gram pound lb lbs ounce oz "
-                "ton ml mL l L liter litre gallon cup degree deg °C °F kelvin acre percent mph").split()
+    required = (
+        "s sec second min minute hr hour day week month year m cm mm km meter metre "
+        "centimeter kilometer inch foot feet ft yard mile g mg kg gram pound lb lbs ounce oz "
+        "ton ml mL l L liter litre gallon cup degree deg °C °F kelvin acre percent mph"
+    ).split()
     assert [u for u in required if u not in units] == []
-    plural = ("seconds minutes hours days weeks months years meters metres centimeters kilometers "
-              "inches yards miles grams pounds ounces tons liters litres gallons cups degrees acres").split()
+    plural = (
+        "seconds minutes hours days weeks months years meters metres centimeters kilometers "
+        "inches yards miles grams pounds ounces tons liters litres gallons cups degrees acres"
+    ).split()
     assert [u for u in plural if u not in units] == []
     # Tokens that must stay natural words (the engine does not treat them as units).
     for word in ("C", "B", "a", "at", "in", "am", "I", "x", "y"):
@@ -146,27 +176,44 @@ def test_cached_typo_augmenter_equals_augly_simulate_typos():
         for seed in range(12):
             for token in ("France?", "important", "Hello", "the"):
                 random.seed(seed)
-                expected = simulate([token], typo_type=typo_type, aug_word_p=1.0, aug_char_p=0.5,
-                                    aug_word_min=1, aug_word_max=1)[0]
+                expected = simulate(
+                    [token],
+                    typo_type=typo_type,
+                    aug_word_p=1.0,
+                    aug_char_p=0.5,
+                    aug_word_min=1,
+                    aug_word_max=1,
+                )[0]
                 random.seed(seed)
                 got = behaviours.typo_augmenter(typo_type, 0.5).augment([token], 1)[0]
                 assert got == expected, (typo_type, seed, token)
 
 
-@pytest.mark.parametrize("name,params", [("sequence_spaces", {"prob": 0.5}), ("typos", {}),
-                                         ("word_merge", {}), ("word_split", {}),
-                                         ("punctuation_spaces", {}), ("quotes", {})])
+@pytest.mark.parametrize(
+    "name,params",
+    [
+        ("sequence_spaces", {"prob": 0.5}),
+        ("typos", {}),
+        ("word_merge", {}),
+        ("word_split", {}),
+        ("punctuation_spaces", {}),
+        ("quotes", {}),
+    ],
+)
 def test_caller_global_random_state_is_restored(name, params):
     import numpy
 
     random.seed(1234)
     numpy.random.seed(99)
     before, before_np = random.getstate(), numpy.random.get_state()
-    perturber.perturb("The quick brown fox jumps over the lazy dog.", name, params, seed=7,
-                      category="brittlebench")
+    perturber.perturb(
+        "The quick brown fox jumps over the lazy dog.", name, params, seed=7, category="brittlebench"
+    )
     assert random.getstate() == before
     after_np = numpy.random.get_state()
-    assert after_np[0] == before_np[0] and (after_np[1] == before_np[1]).all() and after_np[2:] == before_np[2:]
+    assert (
+        after_np[0] == before_np[0] and (after_np[1] == before_np[1]).all() and after_np[2:] == before_np[2:]
+    )
 
 
 def test_global_state_is_restored_when_the_call_raises(monkeypatch):
@@ -185,13 +232,21 @@ def test_global_state_is_restored_when_the_call_raises(monkeypatch):
 
 
 def test_seed_reaches_the_engine_draws():
-    outs = {perturber.perturb("one two three four five", "sequence_spaces", {"prob": 0.5}, seed=s,
-                              category="brittlebench") for s in range(6)}
+    outs = {
+        perturber.perturb(
+            "one two three four five", "sequence_spaces", {"prob": 0.5}, seed=s, category="brittlebench"
+        )
+        for s in range(6)
+    }
     assert len(outs) > 1
     random.seed(5)
     expected = behaviours.sequence_spaces("one two", 0.5, 1, 3)
-    assert perturber.perturb("one two", "sequence_spaces", {"prob": 0.5, "max_spaces": 3}, seed=5,
-                             category="brittlebench") == expected
+    assert (
+        perturber.perturb(
+            "one two", "sequence_spaces", {"prob": 0.5, "max_spaces": 3}, seed=5, category="brittlebench"
+        )
+        == expected
+    )
 
 
 def test_native_call_completes_while_a_tier_call_holds_the_lock(monkeypatch):
@@ -205,22 +260,29 @@ def test_native_call_completes_while_a_tier_call_holds_the_lock(monkeypatch):
 
     monkeypatch.setattr(behaviours, "sequence_spaces", slow)
     tier_result = []
-    tier = threading.Thread(target=lambda: tier_result.append(
-        perturber.perturb("ab", "sequence_spaces", {"prob": 1.0, "max_spaces": 1}, category="brittlebench")))
+    tier = threading.Thread(
+        target=lambda: tier_result.append(
+            perturber.perturb(
+                "ab", "sequence_spaces", {"prob": 1.0, "max_spaces": 1}, category="brittlebench"
+            )
+        )
+    )
     tier.start()
     try:
         assert entered.wait(10)
         assert runtime.TIER_LOCK.acquire(blocking=False) is False  # held by the tier thread
         native_result = []
-        native = threading.Thread(target=lambda: native_result.append(
-            perturber.perturb("one two", "quotes", {"n": 2})))
+        native = threading.Thread(
+            target=lambda: native_result.append(perturber.perturb("one two", "quotes", {"n": 2}))
+        )
         native.start()
         native.join(10)
         assert not native.is_alive() and native_result == ['"" one two ""']
         assert tier.is_alive()  # the tier call is still inside the lock
         # A second tier call waits for the first one.
-        second = threading.Thread(target=perturber.perturb, args=("x", "quotes"),
-                                  kwargs={"category": "brittlebench"})
+        second = threading.Thread(
+            target=perturber.perturb, args=("x", "quotes"), kwargs={"category": "brittlebench"}
+        )
         second.start()
         second.join(0.2)
     finally:
@@ -229,17 +291,20 @@ def test_native_call_completes_while_a_tier_call_holds_the_lock(monkeypatch):
     assert tier_result == ["a b "]
 
 
-@pytest.mark.parametrize("name,params,field", [
-    ("sequence_spaces", {"min_spaces": 5, "max_spaces": 2}, "min_spaces"),
-    ("sequence_spaces", {"prob": 1.5}, "prob"),
-    ("typos", {"mode": "count", "aug_word_p": 0.2}, "aug_word_p"),
-    ("typos", {"typos_count": 3}, "typos_count"),
-    ("typos", {"mode": "count", "typos_count": -1}, "typos_count"),
-    ("typos", {"typo_type": "ocr"}, "typo_type"),
-    ("quotes", {"char_count": 1001}, "char_count"),
-    ("emotion_prompt", {"stimuli_code": "EP21"}, "stimuli_code"),
-    ("drop_stop_words", {"stopword_list": "nltk-2019"}, "stopword_list"),
-])
+@pytest.mark.parametrize(
+    "name,params,field",
+    [
+        ("sequence_spaces", {"min_spaces": 5, "max_spaces": 2}, "min_spaces"),
+        ("sequence_spaces", {"prob": 1.5}, "prob"),
+        ("typos", {"mode": "count", "aug_word_p": 0.2}, "aug_word_p"),
+        ("typos", {"typos_count": 3}, "typos_count"),
+        ("typos", {"mode": "count", "typos_count": -1}, "typos_count"),
+        ("typos", {"typo_type": "ocr"}, "typo_type"),
+        ("quotes", {"char_count": 1001}, "char_count"),
+        ("emotion_prompt", {"stimuli_code": "EP21"}, "stimuli_code"),
+        ("drop_stop_words", {"stopword_list": "nltk-2019"}, "stopword_list"),
+    ],
+)
 def test_invalid_params_are_validation_errors(name, params, field):
     with pytest.raises(InvalidParams) as err:
         perturber.perturb("Some text here.", name, params, category="brittlebench")
@@ -268,13 +333,15 @@ def test_emotion_table_with_another_digest_is_refused(tmp_path, monkeypatch):
 
 
 def test_missing_extra_is_tier_unavailable_naming_the_extra():
-    code = ("import sys; sys.modules['augly'] = None; import perturber\n"
-            "from perturber.errors import ResourceUnavailable\n"
-            "print([e['available'] for e in perturber.list_perturbations(category='brittlebench')])\n"
-            "print(perturber.perturb('Hi', 'quotes', {'n': 1}))\n"
-            "try:\n    perturber.perturb('Hi', 'quotes', category='brittlebench')\n"
-            "except ResourceUnavailable as err:\n    print(err.code, err.http_status, err.details['extra'])\n"
-            "    print(err.message)\n")
+    code = (
+        "import sys; sys.modules['augly'] = None; import perturber\n"
+        "from perturber.errors import ResourceUnavailable\n"
+        "print([e['available'] for e in perturber.list_perturbations(category='brittlebench')])\n"
+        "print(perturber.perturb('Hi', 'quotes', {'n': 1}))\n"
+        "try:\n    perturber.perturb('Hi', 'quotes', category='brittlebench')\n"
+        "except ResourceUnavailable as err:\n    print(err.code, err.http_status, err.details['extra'])\n"
+        "    print(err.message)\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     lines = out.splitlines()
     assert lines[1] == '" Hi "'
@@ -290,6 +357,7 @@ def test_catalog_lists_the_tier_as_available():
 
 
 # ---- transports: a sample of rows through the typed and generic routes, the CLI and Lambda ----
+
 
 def sample_rows():
     out = []
@@ -323,16 +391,28 @@ def test_sample_rows_over_every_transport(stimuli):
         for stem, row in sample_rows():
             name, params = mapped(stem, row)
             seed, expected = row["seed"], row["output"]
-            typed = client.post(f"/perturb/brittlebench/{name}",
-                                json={"texts": [row["input"]], "seed": seed, **params})
+            typed = client.post(
+                f"/perturb/brittlebench/{name}", json={"texts": [row["input"]], "seed": seed, **params}
+            )
             assert typed.status_code == 200, typed.text
             assert typed.json()["results"][0]["text"] == expected
-            generic = client.post("/perturb", json={"text": row["input"], "name": name, "seed": seed,
-                                                    "category": "brittlebench", "params": params})
+            generic = client.post(
+                "/perturb",
+                json={
+                    "text": row["input"],
+                    "name": name,
+                    "seed": seed,
+                    "category": "brittlebench",
+                    "params": params,
+                },
+            )
             assert generic.json()["results"][0]["text"] == expected
-            ev = http_api_event("POST", f"/perturb/brittlebench/{name}",
-                                headers={"content-type": "application/json"},
-                                body=json.dumps({"texts": [row["input"]], "seed": seed, **params}).encode())
+            ev = http_api_event(
+                "POST",
+                f"/perturb/brittlebench/{name}",
+                headers={"content-type": "application/json"},
+                body=json.dumps({"texts": [row["input"]], "seed": seed, **params}).encode(),
+            )
             response = lambda_handler(ev, LocalContext())
             assert response["statusCode"] == 200
             assert json.loads(response_body(response))["results"][0]["text"] == expected
@@ -369,12 +449,20 @@ def test_lambda_without_the_extra_answers_503(monkeypatch):
     for module in [m for m in sys.modules if m == "augly" or m.startswith("augly.")] + ["augly"]:
         monkeypatch.setitem(sys.modules, module, None)
     monkeypatch.setattr(runtime, "_DEPS", None)
-    ev = http_api_event("POST", "/perturb/brittlebench/typos", headers={"content-type": "application/json"},
-                        body=json.dumps({"texts": ["Hello world"]}).encode())
+    ev = http_api_event(
+        "POST",
+        "/perturb/brittlebench/typos",
+        headers={"content-type": "application/json"},
+        body=json.dumps({"texts": ["Hello world"]}).encode(),
+    )
     response = lambda_handler(ev, LocalContext())
     error = json.loads(response_body(response))["error"]
     assert response["statusCode"] == 503
     assert error["code"] == "tier_unavailable" and error["extra"] == "brittlebench"
-    ev = http_api_event("POST", "/perturb/native/typos", headers={"content-type": "application/json"},
-                        body=json.dumps({"texts": ["Hello world"]}).encode())
+    ev = http_api_event(
+        "POST",
+        "/perturb/native/typos",
+        headers={"content-type": "application/json"},
+        body=json.dumps({"texts": ["Hello world"]}).encode(),
+    )
     assert lambda_handler(ev, LocalContext())["statusCode"] == 200

@@ -10,19 +10,45 @@ from perturber import registry
 from perturber.data import load_table
 from perturber.rng import Draws
 
-CHARACTER = ["random_case", "upper_case", "lower_case", "title_case", "leetspeak", "disemvowel",
-             "diacritics_add", "diacritics_strip", "homoglyph", "full_width", "zero_width",
-             "bidi_override", "ocr_noise"]
-SEEDED = ["random_case", "leetspeak", "disemvowel", "diacritics_add", "homoglyph", "zero_width",
-          "ocr_noise"]
-RATE_DEFAULTS = {"random_case": 0.5, "leetspeak": 0.5, "disemvowel": 0.5, "diacritics_add": 0.5,
-                 "homoglyph": 0.3, "zero_width": 0.3, "ocr_noise": 0.2}
-LONG = ("The quick brown fox jumps over the lazy dog while seven clever wizards examine "
-        "modern clinical documents about Oslo, Boston and Sao Paulo in the late evening. ") * 3
-PROTECTED = ["https://Ex.com/Páth_(Abc)?Open=Tea", "Some.Body@Example.org", "`Cödé Here`",
-             "```\nPrint Öpen Toe\n```"]
-PROTECTED_TEXT = ("See https://Ex.com/Páth_(Abc)?Open=Tea or mail Some.Body@Example.org, "
-                  "run `Cödé Here` now.\n```\nPrint Öpen Toe\n```\nLast Line tésts it.")
+CHARACTER = [
+    "random_case",
+    "upper_case",
+    "lower_case",
+    "title_case",
+    "leetspeak",
+    "disemvowel",
+    "diacritics_add",
+    "diacritics_strip",
+    "homoglyph",
+    "full_width",
+    "zero_width",
+    "bidi_override",
+    "ocr_noise",
+]
+SEEDED = ["random_case", "leetspeak", "disemvowel", "diacritics_add", "homoglyph", "zero_width", "ocr_noise"]
+RATE_DEFAULTS = {
+    "random_case": 0.5,
+    "leetspeak": 0.5,
+    "disemvowel": 0.5,
+    "diacritics_add": 0.5,
+    "homoglyph": 0.3,
+    "zero_width": 0.3,
+    "ocr_noise": 0.2,
+}
+LONG = (
+    "The quick brown fox jumps over the lazy dog while seven clever wizards examine "
+    "modern clinical documents about Oslo, Boston and Sao Paulo in the late evening. "
+) * 3
+PROTECTED = [
+    "https://Ex.com/Páth_(Abc)?Open=Tea",
+    "Some.Body@Example.org",
+    "`Cödé Here`",
+    "```\nPrint Öpen Toe\n```",
+]
+PROTECTED_TEXT = (
+    "See https://Ex.com/Páth_(Abc)?Open=Tea or mail Some.Body@Example.org, "
+    "run `Cödé Here` now.\n```\nPrint Öpen Toe\n```\nLast Line tésts it."
+)
 
 
 def full(name):
@@ -38,6 +64,7 @@ def changed_positions(a, b):
 # --------------------------------------------------------------------------------------------
 # Declarations, reasons and seeds (whole family)
 # --------------------------------------------------------------------------------------------
+
 
 def test_family_declarations_match_the_catalog_table():
     for name in CHARACTER:
@@ -93,9 +120,28 @@ def test_full_width_applies_inside_protected_spans():
 
 @pytest.mark.parametrize("name", CHARACTER)
 def test_never_raises_on_awkward_unicode(name):
-    texts = ["\u0301abc", "a\u200db", "👨‍👩‍👧 x", "🇫🇷🇩🇪", "👍🏽ok", "\r\n\r", "İß ǅ ﬁ",
-             "e\u0301\u0301", "\ufeff\u202ex", "\x00\x07", "東京 Привет", "a\U000e0041b",
-             "x\ufe0fy", "\u200d", "~~~\n", "``", "\u0301", "i\u0307", "ŉ word", "ΣΑΣ"]
+    texts = [
+        "\u0301abc",
+        "a\u200db",
+        "👨‍👩‍👧 x",
+        "🇫🇷🇩🇪",
+        "👍🏽ok",
+        "\r\n\r",
+        "İß ǅ ﬁ",
+        "e\u0301\u0301",
+        "\ufeff\u202ex",
+        "\x00\x07",
+        "東京 Привет",
+        "a\U000e0041b",
+        "x\ufe0fy",
+        "\u200d",
+        "~~~\n",
+        "``",
+        "\u0301",
+        "i\u0307",
+        "ŉ word",
+        "ΣΑΣ",
+    ]
     for text in texts:
         for params in (None, full(name)):
             for seed in (0, 7):
@@ -107,6 +153,7 @@ def test_never_raises_on_awkward_unicode(name):
 # --------------------------------------------------------------------------------------------
 # 6.1 random_case
 # --------------------------------------------------------------------------------------------
+
 
 def test_random_case_example():
     for seed in range(20):
@@ -135,7 +182,7 @@ def test_random_case_must_not_touch_digits_symbols_urls_or_code():
 
 def test_random_case_keeps_marks_and_clusters():
     r = run("e\u0301t a\u200db", "random_case", {"rate": 1.0})
-    assert r.text == "E\u0301T A\u200db"   # b belongs to the cluster of a (ZWJ)
+    assert r.text == "E\u0301T A\u200db"  # b belongs to the cluster of a (ZWJ)
     assert r.edits == 3
 
 
@@ -148,6 +195,7 @@ def test_random_case_no_candidates():
 # 6.2 upper_case, 6.3 lower_case
 # --------------------------------------------------------------------------------------------
 
+
 def test_upper_case_example():
     r = run("Call me at 9am, see https://ex.com/Path", "upper_case")
     assert (r.text, r.edits) == ("CALL ME AT 9AM, SEE https://ex.com/Path", 1)
@@ -159,8 +207,7 @@ def test_upper_case_uses_the_full_mapping():
 
 def test_upper_case_must_not_change_urls_emails_or_code():
     text = "go www.Ex.com/a or Me@Ex.com with `x = Y`\n```\nfoo()\n```\nend"
-    assert run(text, "upper_case").text == (
-        "GO www.Ex.com/a OR Me@Ex.com WITH `x = Y`\n```\nfoo()\n```\nEND")
+    assert run(text, "upper_case").text == ("GO www.Ex.com/a OR Me@Ex.com WITH `x = Y`\n```\nfoo()\n```\nEND")
 
 
 def test_upper_case_no_change():
@@ -192,6 +239,7 @@ def test_lower_case_no_change():
 # 6.4 title_case
 # --------------------------------------------------------------------------------------------
 
+
 def test_title_case_example():
     r = run("don't convert 5km or the iPhone price in km", "title_case")
     assert r.text == "Don't Convert 5km Or The iPhone Price In km"
@@ -219,7 +267,8 @@ def test_title_case_must_not_lower_case_acronyms_or_mixed_names():
 def test_title_case_must_not_capitalise_units_code_or_urls():
     text = "wait 5 ms or 3 min, 2 kg and 1 mL in `some code` at https://ex.com/path"
     assert run(text, "title_case").text == (
-        "Wait 5 ms Or 3 min, 2 kg And 1 mL In `some code` At https://ex.com/path")
+        "Wait 5 ms Or 3 min, 2 kg And 1 mL In `some code` At https://ex.com/path"
+    )
 
 
 def test_title_case_skips_bound_tokens():
@@ -284,6 +333,7 @@ def test_leetspeak_no_candidates():
 # 6.6 disemvowel
 # --------------------------------------------------------------------------------------------
 
+
 def test_disemvowel_example():
     text = "Please read the instructions carefully"
     for seed in range(30):
@@ -295,8 +345,7 @@ def test_disemvowel_example():
 
 
 def test_disemvowel_full_rate():
-    assert run("Please read the instructions", "disemvowel", {"rate": 1.0}).text == \
-        "Pls rd th instrctns"
+    assert run("Please read the instructions", "disemvowel", {"rate": 1.0}).text == "Pls rd th instrctns"
 
 
 def test_disemvowel_must_not_delete_whole_words():
@@ -327,12 +376,13 @@ def test_disemvowel_no_candidates():
 # 6.7 diacritics_add
 # --------------------------------------------------------------------------------------------
 
+
 def test_diacritics_add_example():
     text = "Open the door"
     for seed in range(20):
         r = run(text, "diacritics_add", {"rate": 0.5, "form": "precomposed"}, seed)
         pos = changed_positions(text, r.text)
-        assert len(pos) == 3 and r.edits == 3   # 5 candidates, k = 3
+        assert len(pos) == 3 and r.edits == 3  # 5 candidates, k = 3
         assert all(r.text[p] == unicodedata.normalize("NFC", text[p] + "\u0301") for p in pos)
         c = run(text, "diacritics_add", {"rate": 0.5}, seed)
         assert len(c.text) == len(text) + 3 and c.text.count("\u0301") == 3
@@ -354,8 +404,7 @@ def test_diacritics_add_must_not_stack_a_second_mark():
 
 def test_diacritics_add_must_not_touch_code_or_urls():
     text = "go `code` https://a.io/e x@ya.org"
-    assert run(text, "diacritics_add", {"rate": 1.0}).text == \
-        "go\u0301 `code` https://a.io/e x@ya.org"
+    assert run(text, "diacritics_add", {"rate": 1.0}).text == "go\u0301 `code` https://a.io/e x@ya.org"
 
 
 def test_diacritics_add_validates_form():
@@ -370,6 +419,7 @@ def test_diacritics_add_no_candidates():
 # --------------------------------------------------------------------------------------------
 # 6.8 diacritics_strip
 # --------------------------------------------------------------------------------------------
+
 
 def test_diacritics_strip_example():
     r = run("Café crème in São Paulo, naïve Øresund, ﬁve ½", "diacritics_strip")
@@ -410,6 +460,7 @@ def test_diacritics_strip_no_candidates():
 # 6.9 homoglyph
 # --------------------------------------------------------------------------------------------
 
+
 def test_homoglyph_table_is_the_catalog_table():
     table = dict(load_table("a08b_homoglyphs")["map"])
     assert len(table) == 31
@@ -422,14 +473,14 @@ def test_homoglyph_example():
     for seed in range(20):
         r = run(text, "homoglyph", {"rate": 0.3}, seed)
         pos = changed_positions(text, r.text)
-        assert len(pos) == 3 and r.edits == 3   # 10 candidates, k = 3
+        assert len(pos) == 3 and r.edits == 3  # 10 candidates, k = 3
         assert all(table[text[p]] == r.text[p] for p in pos)
 
 
 def test_homoglyph_must_not_derive_upper_case_with_upper():
     r = run("HNY", "homoglyph", {"rate": 1.0})
     assert r.text == "\u041d\u039d\u04ae"
-    for bad in ("\u04ba", "\u0548", "\u0423"):   # Һ Ո У
+    for bad in ("\u04ba", "\u0548", "\u0423"):  # Һ Ո У
         assert bad not in r.text
 
 
@@ -441,8 +492,7 @@ def test_homoglyph_must_not_change_the_length():
 
 def test_homoglyph_must_not_touch_code_or_urls():
     text = "ace `ace` https://ace.io ace@ace.io"
-    assert run(text, "homoglyph", {"rate": 1.0}).text == \
-        "\u0430\u0441\u0435 `ace` https://ace.io ace@ace.io"
+    assert run(text, "homoglyph", {"rate": 1.0}).text == "\u0430\u0441\u0435 `ace` https://ace.io ace@ace.io"
 
 
 def test_homoglyph_only_single_code_point_clusters():
@@ -456,6 +506,7 @@ def test_homoglyph_no_candidates():
 # --------------------------------------------------------------------------------------------
 # 6.10 full_width
 # --------------------------------------------------------------------------------------------
+
 
 def test_full_width_example():
     r = run("Hi 2 you!", "full_width")
@@ -475,10 +526,11 @@ def test_full_width_no_candidates():
 # 6.11 zero_width
 # --------------------------------------------------------------------------------------------
 
+
 def test_zero_width_example():
     for seed in range(20):
         r = run("password", "zero_width", {"rate": 0.3}, seed)
-        assert r.text.count("\u200b") == 2 and r.edits == 2   # 7 boundaries, k = 2
+        assert r.text.count("\u200b") == 2 and r.edits == 2  # 7 boundaries, k = 2
         assert r.text.replace("\u200b", "") == "password"
         assert r.text[0] != "\u200b" and r.text[-1] != "\u200b"
 
@@ -517,6 +569,7 @@ def test_zero_width_no_candidates():
 # 6.12 bidi_override
 # --------------------------------------------------------------------------------------------
 
+
 def test_bidi_override_example():
     r = run("Hello\nWorld", "bidi_override")
     assert (r.text, r.edits) == ("\u202eHello\u202c\n\u202eWorld\u202c", 2)
@@ -525,7 +578,8 @@ def test_bidi_override_example():
 def test_bidi_override_skips_fenced_code_and_blank_lines_and_keeps_line_breaks():
     text = "Q?\r\n\r\n```\ncode\n```\n  \n  indented\r"
     assert run(text, "bidi_override").text == (
-        "\u202eQ?\u202c\r\n\r\n```\ncode\n```\n  \n\u202e  indented\u202c\r")
+        "\u202eQ?\u202c\r\n\r\n```\ncode\n```\n  \n\u202e  indented\u202c\r"
+    )
 
 
 def test_bidi_override_no_candidates():
@@ -538,10 +592,17 @@ def test_bidi_override_no_candidates():
 # 6.13 ocr_noise
 # --------------------------------------------------------------------------------------------
 
+
 def test_ocr_noise_example():
     text = "modern clinic"
-    options = {"rnodern clinic", "moclern clinic", "modcrn clinic", "modem clinic",
-               "modern dinic", "modern clinie"}
+    options = {
+        "rnodern clinic",
+        "moclern clinic",
+        "modcrn clinic",
+        "modem clinic",
+        "modern dinic",
+        "modern clinie",
+    }
     seen = set()
     for seed in range(40):
         r = run(text, "ocr_noise", {"rate": 0.2}, seed)
@@ -573,8 +634,9 @@ def test_ocr_noise_must_not_leave_a_token_with_fewer_than_two_letters():
 
 def test_ocr_noise_must_not_touch_code_or_urls():
     text = "modern `modern` https://modern.io/modern modern@cl.io"
-    assert run(text, "ocr_noise", {"rate": 1.0}).text == \
-        "rnoclcm `modern` https://modern.io/modern modern@cl.io"
+    assert (
+        run(text, "ocr_noise", {"rate": 1.0}).text == "rnoclcm `modern` https://modern.io/modern modern@cl.io"
+    )
 
 
 def test_ocr_noise_only_single_code_point_clusters():
@@ -591,15 +653,31 @@ def test_ocr_noise_no_candidates():
 # Data tables
 # --------------------------------------------------------------------------------------------
 
+
 def test_tables_keep_the_printed_order():
     assert [a for a, _ in load_table("a08a_leet")["map"]] == list("abeilost")
-    assert [a for a, _ in load_table("a08c_ocr_confusions")["map"]] == \
-        ["rn", "cl", "vv", "li", "m", "d", "w", "e", "c", "l", "I", "O", "S", "B"]
+    assert [a for a, _ in load_table("a08c_ocr_confusions")["map"]] == [
+        "rn",
+        "cl",
+        "vv",
+        "li",
+        "m",
+        "d",
+        "w",
+        "e",
+        "c",
+        "l",
+        "I",
+        "O",
+        "S",
+        "B",
+    ]
     assert [a for a, _ in load_table("a11_strip_folds")["map"]] == list("øØłŁđĐħĦŧŦ")
 
 
 def test_seeded_entries_use_only_the_given_generator():
     from perturber.perturbations import character
+
     r1 = character.leetspeak(LONG, Draws(3), rate=0.5)
     r2 = character.leetspeak(LONG, Draws(3), rate=0.5)
     assert r1 == r2

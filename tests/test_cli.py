@@ -13,8 +13,9 @@ ENV = dict(os.environ, PYTHONIOENCODING="utf-8")
 
 
 def cli(*args, stdin=None):
-    return subprocess.run([sys.executable, "-m", "perturber.cli", *args], input=stdin,
-                          capture_output=True, env=ENV)
+    return subprocess.run(
+        [sys.executable, "-m", "perturber.cli", *args], input=stdin, capture_output=True, env=ENV
+    )
 
 
 def test_text_goes_to_stdout_verbatim():
@@ -33,16 +34,19 @@ def test_json_output_is_the_result():
     assert json.loads(out.stdout) == perturber.apply("Hi", "spaces", {"n": 2}, 9).to_dict()
 
 
-@pytest.mark.parametrize("args, code, needle", [
-    (["quotse", "--text", "x"], 2, b"did you mean quotes"),
-    (["quotes", "--text", "x", "--n", "0"], 2, b"'n'"),
-    (["quotes", "--text", "x", "--n", "1.0"], 2, b"'n'"),
-    (["quotes", "--text", "x", "--seed", "-1"], 2, b"seed"),
-    (["quotes", "--text", "x", "--seed", "abc"], 2, b"seed"),
-    (["quotes", "--text", "x", "--bogus", "1"], 2, b"unrecognized"),
-    (["describe", "nope"], 2, b"unknown_perturbation"),
-    (["list", "--family", "nope"], 2, b"invalid choice"),
-])
+@pytest.mark.parametrize(
+    "args, code, needle",
+    [
+        (["quotse", "--text", "x"], 2, b"did you mean quotes"),
+        (["quotes", "--text", "x", "--n", "0"], 2, b"'n'"),
+        (["quotes", "--text", "x", "--n", "1.0"], 2, b"'n'"),
+        (["quotes", "--text", "x", "--seed", "-1"], 2, b"seed"),
+        (["quotes", "--text", "x", "--seed", "abc"], 2, b"seed"),
+        (["quotes", "--text", "x", "--bogus", "1"], 2, b"unrecognized"),
+        (["describe", "nope"], 2, b"unknown_perturbation"),
+        (["list", "--family", "nope"], 2, b"invalid choice"),
+    ],
+)
 def test_errors_are_one_line_with_exit_codes(args, code, needle):
     out = cli(*args)
     assert out.returncode == code
@@ -57,7 +61,12 @@ def test_invalid_utf8_on_stdin():
 
 def test_list_and_describe():
     out = cli("list", "--family", "padding", "--category", "native", "--json")
-    assert [e["name"] for e in json.loads(out.stdout)] == ["quotes", "spaces", "new_lines", "trailing_newline"]
+    assert [e["name"] for e in json.loads(out.stdout)] == [
+        "quotes",
+        "spaces",
+        "new_lines",
+        "trailing_newline",
+    ]
     table = cli("list", "--in-scope").stdout.decode()
     rows = [line.split() for line in table.splitlines()]
     assert "native/quotes" in table and rows and all(r[2] == "in" for r in rows)
@@ -70,7 +79,12 @@ def test_list_and_describe():
 
 def test_help_explains_params():
     out = cli("quotes", "--help")
-    assert out.returncode == 0 and b"--n VALUE" in out.stdout and b"int in [1," in out.stdout and b"(default 5)" in out.stdout
+    assert (
+        out.returncode == 0
+        and b"--n VALUE" in out.stdout
+        and b"int in [1," in out.stdout
+        and b"(default 5)" in out.stdout
+    )
     top = cli("--help")
     assert top.returncode == 0 and b"batch NAME" in top.stdout
     assert cli().returncode == 2
@@ -81,8 +95,21 @@ def test_batch(tmp_path):
     rows = [{"id": 1, "q": "Hi"}, {"id": 2, "q": "What is 2+2?"}]
     src.write_text("".join(json.dumps(r) + "\n" for r in rows) + "\n")
     dst = tmp_path / "out.jsonl"
-    out = cli("batch", "spaces", "--input", str(src), "--output", str(dst), "--field", "q",
-              "--param", "n=2", "--seed", "4", "--progress")
+    out = cli(
+        "batch",
+        "spaces",
+        "--input",
+        str(src),
+        "--output",
+        str(dst),
+        "--field",
+        "q",
+        "--param",
+        "n=2",
+        "--seed",
+        "4",
+        "--progress",
+    )
     assert out.returncode == 0, out.stderr
     assert b"2/2" in out.stderr
     got = [json.loads(line) for line in dst.read_text().splitlines()]

@@ -15,8 +15,6 @@ B2 = load_table("b02_filler")["sentences"]
 TOM = "Tom has 4 pens. He buys 3 more. How many pens does he have?"
 
 
-
-
 def remove_inserted(out, ids):
     for i in ids:
         assert out.count(B1[i] + " ") + out.count(B1[i]) >= 1
@@ -28,16 +26,27 @@ def remove_inserted(out, ids):
 # Declarations and shared reasons
 # --------------------------------------------------------------------------------------------
 
+
 def test_declarations_match_catalog_table():
     ic = registry.get("irrelevant_context")
     assert (ic.family, ic.in_scope, ic.expectation, ic.seed_sensitive, ic.model_backed) == (
-        "context", False, "invariant", True, False)
+        "context",
+        False,
+        "invariant",
+        True,
+        False,
+    )
     (c,) = ic.params
     assert (c.name, c.type, c.default, c.ge, c.le) == ("count", int, 1, 0, 10)
     assert ic.intensity == "count"
     cl = registry.get("context_load")
     assert (cl.family, cl.in_scope, cl.expectation, cl.seed_sensitive, cl.model_backed) == (
-        "context", False, "invariant", False, False)
+        "context",
+        False,
+        "invariant",
+        False,
+        False,
+    )
     r, p = cl.params
     assert (r.name, r.type, r.default, r.ge, r.le, r.step) == ("ratio", float, 2.0, 1.0, 8.0, 0.01)
     assert (p.name, p.default, p.choices) == ("position", "before", ("before", "after", "split"))
@@ -59,14 +68,22 @@ def test_zero_intensity():
     assert r.reason == "zero_intensity"
 
 
-@pytest.mark.parametrize("name,params", [
-    ("irrelevant_context", {"count": 11}), ("irrelevant_context", {"count": -1}),
-    ("irrelevant_context", {"count": 2.0}), ("irrelevant_context", {"count": True}),
-    ("context_load", {"ratio": 0.99}), ("context_load", {"ratio": 8.01}),
-    ("context_load", {"ratio": 2.005}), ("context_load", {"ratio": float("nan")}),
-    ("context_load", {"position": "middle"}), ("context_load", {"position": "Before"}),
-    ("context_load", {"seed": 1}),
-])
+@pytest.mark.parametrize(
+    "name,params",
+    [
+        ("irrelevant_context", {"count": 11}),
+        ("irrelevant_context", {"count": -1}),
+        ("irrelevant_context", {"count": 2.0}),
+        ("irrelevant_context", {"count": True}),
+        ("context_load", {"ratio": 0.99}),
+        ("context_load", {"ratio": 8.01}),
+        ("context_load", {"ratio": 2.005}),
+        ("context_load", {"ratio": float("nan")}),
+        ("context_load", {"position": "middle"}),
+        ("context_load", {"position": "Before"}),
+        ("context_load", {"seed": 1}),
+    ],
+)
 def test_parameter_validation(name, params):
     with pytest.raises(InvalidParams):
         run(TOM, name, params)
@@ -75,6 +92,7 @@ def test_parameter_validation(name, params):
 # --------------------------------------------------------------------------------------------
 # 11.3 irrelevant_context
 # --------------------------------------------------------------------------------------------
+
 
 def test_irrelevant_context_catalog_example():
     r = run(TOM, "irrelevant_context", seed=1)
@@ -96,7 +114,7 @@ def test_irrelevant_context_draws_follow_the_procedure():
     out = text
     for k in range(3, -1, -1):  # insert right to left so offsets stay valid
         mat = "".join(B1[i] + " " for i, a in zip(ids, at) if a == k)
-        out = out[:starts[k]] + mat + out[starts[k]:]
+        out = out[: starts[k]] + mat + out[starts[k] :]
     r = run(text, "irrelevant_context", {"count": 6}, seed=seed)
     assert (r.text, r.edits, r.details) == (out, 6, {"inserted": ids})
 
@@ -167,15 +185,16 @@ def test_irrelevant_context_protected_spans_untouched():
 # 11.4 context_load
 # --------------------------------------------------------------------------------------------
 
+
 def test_context_load_catalog_example():
     text = "Tom has 4 pens. How many pens does Tom have?"
     assert len(text) == 44
     r = run(text, "context_load")
-    assert r.text == ("This passage contains general background material.\n\n"
-                      "Tom has 4 pens. How many pens does Tom have?")
+    assert r.text == (
+        "This passage contains general background material.\n\nTom has 4 pens. How many pens does Tom have?"
+    )
     assert len(r.text) == 96 and r.edits == 1
-    assert r.details == {"achieved_ratio": round(96 / 44, 4),
-                         "word_ratio": 1.6}  # (10 + 6) / 10 word tokens
+    assert r.details == {"achieved_ratio": round(96 / 44, 4), "word_ratio": 1.6}  # (10 + 6) / 10 word tokens
 
 
 @pytest.mark.parametrize("ratio", [1.01, 1.5, 2.0, 3.33, 8.0])
@@ -207,8 +226,13 @@ def test_context_load_reaches_the_target_with_the_fewest_sentences(ratio, positi
             alt = body.body + "\n\n" + " ".join(f) + "\nAnswer:\n"
         else:
             h = (prev + 1) // 2
-            alt = " ".join(f[:h]) + "\n\n" + body.body + (
-                "\n\n" + " ".join(f[h:]) if prev > h else "") + "\nAnswer:\n"
+            alt = (
+                " ".join(f[:h])
+                + "\n\n"
+                + body.body
+                + ("\n\n" + " ".join(f[h:]) if prev > h else "")
+                + "\nAnswer:\n"
+            )
         assert len(alt) < target
     assert r.details["achieved_ratio"] == round(len(r.text) / len(text), 4)
     assert r.details["word_ratio"] == round(len(word_tokens(r.text)) / len(word_tokens(text)), 4)
@@ -233,8 +257,11 @@ def test_context_load_must_not_alter_the_original_text():
     for position in ["before", "after", "split"]:
         out = run(text, "context_load", {"ratio": 5.0, "position": position}).text
         body = split_body(text).body
-        assert body in out and out.startswith("  \r\n") and out.endswith(body + "\r\n\r\n") == (
-            position == "before")
+        assert (
+            body in out
+            and out.startswith("  \r\n")
+            and out.endswith(body + "\r\n\r\n") == (position == "before")
+        )
         assert out.endswith("\r\n\r\n")
 
 
@@ -245,7 +272,7 @@ def test_context_load_must_not_put_filler_after_the_answer_cue():
             out = run(text, "context_load", {"ratio": ratio, "position": position}).text
             assert out.endswith("\n\nFinal answer:\n")
             assert answer_cue(out) is not None
-            assert out[answer_cue(out)[1]:] == "\n"
+            assert out[answer_cue(out)[1] :] == "\n"
 
 
 def test_context_load_must_not_depend_on_the_seed():
@@ -253,7 +280,8 @@ def test_context_load_must_not_depend_on_the_seed():
     out = spec.function(TOM, NoDraws(), ratio=3.0, position="split")
     assert out.text != TOM
     assert {run(TOM, "context_load", {"ratio": 3.0}, seed=s).text for s in range(5)} == {
-        run(TOM, "context_load", {"ratio": 3.0}).text}
+        run(TOM, "context_load", {"ratio": 3.0}).text
+    }
 
 
 def test_context_load_cycles_through_the_bank():
@@ -278,10 +306,14 @@ def test_context_load_uses_crlf():
     assert r.text == B2[0] + "\r\n\r\nQ?\r\nMore."
 
 
-@pytest.mark.parametrize("text", ["\x00", "\u202e", "a\u0301", "👍🏽 ok", "\r", "Answer:\nAnswer:",
-                                  "```\nx.\n", "- a", "a\x85b? c."])
+@pytest.mark.parametrize(
+    "text",
+    ["\x00", "\u202e", "a\u0301", "👍🏽 ok", "\r", "Answer:\nAnswer:", "```\nx.\n", "- a", "a\x85b? c."],
+)
 def test_never_raises(text):
-    for name, params in [("irrelevant_context", {"count": 10}),
-                         ("context_load", {"ratio": 8.0, "position": "split"})]:
+    for name, params in [
+        ("irrelevant_context", {"count": 10}),
+        ("context_load", {"ratio": 8.0, "position": "split"}),
+    ]:
         r = run(text, name, params, seed=3)
         assert r.applied == (r.text != text)

@@ -17,14 +17,40 @@ from perturber.rng import Draws, quota, select
 
 def test_result_has_exactly_the_catalog_fields():
     r = perturber.apply("Hi", "spaces", {"n": 2})
-    assert list(r.to_dict()) == ["text", "applied", "reason", "edits", "magnitude", "name",
-                                 "category", "family", "version", "in_scope", "expectation",
-                                 "kind", "seed", "params", "details"]
+    assert list(r.to_dict()) == [
+        "text",
+        "applied",
+        "reason",
+        "edits",
+        "magnitude",
+        "name",
+        "category",
+        "family",
+        "version",
+        "in_scope",
+        "expectation",
+        "kind",
+        "seed",
+        "params",
+        "details",
+    ]
     assert r.to_dict() == {
-        "text": "   Hi   ", "applied": True, "reason": None, "edits": 1, "magnitude": 0.6,
-        "name": "spaces", "category": "native", "family": "padding", "version": 1,
-        "in_scope": True, "expectation": "invariant", "kind": "deterministic", "seed": 0,
-        "params": {"n": 2}, "details": {}}
+        "text": "   Hi   ",
+        "applied": True,
+        "reason": None,
+        "edits": 1,
+        "magnitude": 0.6,
+        "name": "spaces",
+        "category": "native",
+        "family": "padding",
+        "version": 1,
+        "in_scope": True,
+        "expectation": "invariant",
+        "kind": "deterministic",
+        "seed": 0,
+        "params": {"n": 2},
+        "details": {},
+    }
 
 
 def test_baseline_is_always_control():
@@ -61,10 +87,18 @@ def test_seed_bounds_are_inclusive():
     assert perturber.perturb("x", "quotes", seed=MAX_SEED) == perturber.perturb("x", "quotes", seed=0)
 
 
-@pytest.mark.parametrize("params, field", [
-    ({"n": 0}, "n"), ({"n": 1001}, "n"), ({"n": True}, "n"), ({"n": 2.0}, "n"), ({"n": "3"}, "n"),
-    ({"width": 3}, "width"), ({"n": None}, "n"),
-])
+@pytest.mark.parametrize(
+    "params, field",
+    [
+        ({"n": 0}, "n"),
+        ({"n": 1001}, "n"),
+        ({"n": True}, "n"),
+        ({"n": 2.0}, "n"),
+        ({"n": "3"}, "n"),
+        ({"width": 3}, "width"),
+        ({"n": None}, "n"),
+    ],
+)
 def test_bad_params_name_the_field_and_range(params, field):
     with pytest.raises(perturber.InvalidParams) as err:
         perturber.perturb("x", "quotes", params)
@@ -128,11 +162,13 @@ def test_magnitude_cost_guard():
 
 
 def test_error_hierarchy_and_mapping():
-    table = {perturber.UnknownPerturbation: (2, 404, "unknown_perturbation"),
-             perturber.InvalidParams: (2, 422, "validation_error"),
-             perturber.InputTooLarge: (2, 413, "input_too_long"),
-             perturber.ResourceUnavailable: (3, 503, "data_unavailable"),
-             perturber.ModelBackendError: (4, 502, "model_error")}
+    table = {
+        perturber.UnknownPerturbation: (2, 404, "unknown_perturbation"),
+        perturber.InvalidParams: (2, 422, "validation_error"),
+        perturber.InputTooLarge: (2, 413, "input_too_long"),
+        perturber.ResourceUnavailable: (3, 503, "data_unavailable"),
+        perturber.ModelBackendError: (4, 502, "model_error"),
+    }
     for cls, (exit_code, status, code) in table.items():
         err = cls("m")
         assert isinstance(err, perturber.PerturberError)
@@ -189,8 +225,16 @@ def test_list_and_describe():
     assert names == ["quotes", "spaces", "new_lines", "trailing_newline"]
     assert all(e["in_scope"] is not False for e in perturber.list_perturbations(in_scope=True))
     d = perturber.describe("quotes")
-    assert d["params"] == [{"name": "n", "type": "int", "default": 5, "minimum": 1,
-                            "maximum": 1000, "description": d["params"][0]["description"]}]
+    assert d["params"] == [
+        {
+            "name": "n",
+            "type": "int",
+            "default": 5,
+            "minimum": 1,
+            "maximum": 1000,
+            "description": d["params"][0]["description"],
+        }
+    ]
     assert d["intensity"] == "n" and d["kind"] == "deterministic"
     json.dumps(perturber.list_perturbations())
 
@@ -204,22 +248,29 @@ def test_catalog_digest_depends_on_versions(monkeypatch):
 
 
 def test_import_is_light():
-    code = ("import sys, perturber; perturber.perturb('a b', 'quotes'); "
-            "heavy = {'fastapi', 'starlette', 'nltk', 'boto3', 'openai', 'httpx', 'pydantic', 'emoji', "
-            "'augly', 'nlpaug', 'wordfreq', 'numpy'}; "
-            "print(sorted(heavy & set(sys.modules)))")
+    code = (
+        "import sys, perturber; perturber.perturb('a b', 'quotes'); "
+        "heavy = {'fastapi', 'starlette', 'nltk', 'boto3', 'openai', 'httpx', 'pydantic', 'emoji', "
+        "'augly', 'nlpaug', 'wordfreq', 'numpy'}; "
+        "print(sorted(heavy & set(sys.modules)))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
 
 @settings(max_examples=300, deadline=None)
-@given(a=st.text(alphabet="ab cd\u200b\u00e9", max_size=300), edits=st.lists(
-    st.tuples(st.integers(0, 300), st.sampled_from(["x", " ", "a", "\u200b", ""])), max_size=40))
+@given(
+    a=st.text(alphabet="ab cd\u200b\u00e9", max_size=300),
+    edits=st.lists(
+        st.tuples(st.integers(0, 300), st.sampled_from(["x", " ", "a", "\u200b", ""])), max_size=40
+    ),
+)
 def test_fast_magnitude_equals_difflib(a, edits):
     """The compiled SequenceMatcher gives difflib's exact ratio (autojunk included, len >= 200)."""
     import difflib
 
     from perturber.core import _sequence_matcher
+
     b = list(a)
     for pos, ch in edits:
         if ch:

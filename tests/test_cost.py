@@ -26,25 +26,39 @@ _spec.loader.exec_module(cost)
 REGION = "us-east-1"
 
 # REPORT lines in the formats Lambda writes (tab separated, trailing tab; X-Ray suffix; SnapStart).
-WARM = ("REPORT RequestId: 3604209a-e9a3-11e6-939a-754dd98c7be3\tDuration: 12.34 ms\t"
-        "Billed Duration: 13 ms\tMemory Size: 512 MB\tMax Memory Used: 87 MB\t")
-COLD = ("REPORT RequestId: 8f5e3a52-0b5e-4a2e-9d3f-1f6c1d0e2b7a\tDuration: 1150.79 ms\t"
-        "Billed Duration: 2228 ms\tMemory Size: 256 MB\tMax Memory Used: 120 MB\t"
-        "Init Duration: 1076.84 ms\t")
-XRAY = ("REPORT RequestId: c2d4e6f8-1111-2222-3333-444455556666 Duration: 2.03 ms Billed Duration: 3 ms "
-        "Memory Size: 128 MB Max Memory Used: 64 MB Init Duration: 150.12 ms \t"
-        "XRAY TraceId: 1-5e1b4151-5ac6c58f5b1d9fd4b6b0a1e2\tSegmentId: 6b1d9fd4b6b0a1e2\tSampled: true\t")
-SNAPSTART = ("REPORT RequestId: 0a1b2c3d-aaaa-bbbb-cccc-ddddeeeeffff\tDuration: 5.00 ms\t"
-             "Billed Duration: 240 ms\tMemory Size: 512 MB\tMax Memory Used: 100 MB\t"
-             "Restore Duration: 300.50 ms\tBilled Restore Duration: 235 ms\t")
+WARM = (
+    "REPORT RequestId: 3604209a-e9a3-11e6-939a-754dd98c7be3\tDuration: 12.34 ms\t"
+    "Billed Duration: 13 ms\tMemory Size: 512 MB\tMax Memory Used: 87 MB\t"
+)
+COLD = (
+    "REPORT RequestId: 8f5e3a52-0b5e-4a2e-9d3f-1f6c1d0e2b7a\tDuration: 1150.79 ms\t"
+    "Billed Duration: 2228 ms\tMemory Size: 256 MB\tMax Memory Used: 120 MB\t"
+    "Init Duration: 1076.84 ms\t"
+)
+XRAY = (
+    "REPORT RequestId: c2d4e6f8-1111-2222-3333-444455556666 Duration: 2.03 ms Billed Duration: 3 ms "
+    "Memory Size: 128 MB Max Memory Used: 64 MB Init Duration: 150.12 ms \t"
+    "XRAY TraceId: 1-5e1b4151-5ac6c58f5b1d9fd4b6b0a1e2\tSegmentId: 6b1d9fd4b6b0a1e2\tSampled: true\t"
+)
+SNAPSTART = (
+    "REPORT RequestId: 0a1b2c3d-aaaa-bbbb-cccc-ddddeeeeffff\tDuration: 5.00 ms\t"
+    "Billed Duration: 240 ms\tMemory Size: 512 MB\tMax Memory Used: 100 MB\t"
+    "Restore Duration: 300.50 ms\tBilled Restore Duration: 235 ms\t"
+)
 
 
 # -- parsing ----------------------------------------------------------------------------------
 
+
 def test_parse_warm_report_line():
-    assert cost.parse_report(WARM) == {"request_id": "3604209a-e9a3-11e6-939a-754dd98c7be3",
-                                       "duration_ms": 12.34, "billed_ms": 13.0, "memory_mb": 512.0,
-                                       "max_memory_mb": 87.0, "init_ms": None}
+    assert cost.parse_report(WARM) == {
+        "request_id": "3604209a-e9a3-11e6-939a-754dd98c7be3",
+        "duration_ms": 12.34,
+        "billed_ms": 13.0,
+        "memory_mb": 512.0,
+        "max_memory_mb": 87.0,
+        "init_ms": None,
+    }
 
 
 def test_parse_cold_report_line_has_init_duration():
@@ -55,7 +69,12 @@ def test_parse_cold_report_line_has_init_duration():
 
 def test_parse_xray_and_snapstart_variants():
     xray = cost.parse_report(XRAY)
-    assert (xray["duration_ms"], xray["billed_ms"], xray["init_ms"], xray["memory_mb"]) == (2.03, 3, 150.12, 128)
+    assert (xray["duration_ms"], xray["billed_ms"], xray["init_ms"], xray["memory_mb"]) == (
+        2.03,
+        3,
+        150.12,
+        128,
+    )
     snap = cost.parse_report(SNAPSTART)
     assert snap["init_ms"] is None and snap["restore_ms"] == 300.5 and snap["billed_restore_ms"] == 235
 
@@ -64,8 +83,18 @@ def test_other_lines_are_ignored_and_a_tail_gives_its_reports():
     assert cost.parse_report("START RequestId: x Version: $LATEST") is None
     assert cost.parse_report("END RequestId: x") is None
     assert cost.parse_report("REPORT something without durations") is None
-    tail = "\n".join(["START RequestId: a Version: $LATEST", "[INFO] hello Duration: 5 ms", "END RequestId: a",
-                      COLD, "START RequestId: b Version: $LATEST", "END RequestId: b", WARM, ""])
+    tail = "\n".join(
+        [
+            "START RequestId: a Version: $LATEST",
+            "[INFO] hello Duration: 5 ms",
+            "END RequestId: a",
+            COLD,
+            "START RequestId: b Version: $LATEST",
+            "END RequestId: b",
+            WARM,
+            "",
+        ]
+    )
     reports = cost.parse_log_tail(base64.b64decode(base64.b64encode(tail.encode())).decode())
     assert [r["billed_ms"] for r in reports] == [2228, 13]
 
@@ -81,6 +110,7 @@ def test_trimmed_mean_drops_the_top_and_bottom_20_percent():
 
 
 # -- prices -----------------------------------------------------------------------------------
+
 
 def test_price_formula_matches_the_worked_numbers():
     http = cost.call_cost(30, 512, "arm64", "http")
@@ -109,7 +139,8 @@ def test_billing_rounds_up_to_the_millisecond():
     assert cost.call_cost(30.5, 512).compute > cost.call_cost(30, 512).compute
     # measured Billed Duration (a trimmed mean) is not rounded again
     assert cost.call_cost(30.4, 512, already_billed=True).compute == pytest.approx(
-        cost.PRICE_GB_S["arm64"] * 0.5 * 30.4 / 1000)
+        cost.PRICE_GB_S["arm64"] * 0.5 * 30.4 / 1000
+    )
 
 
 def test_http_api_is_metered_in_512_kb_steps():
@@ -135,6 +166,7 @@ def test_bad_arch_or_gateway_are_rejected():
 
 
 # -- the real sweep's control flow, against moto ---------------------------------------------
+
 
 class RecordingClient:
     """A moto Lambda client whose invoke returns a fake log tail (moto writes no REPORT lines)."""
@@ -163,11 +195,19 @@ class RecordingClient:
         duration = next(self._durations)
         init = "\tInit Duration: 812.50 ms" if self._cold else ""
         self._cold = False
-        tail = (f"START RequestId: r Version: $LATEST\nEND RequestId: r\nREPORT RequestId: r\t"
-                f"Duration: {duration:.2f} ms\tBilled Duration: {int(duration) + 1} ms\t"
-                f"Memory Size: {memory} MB\tMax Memory Used: 90 MB{init}\t\n")
-        body = json.dumps({"statusCode": 200, "headers": {"content-type": "application/json"},
-                           "body": "{}", "isBase64Encoded": False}).encode()
+        tail = (
+            f"START RequestId: r Version: $LATEST\nEND RequestId: r\nREPORT RequestId: r\t"
+            f"Duration: {duration:.2f} ms\tBilled Duration: {int(duration) + 1} ms\t"
+            f"Memory Size: {memory} MB\tMax Memory Used: 90 MB{init}\t\n"
+        )
+        body = json.dumps(
+            {
+                "statusCode": 200,
+                "headers": {"content-type": "application/json"},
+                "body": "{}",
+                "isBase64Encoded": False,
+            }
+        ).encode()
         return {**real, "Payload": io.BytesIO(body), "LogResult": base64.b64encode(tail.encode()).decode()}
 
 
@@ -178,23 +218,44 @@ def lambda_client(monkeypatch):
     monkeypatch.setenv("AWS_DEFAULT_REGION", REGION)
     with mock_aws(config={"lambda": {"use_docker": False}}):
         role = boto3.client("iam", region_name=REGION).create_role(
-            RoleName="cost-test", AssumeRolePolicyDocument="{}")["Role"]["Arn"]
+            RoleName="cost-test", AssumeRolePolicyDocument="{}"
+        )["Role"]["Arn"]
         client = boto3.client("lambda", region_name=REGION)
         buf = io.BytesIO()
         with zipfile.ZipFile(buf, "w") as zf:
             zf.writestr("functions/api/handler.py", "handler = None\n")
-        client.create_function(FunctionName="perturber-api", Runtime="python3.12", Role=role,
-                               Handler="functions.api.handler.handler", Architectures=["arm64"],
-                               MemorySize=512, Code={"ZipFile": buf.getvalue()})
+        client.create_function(
+            FunctionName="perturber-api",
+            Runtime="python3.12",
+            Role=role,
+            Handler="functions.api.handler.handler",
+            Architectures=["arm64"],
+            MemorySize=512,
+            Code={"ZipFile": buf.getvalue()},
+        )
         yield client
 
 
 def test_memory_sweep_updates_each_size_in_order_and_prices_reports(lambda_client):
     memories = [128, 256, 1024]
     n = 5
-    durations = [900.0, 40.0, 41.0, 42.0, 60.0,   # 128 MB: cold first, then warm with one slow
-                 700.0, 20.0, 21.0, 22.0, 30.0,   # 256 MB
-                 500.0, 5.0, 5.5, 6.0, 9.0]       # 1024 MB
+    durations = [
+        900.0,
+        40.0,
+        41.0,
+        42.0,
+        60.0,  # 128 MB: cold first, then warm with one slow
+        700.0,
+        20.0,
+        21.0,
+        22.0,
+        30.0,  # 256 MB
+        500.0,
+        5.0,
+        5.5,
+        6.0,
+        9.0,
+    ]  # 1024 MB
     client = RecordingClient(lambda_client, durations)
     event, request_bytes = cost.scenario_event("quotes", "native", "padding", "20w", 1)
     rows = cost.function_sweep(client, "perturber-api", memories, event, invocations=n, log=lambda *_: None)
@@ -232,27 +293,53 @@ def test_memory_sweep_counts_missing_reports_and_errors(lambda_client):
 
 # -- local sweep and outputs ------------------------------------------------------------------
 
+
 def test_local_run_writes_table_and_plot(tmp_path, capsys):
-    code = cost.main(["--local", "--perturbations", "baseline,quotes,no_such_entry", "--lengths", "20w",
-                      "--batches", "1,2", "--memory", "512,1024", "--repeats", "2", "--init-ms", "100",
-                      "--out", str(tmp_path)])
+    code = cost.main(
+        [
+            "--local",
+            "--perturbations",
+            "baseline,quotes,no_such_entry",
+            "--lengths",
+            "20w",
+            "--batches",
+            "1,2",
+            "--memory",
+            "512,1024",
+            "--repeats",
+            "2",
+            "--init-ms",
+            "100",
+            "--out",
+            str(tmp_path),
+        ]
+    )
     assert code == 0
     out = capsys.readouterr().out
     assert "no_such_entry: not in this catalog, skipped" in out
     assert "@ 512 MB arm64, http: $" in out
-    md, png, table = (tmp_path / "cost-local.md"), (tmp_path / "cost-local.png"), (tmp_path / "cost-local.csv")
+    md, png, table = (
+        (tmp_path / "cost-local.md"),
+        (tmp_path / "cost-local.png"),
+        (tmp_path / "cost-local.csv"),
+    )
     assert md.exists() and png.exists() and table.exists()
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     text = md.read_text()
     assert "max(1, 1769/M)" in text and "init 100 ms (given)" in text
     rows = list(csv.DictReader(table.open()))
     assert len(rows) == 2 * 2 * 2
-    assert {r["scenario"] for r in rows} == {"baseline 20w x1", "baseline 20w x2",
-                                             "quotes 20w x1", "quotes 20w x2"}
+    assert {r["scenario"] for r in rows} == {
+        "baseline 20w x1",
+        "baseline 20w x2",
+        "quotes 20w x1",
+        "quotes 20w x2",
+    }
     for row in rows:
         assert float(row["usd_per_million_calls"]) >= 1.2  # request + HTTP API alone
         assert float(row["duration_ms"]) == pytest.approx(
-            cost.modeled_ms(float(row["local_ms"]), int(row["memory_mb"])), abs=1e-3)
+            cost.modeled_ms(float(row["local_ms"]), int(row["memory_mb"])), abs=1e-3
+        )
 
 
 def test_sample_texts_have_the_requested_sizes():
@@ -269,18 +356,31 @@ def test_measured_init_is_a_positive_number():
 
 def test_function_mode_without_credentials_is_one_line(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
-    env.update(AWS_SHARED_CREDENTIALS_FILE=str(tmp_path / "none"), AWS_CONFIG_FILE=str(tmp_path / "none"),
-               AWS_EC2_METADATA_DISABLED="true", AWS_ENDPOINT_URL="http://127.0.0.1:9")
-    proc = subprocess.run([sys.executable, str(ROOT / "eval" / "cost.py"), "--function-name", "f",
-                           "--out", str(tmp_path)], env=env, capture_output=True, text=True, timeout=60)
+    env.update(
+        AWS_SHARED_CREDENTIALS_FILE=str(tmp_path / "none"),
+        AWS_CONFIG_FILE=str(tmp_path / "none"),
+        AWS_EC2_METADATA_DISABLED="true",
+        AWS_ENDPOINT_URL="http://127.0.0.1:9",
+    )
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "eval" / "cost.py"), "--function-name", "f", "--out", str(tmp_path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 1
     assert proc.stderr.startswith("cost: error: cannot read f: NoCredentialsError"), proc.stderr
     assert "Traceback" not in proc.stderr
 
 
 def test_cli_validates_options():
-    for bad in (["--local", "--memory", "64"], ["--local", "--lengths", "1MB"],
-                ["--local", "--cold-start-rate", "2"], []):
+    for bad in (
+        ["--local", "--memory", "64"],
+        ["--local", "--lengths", "1MB"],
+        ["--local", "--cold-start-rate", "2"],
+        [],
+    ):
         with pytest.raises(SystemExit) as exc:
             cost.main(bad)
         assert exc.value.code == 2
@@ -307,9 +407,30 @@ def test_snapstart_pays_off_only_for_long_inits():
 
 
 def test_snapstart_option_prints_the_comparison(tmp_path, capsys):
-    assert cost.main(["--local", "--perturbations", "baseline", "--lengths", "20w", "--batches", "1",
-                      "--memory", "512", "--repeats", "1", "--init-ms", "400", "--out", str(tmp_path),
-                      "--snapstart", "10000"]) == 0
+    assert (
+        cost.main(
+            [
+                "--local",
+                "--perturbations",
+                "baseline",
+                "--lengths",
+                "20w",
+                "--batches",
+                "1",
+                "--memory",
+                "512",
+                "--repeats",
+                "1",
+                "--init-ms",
+                "400",
+                "--out",
+                str(tmp_path),
+                "--snapstart",
+                "10000",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "pays off only above 10.5 s of INIT" in out
     assert "512 MB: INIT billed $0.0267/month" in out

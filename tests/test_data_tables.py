@@ -14,8 +14,10 @@ def recorded():
 
 
 def test_every_table_matches_its_recorded_sha256():
-    assert table_digests() == recorded(), "a table changed: bump the versions of the entries " \
+    assert table_digests() == recorded(), (
+        "a table changed: bump the versions of the entries "
         "using it, regenerate golden files, then `python -m perturber.data`"
+    )
 
 
 def test_every_table_states_its_provenance_and_is_listed_in_the_readme():

@@ -46,14 +46,30 @@ def aws(monkeypatch):
 def function(aws):
     role = boto3.client("iam", region_name=REGION).create_role(
         RoleName="perturber-test-role",
-        AssumeRolePolicyDocument=json.dumps({"Version": "2012-10-17", "Statement": [{
-            "Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"},
-            "Action": "sts:AssumeRole"}]}))["Role"]["Arn"]
-    aws.create_function(FunctionName="perturber-api", Runtime="python3.12", Role=role,
-                        Handler="functions.api.handler.handler", Architectures=["arm64"],
-                        MemorySize=512, Timeout=29,
-                        Code={"ZipFile": make_zip({"functions/api/handler.py": "handler = None\n"})},
-                        Environment={"Variables": {"NLTK_DATA": "/opt/nltk_data", "KEEP": "1"}})
+        AssumeRolePolicyDocument=json.dumps(
+            {
+                "Version": "2012-10-17",
+                "Statement": [
+                    {
+                        "Effect": "Allow",
+                        "Principal": {"Service": "lambda.amazonaws.com"},
+                        "Action": "sts:AssumeRole",
+                    }
+                ],
+            }
+        ),
+    )["Role"]["Arn"]
+    aws.create_function(
+        FunctionName="perturber-api",
+        Runtime="python3.12",
+        Role=role,
+        Handler="functions.api.handler.handler",
+        Architectures=["arm64"],
+        MemorySize=512,
+        Timeout=29,
+        Code={"ZipFile": make_zip({"functions/api/handler.py": "handler = None\n"})},
+        Environment={"Variables": {"NLTK_DATA": "/opt/nltk_data", "KEEP": "1"}},
+    )
     return "perturber-api"
 
 
@@ -84,19 +100,29 @@ def test_publish_layer_through_s3(aws, layer_zip):
 
 
 def test_update_function_swaps_the_layer_and_sets_memory_env_code(aws, function, layer_zip, tmp_path):
-    other = aws.publish_layer_version(LayerName="other",
-                                      Content={"ZipFile": make_zip({"x": "1"})})["LayerVersionArn"]
+    other = aws.publish_layer_version(LayerName="other", Content={"ZipFile": make_zip({"x": "1"})})[
+        "LayerVersionArn"
+    ]
     v1 = deploy.publish_layer(layer_zip, "perturber-nltk-data", REGION)
     deploy.update_function(function, layer_arn=other, region=REGION)
     deploy.update_function(function, layer_arn=v1, region=REGION)
     v2 = deploy.publish_layer(layer_zip, "perturber-nltk-data", REGION)
     code = tmp_path / "fn.zip"
     code.write_bytes(make_zip({"functions/api/handler.py": "handler = 'v2'\n" + "#" * 500}))
-    config = deploy.update_function(function, zip_path=code, layer_arn=v2, memory=1024,
-                                    env={"PERTURBER_WARM_SYNONYM": "1", "KEEP": None}, region=REGION)
+    config = deploy.update_function(
+        function,
+        zip_path=code,
+        layer_arn=v2,
+        memory=1024,
+        env={"PERTURBER_WARM_SYNONYM": "1", "KEEP": None},
+        region=REGION,
+    )
     assert [layer["Arn"] for layer in config["Layers"]] == [other, v2], "old version replaced, others kept"
     assert config["MemorySize"] == 1024
-    assert config["Environment"]["Variables"] == {"NLTK_DATA": "/opt/nltk_data", "PERTURBER_WARM_SYNONYM": "1"}
+    assert config["Environment"]["Variables"] == {
+        "NLTK_DATA": "/opt/nltk_data",
+        "PERTURBER_WARM_SYNONYM": "1",
+    }
     assert config["Architectures"] == ["arm64"]
     assert config["CodeSize"] == len(code.read_bytes())
 
@@ -118,8 +144,9 @@ def test_cli_in_process_with_moto(aws, function, layer_zip, capsys):
     assert deploy.main(["publish-layer", str(layer_zip), "--name", "perturber-nltk-data"]) == 0
     arn = capsys.readouterr().out.strip()
     assert arn.endswith(":layer:perturber-nltk-data:1")
-    assert deploy.main(["update-function", function, "--layer-arn", arn, "--memory", "768",
-                        "--env", "A=1"]) == 0
+    assert (
+        deploy.main(["update-function", function, "--layer-arn", arn, "--memory", "768", "--env", "A=1"]) == 0
+    )
     shown = json.loads(capsys.readouterr().out)
     assert shown["MemorySize"] == 768 and shown["Layers"][0]["Arn"] == arn
     assert shown["Environment"]["Variables"]["A"] == "1"
@@ -132,13 +159,25 @@ def test_cli_in_process_with_moto(aws, function, layer_zip, capsys):
 
 def test_cli_without_credentials_is_one_clear_line(tmp_path, layer_zip):
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
-    env.update(AWS_SHARED_CREDENTIALS_FILE=str(tmp_path / "none"), AWS_CONFIG_FILE=str(tmp_path / "none"),
-               AWS_EC2_METADATA_DISABLED="true", AWS_REGION=REGION,
-               # belt and braces: even if credentials turned up, nothing could leave the machine
-               AWS_ENDPOINT_URL="http://127.0.0.1:9")
-    for args in (["publish-layer", str(layer_zip), "--name", "x"], ["update-function", "f", "--memory", "256"]):
-        proc = subprocess.run([sys.executable, str(ROOT / "infra" / "deploy.py"), *args], env=env,
-                              capture_output=True, text=True, timeout=60)
+    env.update(
+        AWS_SHARED_CREDENTIALS_FILE=str(tmp_path / "none"),
+        AWS_CONFIG_FILE=str(tmp_path / "none"),
+        AWS_EC2_METADATA_DISABLED="true",
+        AWS_REGION=REGION,
+        # belt and braces: even if credentials turned up, nothing could leave the machine
+        AWS_ENDPOINT_URL="http://127.0.0.1:9",
+    )
+    for args in (
+        ["publish-layer", str(layer_zip), "--name", "x"],
+        ["update-function", "f", "--memory", "256"],
+    ):
+        proc = subprocess.run(
+            [sys.executable, str(ROOT / "infra" / "deploy.py"), *args],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert proc.returncode == 1
         assert proc.stderr.startswith("deploy: error: no AWS credentials found"), proc.stderr
         assert "Traceback" not in proc.stderr and proc.stdout == ""

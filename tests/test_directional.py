@@ -30,6 +30,7 @@ def dl(text, days=30):
 # Declarations and shared behaviour
 # --------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", NAMES)
 def test_declaration(name):
     spec = registry.get(name)
@@ -68,16 +69,24 @@ def test_no_candidates(name):
     assert r.text == "Hello there, friend"
 
 
-@pytest.mark.parametrize("name, params", [
-    ("insert_negation", {"target": "middle"}), ("insert_negation", {"target": "Last"}),
-    ("insert_negation", {"count": 1}),
-    ("scale_quantity", {"exponent": 0}), ("scale_quantity", {"exponent": 4}),
-    ("scale_quantity", {"exponent": -4}), ("scale_quantity", {"exponent": 1.0}),
-    ("scale_quantity", {"count": 11}), ("scale_quantity", {"count": -1}),
-    ("scale_quantity", {"count": True}),
-    ("deadline_passed", {"days": 0}), ("deadline_passed", {"days": 3651}),
-    ("deadline_passed", {"days": 30.0}),
-])
+@pytest.mark.parametrize(
+    "name, params",
+    [
+        ("insert_negation", {"target": "middle"}),
+        ("insert_negation", {"target": "Last"}),
+        ("insert_negation", {"count": 1}),
+        ("scale_quantity", {"exponent": 0}),
+        ("scale_quantity", {"exponent": 4}),
+        ("scale_quantity", {"exponent": -4}),
+        ("scale_quantity", {"exponent": 1.0}),
+        ("scale_quantity", {"count": 11}),
+        ("scale_quantity", {"count": -1}),
+        ("scale_quantity", {"count": True}),
+        ("deadline_passed", {"days": 0}),
+        ("deadline_passed", {"days": 3651}),
+        ("deadline_passed", {"days": 30.0}),
+    ],
+)
 def test_validation(name, params):
     with pytest.raises(perturber.InvalidParams):
         run("It is 5 on 2026-01-01.", name, params)
@@ -90,10 +99,31 @@ def test_seed_insensitive(name):
 
 
 TRICKY = [
-    " ", "\n", "\r\n", "\r", "\u202e", "\u0301is it", "is\u0301 it?", "👨‍👩‍👧 is 5", "🇫🇷", "\x00",
-    "İS İT?", "ſept 5, 2026", "Sept 31, 2026", "0000-01-01", "9999-12-31 due", "-0 -5 5.",
-    "IS\u200bIT", "Is it ﬁne?", "東京 is 3", "1,000,000,000,000,000,000", "```\nis 5\n```",
-    "May\u00a05,\u00a02026", "99999999999999999999.5", "it is 2026-02-29", "Kan ＩＳ it",
+    " ",
+    "\n",
+    "\r\n",
+    "\r",
+    "\u202e",
+    "\u0301is it",
+    "is\u0301 it?",
+    "👨‍👩‍👧 is 5",
+    "🇫🇷",
+    "\x00",
+    "İS İT?",
+    "ſept 5, 2026",
+    "Sept 31, 2026",
+    "0000-01-01",
+    "9999-12-31 due",
+    "-0 -5 5.",
+    "IS\u200bIT",
+    "Is it ﬁne?",
+    "東京 is 3",
+    "1,000,000,000,000,000,000",
+    "```\nis 5\n```",
+    "May\u00a05,\u00a02026",
+    "99999999999999999999.5",
+    "it is 2026-02-29",
+    "Kan ＩＳ it",
 ]
 
 
@@ -109,11 +139,24 @@ def test_never_raises(name, text):
 # Tables A17, A18 (A19 is shared with date_unit)
 # --------------------------------------------------------------------------------------------
 
+
 def test_a17_shape():
     t = load_table("a17_auxiliaries")
     assert [a for a, _ in t["question_negatives"]] == [
-        "is", "are", "was", "were", "do", "does", "did", "can", "could", "will", "would",
-        "should", "must"]
+        "is",
+        "are",
+        "was",
+        "were",
+        "do",
+        "does",
+        "did",
+        "can",
+        "could",
+        "will",
+        "would",
+        "should",
+        "must",
+    ]
     assert dict(t["question_negatives"])["will"] == "won't"
     assert t["declaratives_only"] == ("am", "may", "might", "shall")
     assert t["questions_only"] == ("do", "does", "did")
@@ -132,13 +175,15 @@ def test_a17_a18_match_the_catalog():
     singles = [w for w in a18["deadline"] if " " not in w]
     assert "(a) deadline: `" + " ".join(singles) + "`, `last day`, `no later than`" in doc
     singles = [w for w in a18["current"] if " " not in w]
-    assert ("(b) current date: `" + " ".join(singles)
-            + "`, `as of`, `it is`, `date is`, `this morning`") in doc
+    assert (
+        "(b) current date: `" + " ".join(singles) + "`, `as of`, `it is`, `date is`, `this morning`"
+    ) in doc
 
 
 # --------------------------------------------------------------------------------------------
 # 16.1 insert_negation
 # --------------------------------------------------------------------------------------------
+
 
 def test_insert_negation_examples():
     r = neg("Which of these animals is a mammal?")
@@ -149,35 +194,41 @@ def test_insert_negation_examples():
     assert r.details == {"negated": {"token": "is", "offset": 11}}
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("Is the shop open?", "Isn't the shop open?"),
-    ("Will it rain tomorrow?", "Won't it rain tomorrow?"),
-    ("WILL IT RAIN?", "WON'T IT RAIN?"),
-    ("Does Tom have a car?", "Doesn't Tom have a car?"),        # no "does not Tom have"
-    ("Did they arrive on time?", "Didn't they arrive on time?"),
-    ("Can you help me?", "Can't you help me?"),
-    ("Should we wait?", "Shouldn't we wait?"),
-    ("Must it be red?", "Mustn't it be red?"),
-    ("It’s late. Were they here?", "It’s late. Weren’t they here?"),   # the text's apostrophes
-    ("Which ones are red?", "Which ones aren't red?"),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("Is the shop open?", "Isn't the shop open?"),
+        ("Will it rain tomorrow?", "Won't it rain tomorrow?"),
+        ("WILL IT RAIN?", "WON'T IT RAIN?"),
+        ("Does Tom have a car?", "Doesn't Tom have a car?"),  # no "does not Tom have"
+        ("Did they arrive on time?", "Didn't they arrive on time?"),
+        ("Can you help me?", "Can't you help me?"),
+        ("Should we wait?", "Shouldn't we wait?"),
+        ("Must it be red?", "Mustn't it be red?"),
+        ("It’s late. Were they here?", "It’s late. Weren’t they here?"),  # the text's apostrophes
+        ("Which ones are red?", "Which ones aren't red?"),
+    ],
+)
 def test_insert_negation_questions_contract(text, expected):
     assert neg(text).text == expected
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("The bridge IS open.", "The bridge IS NOT open."),
-    ("I can swim.", "I cannot swim."),
-    ("Can do.", "Cannot do."),
-    ("WE CAN WIN.", "WE CANNOT WIN."),
-    ("I am late.", "I am not late."),
-    ("You may leave now.", "You may not leave now."),
-    ("It might rain.", "It might not rain."),
-    ("We shall overcome.", "We shall not overcome."),
-    ("They were happy.", "They were not happy."),
-    ("She will come.", "She will not come."),
-    ("The shop is\topen.", "The shop is not\topen."),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("The bridge IS open.", "The bridge IS NOT open."),
+        ("I can swim.", "I cannot swim."),
+        ("Can do.", "Cannot do."),
+        ("WE CAN WIN.", "WE CANNOT WIN."),
+        ("I am late.", "I am not late."),
+        ("You may leave now.", "You may not leave now."),
+        ("It might rain.", "It might not rain."),
+        ("We shall overcome.", "We shall not overcome."),
+        ("They were happy.", "They were not happy."),
+        ("She will come.", "She will not come."),
+        ("The shop is\topen.", "The shop is not\topen."),
+    ],
+)
 def test_insert_negation_declaratives_insert_not(text, expected):
     assert neg(text).text == expected
 
@@ -212,18 +263,30 @@ def test_insert_negation_exactly_one_edit():
     assert len(r.text) - len(text) == 4
 
 
-@pytest.mark.parametrize("text", [
-    "The door is not open.", "It is never late.", "There is no time.",
-    "Not is it.", "It never is easy.",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The door is not open.",
+        "It is never late.",
+        "There is no time.",
+        "Not is it.",
+        "It never is easy.",
+    ],
+)
 def test_insert_negation_must_not_negate_an_already_negative_clause(text):
     assert neg(text).reason == "no_candidates"
 
 
-@pytest.mark.parametrize("text", [
-    "Is it not open?", "Does he never call?", "The door isn't open, is it?",
-    "Nobody is here.", "I cannot say it is true.",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Is it not open?",
+        "Does he never call?",
+        "The door isn't open, is it?",
+        "Nobody is here.",
+        "I cannot say it is true.",
+    ],
+)
 def test_insert_negation_must_not_negate_an_already_negative_sentence(text):
     assert neg(text).reason == "no_candidates"
 
@@ -231,50 +294,69 @@ def test_insert_negation_must_not_negate_an_already_negative_sentence(text):
 def test_insert_negation_must_not_negate_twice():
     once = neg("The door is open. Is it warm?")
     assert once.text == "The door is open. Isn't it warm?"
-    twice = neg(once.text)     # the negated question is never negated again
+    twice = neg(once.text)  # the negated question is never negated again
     assert twice.text == "The door is not open. Isn't it warm?"
     assert neg(twice.text).reason == "no_candidates"
     assert neg(twice.text, "first").reason == "no_candidates"
 
 
 def test_insert_negation_must_not_negate_twice_single_sentence():
-    for text in ["The bridge is open today.", "Which of these animals is a mammal?",
-                 "I can swim.", "WILL IT RAIN?", "You may leave now."]:
+    for text in [
+        "The bridge is open today.",
+        "Which of these animals is a mammal?",
+        "I can swim.",
+        "WILL IT RAIN?",
+        "You may leave now.",
+    ]:
         once = neg(text).text
         assert once != text
         assert neg(once).reason == "no_candidates", once
 
 
-@pytest.mark.parametrize("text", [
-    "I did it.", "She does her homework.", "We do the dishes.",          # main verbs
-    "Does Tom have a car.",                                              # not a question: no inversion
-    "Did you see that.",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I did it.",
+        "She does her homework.",
+        "We do the dishes.",  # main verbs
+        "Does Tom have a car.",  # not a question: no inversion
+        "Did you see that.",
+    ],
+)
 def test_insert_negation_must_not_produce_inversions(text):
     r = neg(text)
     assert r.reason == "no_candidates", r.text
     assert "not" not in r.text
 
 
-@pytest.mark.parametrize("text", [
-    "May I come in?", "Am I late?", "Shall we dance?", "Might it rain?",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "May I come in?",
+        "Am I late?",
+        "Shall we dance?",
+        "Might it rain?",
+    ],
+)
 def test_insert_negation_question_only_contractions(text):
     assert neg(text).reason == "no_candidates"
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("Buy a can today.", None),
-    ("He read the will aloud.", None),
-    ("Put this can away.", None),
-    ("Their will prevailed.", None),
-    ("I met Will yesterday.", None),               # a capitalised auxiliary mid-phrase is a name
-    ("We travel in May every year.", None),
-    ("Will is here.", "Will is not here."),        # "Will" directly before an auxiliary: a subject
-    ("May was warm.", "May was not warm."),
-    ("Where is Will?", "Where isn't Will?"),
-    ("The can is empty.", "The can is not empty."),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("Buy a can today.", None),
+        ("He read the will aloud.", None),
+        ("Put this can away.", None),
+        ("Their will prevailed.", None),
+        ("I met Will yesterday.", None),  # a capitalised auxiliary mid-phrase is a name
+        ("We travel in May every year.", None),
+        ("Will is here.", "Will is not here."),  # "Will" directly before an auxiliary: a subject
+        ("May was warm.", "May was not warm."),
+        ("Where is Will?", "Where isn't Will?"),
+        ("The can is empty.", "The can is not empty."),
+    ],
+)
 def test_insert_negation_must_not_touch_nouns(text, expected):
     r = neg(text)
     if expected is None:
@@ -283,10 +365,18 @@ def test_insert_negation_must_not_touch_nouns(text, expected):
         assert r.text == expected
 
 
-@pytest.mark.parametrize("text", [
-    "Yes, it is.", "It is, really.", "The answer is\nclear.", "It is\r\nclear.", "It is: clear.",
-    "What is `x`?", "The value is 'x'.",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Yes, it is.",
+        "It is, really.",
+        "The answer is\nclear.",
+        "It is\r\nclear.",
+        "It is: clear.",
+        "What is `x`?",
+        "The value is 'x'.",
+    ],
+)
 def test_insert_negation_needs_a_following_word_after_horizontal_whitespace(text):
     assert neg(text).reason == "no_candidates"
 
@@ -295,10 +385,16 @@ def test_insert_negation_number_counts_as_following_word():
     assert neg("The total is 5.").text == "The total is not 5."
 
 
-@pytest.mark.parametrize("text", [
-    "Run `it is fine` now.", "See https://ex.com/it/is/here now.", "```\nit is fine\n```",
-    "Mail is.here@ex.com today.", "The flag is_open, set.",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Run `it is fine` now.",
+        "See https://ex.com/it/is/here now.",
+        "```\nit is fine\n```",
+        "Mail is.here@ex.com today.",
+        "The flag is_open, set.",
+    ],
+)
 def test_insert_negation_protected_and_bound_untouched(text):
     assert neg(text).reason == "no_candidates"
 
@@ -326,6 +422,7 @@ def test_insert_negation_g1_only_the_edit_site_changes():
 # 16.2 scale_quantity
 # --------------------------------------------------------------------------------------------
 
+
 def test_scale_quantity_example():
     text = "A box holds 12 eggs and costs $3.50."
     outs = {out(text, "scale_quantity", seed=s) for s in range(20)}
@@ -343,17 +440,33 @@ def test_scale_quantity_example_negative_exponent():
     assert "A box holds 12 eggs and costs $0.35." in prices
 
 
-@pytest.mark.parametrize("literal, exponent, grouped, expected", [
-    ("12", 1, False, "120"), ("12", -1, False, "1.2"), ("3.50", -1, False, "0.35"),
-    ("3.50", 1, False, "35"), ("2.50", 2, False, "250"), ("1", -3, False, "0.001"),
-    ("100", -3, False, "0.1"), ("100", -2, False, "1"), ("0.5", -3, False, "0.0005"),
-    ("-0.5", -3, False, "-0.0005"), ("-12", 3, False, "-12000"), ("1500", 3, False, "1500000"),
-    ("1,500", 3, True, "1,500,000"), ("1,500", 1, True, "15,000"), ("1,000", -3, True, "1"),
-    ("1,234.5", -1, True, "123.45"), ("1,234.5", 3, True, "1,234,500"), ("0.1", 1, False, "1"),
-    ("0.3", 3, False, "300"), ("1.1", 3, False, "1100"), ("999999999999999", 3, False,
-                                                         "999999999999999000"),
-    ("0.000000000000001", -3, False, "0.000000000000000001"),
-])
+@pytest.mark.parametrize(
+    "literal, exponent, grouped, expected",
+    [
+        ("12", 1, False, "120"),
+        ("12", -1, False, "1.2"),
+        ("3.50", -1, False, "0.35"),
+        ("3.50", 1, False, "35"),
+        ("2.50", 2, False, "250"),
+        ("1", -3, False, "0.001"),
+        ("100", -3, False, "0.1"),
+        ("100", -2, False, "1"),
+        ("0.5", -3, False, "0.0005"),
+        ("-0.5", -3, False, "-0.0005"),
+        ("-12", 3, False, "-12000"),
+        ("1500", 3, False, "1500000"),
+        ("1,500", 3, True, "1,500,000"),
+        ("1,500", 1, True, "15,000"),
+        ("1,000", -3, True, "1"),
+        ("1,234.5", -1, True, "123.45"),
+        ("1,234.5", 3, True, "1,234,500"),
+        ("0.1", 1, False, "1"),
+        ("0.3", 3, False, "300"),
+        ("1.1", 3, False, "1100"),
+        ("999999999999999", 3, False, "999999999999999000"),
+        ("0.000000000000001", -3, False, "0.000000000000000001"),
+    ],
+)
 def test_scale_quantity_format(literal, exponent, grouped, expected):
     assert D._scaled(literal, exponent, grouped) == expected
     assert "e" not in expected.lower() and not expected.endswith(".")
@@ -366,22 +479,21 @@ def test_scale_quantity_must_not_print_float_artefacts():
         lit = f"{rnd.randint(1, 10**6)}.{rnd.randint(0, 999):03d}"
         for e in (-3, -2, -1, 1, 2, 3):
             new = out(f"It weighs {lit} kg.", "scale_quantity", {"exponent": e})
-            got = new[len("It weighs "):-len(" kg.")]
+            got = new[len("It weighs ") : -len(" kg.")]
             assert Decimal(got) == Decimal(lit).scaleb(e), (lit, e, got)
             assert "e" not in got.lower() and (("." not in got) or not got.endswith("0"))
 
 
 def test_scale_quantity_units_and_currency_unchanged():
     assert out("Costs $5 or €7.", "scale_quantity", {"count": 2}) == "Costs $50 or €70."
-    assert out("It is 5 kg and 3 m.", "scale_quantity", {"count": 2, "exponent": 2}) == \
-        "It is 500 kg and 300 m."
+    assert (
+        out("It is 5 kg and 3 m.", "scale_quantity", {"count": 2, "exponent": 2}) == "It is 500 kg and 300 m."
+    )
 
 
 def test_scale_quantity_grouping_kept_only_if_grouped():
-    assert out("We had 1,250,000 users.", "scale_quantity", {"exponent": 3}) == \
-        "We had 1,250,000,000 users."
-    assert out("We had 1250000 users.", "scale_quantity", {"exponent": 3}) == \
-        "We had 1250000000 users."
+    assert out("We had 1,250,000 users.", "scale_quantity", {"exponent": 3}) == "We had 1,250,000,000 users."
+    assert out("We had 1250000 users.", "scale_quantity", {"exponent": 3}) == "We had 1250000000 users."
 
 
 def test_scale_quantity_must_not_scale_zero():
@@ -390,29 +502,32 @@ def test_scale_quantity_must_not_scale_zero():
     assert out("0 errors, 7 warnings", "scale_quantity", {"count": 10}) == "0 errors, 70 warnings"
 
 
-@pytest.mark.parametrize("text", [
-    "It happened in 2026.",                 # year
-    "Due 2026-01-15.",                      # date
-    "Meet at 01/15 or 10:30.",              # date, time
-    "Version 1.2.3 ships.",                 # version
-    "Call 555-0100 or (555) 123 4567.",     # phone numbers
-    "See issue #42 and No. 7 and ID 9.",    # identifiers
-    "1. First step",                        # list marker
-    "Open at 10am, take A4 and the 3rd.",   # glued to letters
-    "Run `x = 5` now.",                     # code
-    "```\ny = 5\n```",                      # fenced code
-    "See https://ex.com/page/5 now.",       # URL
-    "Zip 02139.",                           # leading zero
-    "A range of 1000-2000.",                # connected
-    "It is 1234567890123456.",              # too long
-    "It is due on March 3, 2026.",          # written dates (day and year)
-    "It is due on 3 March 2026.",
-    "Meet on Sept. 14 or 2 Oct.",
-    "Arrive at 5 p.m. or 6 PM.",            # times
-    "Since 3 o'clock, or 4 o’clock.",
-    "Press keycap 1\ufe0f\u20e3 now.",       # a digit inside an emoji cluster
-    "Marks 5\u0301 and x\u200d7.",            # a digit inside a cluster
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "It happened in 2026.",  # year
+        "Due 2026-01-15.",  # date
+        "Meet at 01/15 or 10:30.",  # date, time
+        "Version 1.2.3 ships.",  # version
+        "Call 555-0100 or (555) 123 4567.",  # phone numbers
+        "See issue #42 and No. 7 and ID 9.",  # identifiers
+        "1. First step",  # list marker
+        "Open at 10am, take A4 and the 3rd.",  # glued to letters
+        "Run `x = 5` now.",  # code
+        "```\ny = 5\n```",  # fenced code
+        "See https://ex.com/page/5 now.",  # URL
+        "Zip 02139.",  # leading zero
+        "A range of 1000-2000.",  # connected
+        "It is 1234567890123456.",  # too long
+        "It is due on March 3, 2026.",  # written dates (day and year)
+        "It is due on 3 March 2026.",
+        "Meet on Sept. 14 or 2 Oct.",
+        "Arrive at 5 p.m. or 6 PM.",  # times
+        "Since 3 o'clock, or 4 o’clock.",
+        "Press keycap 1\ufe0f\u20e3 now.",  # a digit inside an emoji cluster
+        "Marks 5\u0301 and x\u200d7.",  # a digit inside a cluster
+    ],
+)
 def test_scale_quantity_must_not_scale_excluded_numbers(text):
     r = run(text, "scale_quantity", {"count": 10, "exponent": 3})
     assert (r.reason, r.text) == ("no_candidates", text)
@@ -440,7 +555,7 @@ def test_scale_quantity_count_rule_and_seeds():
     text = " ".join(f"{i} apples" for i in range(1, 41))
     outs = [run(text, "scale_quantity", {"count": 3}, seed) for seed in range(6)]
     assert all(r.edits == 3 and len(r.details["scaled"]) == 3 for r in outs)
-    assert len({r.text for r in outs}) > 1                              # seeds differ
+    assert len({r.text for r in outs}) > 1  # seeds differ
     assert out(text, "scale_quantity", {"count": 3}, 4) == outs[4].text  # same seed, same output
     full = run("1 and 2 and 3", "scale_quantity", {"count": 10})
     assert full.text == "10 and 20 and 30" and full.edits == 3
@@ -451,6 +566,7 @@ def test_scale_quantity_count_rule_and_seeds():
 
 def test_scale_quantity_draws_follow_selection_rule():
     from perturber.rng import Draws
+
     text = " ".join(f"{i} pears" for i in range(1, 13))
     nums = [n for n in perturber.text.numeric_literals(text) if n.quantity]
     assert len(nums) == 12
@@ -470,40 +586,46 @@ def test_scale_quantity_g1_rest_untouched():
 # 16.3 deadline_passed
 # --------------------------------------------------------------------------------------------
 
+
 def test_deadline_passed_examples():
     r = dl("Today is 2026-03-01. The form is due 2026-03-20. Can I still submit?")
     assert r.text == "Today is 2026-03-01. The form is due 2026-01-30. Can I still submit?"
-    assert r.details == {"deadline_old": "2026-03-20", "deadline_new": "2026-01-30",
-                         "reference": "2026-03-01"}
+    assert r.details == {
+        "deadline_old": "2026-03-20",
+        "deadline_new": "2026-01-30",
+        "reference": "2026-03-01",
+    }
     assert (r.edits, r.applied) == (1, True)
     r = dl("The offer is valid until March 15, 2026.")
     assert r.text == "The offer is valid until February 13, 2026."
-    assert r.details == {"deadline_old": "2026-03-15", "deadline_new": "2026-02-13",
-                         "reference": None}
+    assert r.details == {"deadline_old": "2026-03-15", "deadline_new": "2026-02-13", "reference": None}
 
 
-@pytest.mark.parametrize("text, days, expected", [
-    ("Due 2026-03-15.", 1, "Due 2026-03-14."),
-    ("Due 2026-03-15.", 3650, "Due 2016-03-17."),
-    ("Due March 5, 2026.", 30, "Due February 3, 2026."),
-    ("Due MARCH 5, 2026.", 30, "Due FEBRUARY 3, 2026."),
-    ("Due march 5, 2026.", 30, "Due february 3, 2026."),
-    ("Due March 05, 2026.", 30, "Due February 03, 2026."),     # leading zero kept
-    ("Due March 15, 2026.", 12, "Due March 3, 2026."),          # no zero added
-    ("Due Mar 5, 2026.", 30, "Due Feb 3, 2026."),
-    ("Due Mar. 5, 2026.", 30, "Due Feb. 3, 2026."),
-    ("Due MAR. 5, 2026.", 30, "Due FEB. 3, 2026."),
-    ("Due Sept 30, 2026.", 10, "Due Sept 20, 2026."),           # Sept stays Sept
-    ("Due Sept. 5, 2026.", 10, "Due Aug. 26, 2026."),
-    ("Due Sep 30, 2026.", 10, "Due Sep 20, 2026."),
-    ("Due Oct 5, 2026.", 10, "Due Sep 25, 2026."),              # three-letter by default
-    ("Due 5 March 2026.", 30, "Due 3 February 2026."),
-    ("Due 05 march 2026.", 30, "Due 03 february 2026."),
-    ("Due May 5, 2026.", 30, "Due April 5, 2026."),             # a bare May is the full name
-    ("Due May. 5, 2026.", 30, "Due Apr. 5, 2026."),
-    ("Due 2026-01-10.", 30, "Due 2025-12-11."),                 # year changes
-    ("Due  March\u00a05,  2026.", 30, "Due  February\u00a03,  2026."),   # separators kept
-])
+@pytest.mark.parametrize(
+    "text, days, expected",
+    [
+        ("Due 2026-03-15.", 1, "Due 2026-03-14."),
+        ("Due 2026-03-15.", 3650, "Due 2016-03-17."),
+        ("Due March 5, 2026.", 30, "Due February 3, 2026."),
+        ("Due MARCH 5, 2026.", 30, "Due FEBRUARY 3, 2026."),
+        ("Due march 5, 2026.", 30, "Due february 3, 2026."),
+        ("Due March 05, 2026.", 30, "Due February 03, 2026."),  # leading zero kept
+        ("Due March 15, 2026.", 12, "Due March 3, 2026."),  # no zero added
+        ("Due Mar 5, 2026.", 30, "Due Feb 3, 2026."),
+        ("Due Mar. 5, 2026.", 30, "Due Feb. 3, 2026."),
+        ("Due MAR. 5, 2026.", 30, "Due FEB. 3, 2026."),
+        ("Due Sept 30, 2026.", 10, "Due Sept 20, 2026."),  # Sept stays Sept
+        ("Due Sept. 5, 2026.", 10, "Due Aug. 26, 2026."),
+        ("Due Sep 30, 2026.", 10, "Due Sep 20, 2026."),
+        ("Due Oct 5, 2026.", 10, "Due Sep 25, 2026."),  # three-letter by default
+        ("Due 5 March 2026.", 30, "Due 3 February 2026."),
+        ("Due 05 march 2026.", 30, "Due 03 february 2026."),
+        ("Due May 5, 2026.", 30, "Due April 5, 2026."),  # a bare May is the full name
+        ("Due May. 5, 2026.", 30, "Due Apr. 5, 2026."),
+        ("Due 2026-01-10.", 30, "Due 2025-12-11."),  # year changes
+        ("Due  March\u00a05,  2026.", 30, "Due  February\u00a03,  2026."),  # separators kept
+    ],
+)
 def test_deadline_passed_formats(text, days, expected):
     assert dl(text, days).text == expected
 
@@ -514,8 +636,20 @@ def test_deadline_passed_leap_years():
     assert dl("Due February 29, 2024.", 366).text == "Due February 28, 2023."
 
 
-FULL = ["January", "February", "March", "April", "May", "June", "July", "August",
-        "September", "October", "November", "December"]
+FULL = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
 WRITERS = [
     lambda d: d.isoformat(),
     lambda d: f"{FULL[d.month - 1]} {d.day}, {d.year:04d}",
@@ -532,25 +666,53 @@ def test_deadline_passed_must_not_produce_an_invalid_date():
         days = rnd.randint(1, 3650)
         r = dl("The deadline is " + write(day) + ".", days)
         new = day - datetime.timedelta(days=days)
-        assert r.details == {"deadline_old": day.isoformat(), "deadline_new": new.isoformat(),
-                             "reference": None}
+        assert r.details == {
+            "deadline_old": day.isoformat(),
+            "deadline_new": new.isoformat(),
+            "reference": None,
+        }
         assert r.text == "The deadline is " + write(new) + "."
 
 
-@pytest.mark.parametrize("text", [
-    "Due 2026-02-30.", "Due February 29, 2025.", "Due 2026-13-01.", "Due April 31, 2026.",
-    "Due 0000-01-01.", "Due Mar 5 2026.", "Due March 5th, 2026.", "Due 5 Mar 2026.",
-    "Due March. 5, 2026.", "Due 26-03-01.", "Due 2026/03/01.", "No dates here, 5 days.",
-    "Due 12026-03-01.", "Due 2026-03-011.", "Due 2026-03-01T10:00.", "Due v2026-03-01.",
-    "Due 1.2026-03-01.", "Due 2026-03-01.5", "file_2026-03-01.txt", "Due March 155, 2026.",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Due 2026-02-30.",
+        "Due February 29, 2025.",
+        "Due 2026-13-01.",
+        "Due April 31, 2026.",
+        "Due 0000-01-01.",
+        "Due Mar 5 2026.",
+        "Due March 5th, 2026.",
+        "Due 5 Mar 2026.",
+        "Due March. 5, 2026.",
+        "Due 26-03-01.",
+        "Due 2026/03/01.",
+        "No dates here, 5 days.",
+        "Due 12026-03-01.",
+        "Due 2026-03-011.",
+        "Due 2026-03-01T10:00.",
+        "Due v2026-03-01.",
+        "Due 1.2026-03-01.",
+        "Due 2026-03-01.5",
+        "file_2026-03-01.txt",
+        "Due March 155, 2026.",
+    ],
+)
 def test_deadline_passed_not_a_date(text):
     r = dl(text)
     assert (r.reason, r.text) == ("no_candidates", text)
 
 
-@pytest.mark.parametrize("text", ["Due 2026-03-01\ufe0f.", "Due 2026-03-01\u0301.",
-                                  "Due a\u200d2026-03-01.", "Due March 5, 2026\U0001F3FB."])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Due 2026-03-01\ufe0f.",
+        "Due 2026-03-01\u0301.",
+        "Due a\u200d2026-03-01.",
+        "Due March 5, 2026\U0001f3fb.",
+    ],
+)
 def test_deadline_passed_must_not_split_a_cluster(text):
     assert dl(text).reason == "no_candidates"
 
@@ -559,7 +721,7 @@ def test_deadline_passed_before_year_one():
     r = dl("Due 0001-01-15.", 30)
     assert (r.reason, r.applied) == ("no_candidates", False)
     assert dl("Due 0001-02-15.", 30).text == "Due 0001-01-16."
-    assert dl("Due 0005-02-10.", 30).text == "Due 0005-01-11."      # four-digit year kept
+    assert dl("Due 0005-02-10.", 30).text == "Due 0005-01-11."  # four-digit year kept
 
 
 def test_deadline_passed_already_passed():
@@ -586,8 +748,11 @@ def test_deadline_passed_roles_latest_date_without_keyword():
     text = "On 2026-01-10 we met; on 2026-05-01 we meet; on 2026-02-01 we ate."
     r = dl(text)
     # deadline: the latest date; reference: the earliest other date
-    assert r.details == {"deadline_old": "2026-05-01", "deadline_new": "2025-12-11",
-                         "reference": "2026-01-10"}
+    assert r.details == {
+        "deadline_old": "2026-05-01",
+        "deadline_new": "2025-12-11",
+        "reference": "2026-01-10",
+    }
     assert r.text == "On 2026-01-10 we met; on 2025-12-11 we meet; on 2026-02-01 we ate."
 
 
@@ -598,14 +763,32 @@ def test_deadline_passed_roles_latest_first_occurrence():
 
 def test_deadline_passed_roles_single_date_no_reference():
     r = dl("We meet on 2026-05-01.")
-    assert r.details == {"deadline_old": "2026-05-01", "deadline_new": "2026-04-01",
-                         "reference": None}
+    assert r.details == {"deadline_old": "2026-05-01", "deadline_new": "2026-04-01", "reference": None}
 
 
-@pytest.mark.parametrize("kw", ["deadline", "DUE", "expire", "expires", "expiry", "expiration",
-                                "until", "by", "before", "closes", "close", "cutoff", "cut-off",
-                                "cut\u2010off", "Valid", "last day", "no later than",
-                                "Last\nday"])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        "deadline",
+        "DUE",
+        "expire",
+        "expires",
+        "expiry",
+        "expiration",
+        "until",
+        "by",
+        "before",
+        "closes",
+        "close",
+        "cutoff",
+        "cut-off",
+        "cut\u2010off",
+        "Valid",
+        "last day",
+        "no later than",
+        "Last\nday",
+    ],
+)
 def test_deadline_passed_deadline_keywords(kw):
     text = f"We met 2026-09-01. Apply {kw} 2026-05-01."
     assert dl(text, 1).details["deadline_old"] == "2026-05-01"
@@ -614,11 +797,12 @@ def test_deadline_passed_deadline_keywords(kw):
 @pytest.mark.parametrize("kw", ["dues", "byte", "validate", "last, day", "closed", "cut off"])
 def test_deadline_passed_not_deadline_keywords(kw):
     text = f"We met 2026-09-01. Apply {kw} 2026-05-01."
-    assert dl(text, 1).details["deadline_old"] == "2026-09-01"   # the latest date instead
+    assert dl(text, 1).details["deadline_old"] == "2026-09-01"  # the latest date instead
 
 
-@pytest.mark.parametrize("kw", ["today", "Now", "current", "currently", "as of", "it is",
-                                "date is", "this morning", "As\tOf"])
+@pytest.mark.parametrize(
+    "kw", ["today", "Now", "current", "currently", "as of", "it is", "date is", "this morning", "As\tOf"]
+)
 def test_deadline_passed_current_keywords(kw):
     text = f"Apply before 2026-06-01. Noted 2026-01-01. Hm, {kw} 2026-05-01."
     r = dl(text, 1)
@@ -637,19 +821,18 @@ def test_deadline_passed_keywords_in_protected_spans_ignored():
 
 
 def test_deadline_passed_protected_dates_untouched():
-    for text in ["Due `2026-03-20`.", "See https://ex.com/2026-03-20 now.",
-                 "```\ndue 2026-03-20\n```"]:
+    for text in ["Due `2026-03-20`.", "See https://ex.com/2026-03-20 now.", "```\ndue 2026-03-20\n```"]:
         assert dl(text).reason == "no_candidates"
     text = "Due `2026-03-20` or 2026-04-20."
     assert dl(text).text == "Due `2026-03-20` or 2026-03-21."
 
 
 def test_deadline_passed_must_not_change_other_dates_or_text():
-    text = ("Today is March 1, 2026.\r\n\r\n- Results: 2026-04-10\r\n"
-            "- The form is due 2026-03-20, ok?\r\n")
+    text = "Today is March 1, 2026.\r\n\r\n- Results: 2026-04-10\r\n- The form is due 2026-03-20, ok?\r\n"
     r = dl(text)
-    assert r.text == ("Today is March 1, 2026.\r\n\r\n- Results: 2026-04-10\r\n"
-                      "- The form is due 2026-01-30, ok?\r\n")
+    assert r.text == (
+        "Today is March 1, 2026.\r\n\r\n- Results: 2026-04-10\r\n- The form is due 2026-01-30, ok?\r\n"
+    )
 
 
 def test_deadline_passed_must_not_read_the_wall_clock():

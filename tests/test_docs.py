@@ -23,17 +23,22 @@ def generated():
 
 def test_committed_reference_is_what_the_generator_produces(generated):
     committed = REFERENCE.read_text(encoding="utf-8")
-    missing = sorted(set(re.findall(r"not computed \((\w+)", generated))
-                     - set(re.findall(r"not computed \((\w+)", committed)))
+    missing = sorted(
+        set(re.findall(r"not computed \((\w+)", generated))
+        - set(re.findall(r"not computed \((\w+)", committed))
+    )
     if missing:  # e.g. NLTK data (make nltk-data) or an optional tier's libraries not installed
-        pytest.skip(f"examples cannot be computed here ({', '.join(missing)}); "
-                    "the reference is generated with every data bundle and extra installed")
+        pytest.skip(
+            f"examples cannot be computed here ({', '.join(missing)}); "
+            "the reference is generated with every data bundle and extra installed"
+        )
     assert REFERENCE.read_text(encoding="utf-8") == generated, (
-        "docs/perturbations.md is stale: run `perturber docs --out docs/perturbations.md`")
+        "docs/perturbations.md is stale: run `perturber docs --out docs/perturbations.md`"
+    )
 
 
 def test_every_entry_has_a_section_in_catalog_order(generated):
-    found = []   # (category, name) in document order
+    found = []  # (category, name) in document order
     for part in re.split(r"^## (?=\w+ / \w+$)", generated, flags=re.M)[1:]:
         category = part.split(" / ", 1)[0]
         found += [(category, n) for n in re.findall(r"^### `(\w+)`$", part, re.M)]
@@ -57,8 +62,13 @@ def test_schema_entries_use_the_json_input_and_list_their_reasons():
     section = docs.entry_section(registry.get("reorder_properties"))
     assert "*JSON Schema input" in section and "*question input" not in section
     assert docs.reason_codes(registry.get("reorder_properties")) == [
-        "empty_input", "not_json_schema", "zero_intensity", "no_candidates", "size_limit",
-        "no_change"]
+        "empty_input",
+        "not_json_schema",
+        "zero_intensity",
+        "no_candidates",
+        "size_limit",
+        "no_change",
+    ]
     assert docs.reason_codes(registry.get("baseline")) == ["control"]
     # no intensity parameter: zero_intensity cannot happen even if a shared helper knows the code
     assert "zero_intensity" not in docs.reason_codes(registry.get("expand_type_shorthand"))
@@ -77,19 +87,28 @@ def test_visible_markers_match_the_playground():
     pairs = re.findall(r'"((?:\\u[0-9a-f]{4}|\\[tr]))": "(\w+)"', block)
     table = {json.loads(f'"{k}"'): v for k, v in pairs}
     assert table == docs.INVISIBLE
-    assert docs.visible("a \n\u202eb\U000E0041") == "a·⏎\n⟨RLO⟩b⟨TAG A⟩"
+    assert docs.visible("a \n\u202eb\U000e0041") == "a·⏎\n⟨RLO⟩b⟨TAG A⟩"
 
 
 def test_model_backed_and_other_categories_are_generic():
     base = registry.get("quotes")
-    fake = dataclasses.replace(base, name="rewrite", category="brittlebench",
-                               family="paraphrasing", model_backed=True, seed_sensitive=True)
+    fake = dataclasses.replace(
+        base,
+        name="rewrite",
+        category="brittlebench",
+        family="paraphrasing",
+        model_backed=True,
+        seed_sensitive=True,
+    )
     section = docs.entry_section(fake)
     assert "No worked example" in section and "```" not in section
     assert "`model_returned_input`" in section and "model-backed" in section
     ordered = docs._ordered([fake, base, dataclasses.replace(base, family="zzz_new")])
     assert [(s.category, s.family) for s in ordered] == [
-        ("native", "padding"), ("native", "zzz_new"), ("brittlebench", "paraphrasing")]
+        ("native", "padding"),
+        ("native", "zzz_new"),
+        ("brittlebench", "paraphrasing"),
+    ]
 
 
 def test_fences_outgrow_backticks_in_the_text():

@@ -19,8 +19,17 @@ import report
 import perturber
 from perturber import registry
 
-KINDS = {"questions", "instructions", "word_problems", "json_schemas_tools", "markdown",
-         "numbers_units", "contractions", "chat_emoticons", "nonlatin"}
+KINDS = {
+    "questions",
+    "instructions",
+    "word_problems",
+    "json_schemas_tools",
+    "markdown",
+    "numbers_units",
+    "contractions",
+    "chat_emoticons",
+    "nonlatin",
+}
 
 
 @pytest.fixture
@@ -42,32 +51,40 @@ def test_load_corpus_splits_on_the_separator_line(tmp_path):
     (tmp_path / "b.txt").write_text("one\n%%\ntwo\nlines\n%%\n\n", encoding="utf-8")
     (tmp_path / "a.txt").write_text("first", encoding="utf-8")
     assert kit.load_corpus(tmp_path) == [
-        {"id": "a#0", "kind": "a", "text": "first"}, {"id": "b#0", "kind": "b", "text": "one"},
-        {"id": "b#1", "kind": "b", "text": "two\nlines"}]
+        {"id": "a#0", "kind": "a", "text": "first"},
+        {"id": "b#0", "kind": "b", "text": "one"},
+        {"id": "b#1", "kind": "b", "text": "two\nlines"},
+    ]
 
 
-@pytest.mark.parametrize("text, count", [
-    ('{"a": 1}', 1),
-    ('  [1, "x"]\n', 1),
-    ('Reply as {"name": "x", "age": 3} or [1, 2] and {"k": [true]} then {bad', 2),
-    ("No JSON {here} [at all]", 0),
-    ("[1, 2, 3]", 1),            # the whole text: always a region
-    ("Sizes [1, 2, 3] only", 0),  # embedded without a member name or string: not a region
-])
+@pytest.mark.parametrize(
+    "text, count",
+    [
+        ('{"a": 1}', 1),
+        ('  [1, "x"]\n', 1),
+        ('Reply as {"name": "x", "age": 3} or [1, 2] and {"k": [true]} then {bad', 2),
+        ("No JSON {here} [at all]", 0),
+        ("[1, 2, 3]", 1),  # the whole text: always a region
+        ("Sizes [1, 2, 3] only", 0),  # embedded without a member name or string: not a region
+    ],
+)
 def test_json_values_finds_regions(text, count):
     assert len(kit.json_values(text)) == count
 
 
-@pytest.mark.parametrize("before, after, ok", [
-    ('{"d": "A long description."}', '{"d": "A LONG descrption!"}', True),   # prose interior
-    ('{"type": "string"}', '{"type": "twine"}', False),                      # type keyword
-    ('{"answer": "x y"}', '{"respond": "x y"}', False),                      # member name
-    ('{"a": 1, "b": 2}', '{"b": 2, "a": 1}', False),                         # member order
-    ('{"a": 1, "a": 2}', '{"a": 1, "a": 2}', True),                          # duplicates kept
-    ('{"n": 1}', '{"n": 1.0}', False),
-    ('{"xs": ["new", "paid"]}', '{"xs": ["new", "PAID"]}', False),           # enum values
-    ('{"s": "two words"}', '{"s": 2}', False),
-])
+@pytest.mark.parametrize(
+    "before, after, ok",
+    [
+        ('{"d": "A long description."}', '{"d": "A LONG descrption!"}', True),  # prose interior
+        ('{"type": "string"}', '{"type": "twine"}', False),  # type keyword
+        ('{"answer": "x y"}', '{"respond": "x y"}', False),  # member name
+        ('{"a": 1, "b": 2}', '{"b": 2, "a": 1}', False),  # member order
+        ('{"a": 1, "a": 2}', '{"a": 1, "a": 2}', True),  # duplicates kept
+        ('{"n": 1}', '{"n": 1.0}', False),
+        ('{"xs": ["new", "paid"]}', '{"xs": ["new", "PAID"]}', False),  # enum values
+        ('{"s": "two words"}', '{"s": 2}', False),
+    ],
+)
 def test_json_equivalent_allows_edits_only_inside_prose_values(before, after, ok):
     assert kit.json_equivalent(kit.json_values(before)[0], kit.json_values(after)[0]) is ok
 
@@ -102,13 +119,11 @@ class FakeEndpoint:
 
     def chat_many(self, requests, on_done=None):
         self.requests += requests
-        return [r if isinstance(r, Exception) else FakeCompletion(r)
-                for r in self.replies[:len(requests)]]
+        return [r if isinstance(r, Exception) else FakeCompletion(r) for r in self.replies[: len(requests)]]
 
 
 def test_judge_takes_the_majority_of_three_samples_at_temperature_zero():
-    endpoint = FakeEndpoint(["YES", "no", "Yes.", "NO", "NO", RuntimeError("boom"),
-                             "maybe", "YES", "NO"])
+    endpoint = FakeEndpoint(["YES", "no", "Yes.", "NO", "NO", RuntimeError("boom"), "maybe", "YES", "NO"])
     verdicts = judge.Judge(endpoint, "m").verdicts([("a", "b"), ("c", "d"), ("e", "f")])
     assert verdicts == [True, False, None]
     assert len(endpoint.requests) == 9
@@ -124,8 +139,8 @@ def test_judge_is_skipped_with_a_note_when_the_client_is_missing(monkeypatch):
 
 def test_control_group_and_json_exemptions_follow_the_catalog():
     specs = {s.name: s for s in registry.entries()}
-    assert fidelity.control_group(specs["insert_negation"])       # directional
-    assert fidelity.control_group(specs["context_load"])          # out of scope
+    assert fidelity.control_group(specs["insert_negation"])  # directional
+    assert fidelity.control_group(specs["context_load"])  # out of scope
     assert not fidelity.control_group(specs["typos"])
     assert fidelity.json_exempt(specs["reorder_properties"]) and fidelity.json_exempt(specs["full_width"])
     assert not fidelity.json_exempt(specs["typos"])
@@ -133,39 +148,45 @@ def test_control_group_and_json_exemptions_follow_the_catalog():
 
 def test_json_gate_counts_only_non_exempt_failures():
     specs = {s.name: s for s in registry.entries()}
-    rows = [{"entry": "typos", "json_preserved": False}, {"entry": "typos", "json_preserved": False},
-            {"entry": "full_width", "json_preserved": False},
-            {"entry": "upper_case", "json_preserved": True},
-            {"entry": "lower_case", "json_preserved": None}]
+    rows = [
+        {"entry": "typos", "json_preserved": False},
+        {"entry": "typos", "json_preserved": False},
+        {"entry": "full_width", "json_preserved": False},
+        {"entry": "upper_case", "json_preserved": True},
+        {"entry": "lower_case", "json_preserved": None},
+    ]
     assert fidelity.failures_of_json(rows, specs) == {"typos": 2}
 
 
 def test_synonym_yield_v2_is_a_subset_of_v1():
     pytest.importorskip("nltk")
     from perturber.resources import nltk_data
+
     try:
         nltk_data.find_nltk_data()
     except perturber.ResourceUnavailable:
         pytest.skip("NLTK data missing")
     corpus = [{"text": "What is the capital of France? Pick a number. The movie was long."}]
     y = fidelity.synonym_yield(corpus)
-    assert y["tokens"] == 13                                    # word tokens, no punctuation
-    assert (y["v1_candidates"], y["v2_candidates"]) == (3, 1)   # capital, number, movie vs movie
+    assert y["tokens"] == 13  # word tokens, no punctuation
+    assert (y["v1_candidates"], y["v2_candidates"]) == (3, 1)  # capital, number, movie vs movie
 
 
 def test_fidelity_fast_run_writes_json_and_section(out, monkeypatch, tmp_path_factory):
     corpus = tmp_path_factory.mktemp("corpus")
     (corpus / "mixed.txt").write_text(
         'Reply with {"answer": "a short sentence", "n": 3} for three apples.\n%%\nHello there world.',
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     monkeypatch.setattr(kit, "CORPUS_DIR", corpus)
     assert fidelity.main(["--fast", "--entries", "leetspeak"]) == 0
     leet = json.loads((out / "fidelity.json").read_text(encoding="utf-8"))["entries"]["leetspeak"]
     # leetspeak writes digits for letters: numbers appear that the original did not state
     assert leet["applied"] >= 1 and leet["numbers_preserved_rate"] == 0.0
-    code = fidelity.main(["--fast", "--strict-json", "--entries", "full_width", "baseline",
-                          "insert_negation"])
-    assert code == 0      # full_width changes JSON by design: exempt, so strict mode passes
+    code = fidelity.main(
+        ["--fast", "--strict-json", "--entries", "full_width", "baseline", "insert_negation"]
+    )
+    assert code == 0  # full_width changes JSON by design: exempt, so strict mode passes
     data = json.loads((out / "fidelity.json").read_text(encoding="utf-8"))
     assert set(data["entries"]) == {"full_width", "baseline", "insert_negation"}
     fw = data["entries"]["full_width"]
@@ -176,7 +197,7 @@ def test_fidelity_fast_run_writes_json_and_section(out, monkeypatch, tmp_path_fa
     section = (out / "sections" / "fidelity.md").read_text(encoding="utf-8")
     assert section.startswith("## Fidelity") and "embedding similarity not measured" in section
     lines = (out / "fidelity_samples.jsonl").read_text(encoding="utf-8").splitlines()
-    assert len(lines) == 2 * 3       # 2 texts x 3 entries, one seed
+    assert len(lines) == 2 * 3  # 2 texts x 3 entries, one seed
     assert "numbers preserved: perturber.number_words" in section
     before = section
     assert fidelity.main(["--report-only"]) == 0
@@ -197,19 +218,25 @@ def test_report_collects_sections_in_order_under_the_claims_table(out):
     kit.write_outputs("catalog", {}, "## Catalog\n\nc")
     kit.write_outputs("brittlebench", {}, "## Brittlebench\n\nb")
     text = report.build(out).read_text(encoding="utf-8")
-    assert text.index("## Claims") < text.index("## Catalog") < text.index("## Peers") \
+    assert (
+        text.index("## Claims")
+        < text.index("## Catalog")
+        < text.index("## Peers")
         < text.index("## Brittlebench")
+    )
     assert "[Fidelity](#fidelity)" in text
 
 
 def test_run_all_rejects_unknown_stages():
-    r = subprocess.run([sys.executable, "eval/run_all.py", "--stage", "nope"], cwd=ROOT,
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "eval/run_all.py", "--stage", "nope"], cwd=ROOT, capture_output=True, text=True
+    )
     assert r.returncode == 2 and "unknown stage(s) nope" in r.stderr and "fidelity" in r.stderr
 
 
 def test_run_all_fast_subset_is_catalog_determinism_transport_fidelity():
     import run_all
+
     names = [n for n, _ in run_all.fast_steps(False)]
     assert names == ["catalog", "determinism", "transport", "fidelity"]
     assert "--strict-json" in run_all.fast_steps(True)[-1][1]
@@ -241,6 +268,7 @@ def test_embedding_similarity_is_offline_and_ranks_paraphrases_first(monkeypatch
 def test_peers_stage_writes_ratios(out):
     pytest.importorskip("glitchlings")
     import peers
+
     assert peers.main(["--calls", "2", "--repeats", "1"]) == 0
     data = json.loads((out / "peers.json").read_text(encoding="utf-8"))
     typos = data["rows"][0]
@@ -292,9 +320,15 @@ def test_judge_with_a_configured_endpoint_uses_the_effective_model(monkeypatch):
 
 def test_run_all_summary_keeps_rows_of_steps_not_rerun(tmp_path):
     import run_all
+
     path = tmp_path / "summary.md"
-    path.write_text("| step | status | time | output |\n|---|---|---|---|\n"
-                    "| catalog | ok | 1 s | c |\n| peers | FAILED (exit 1) | 9 s | p |\n", encoding="utf-8")
+    path.write_text(
+        "| step | status | time | output |\n|---|---|---|---|\n"
+        "| catalog | ok | 1 s | c |\n| peers | FAILED (exit 1) | 9 s | p |\n",
+        encoding="utf-8",
+    )
     assert run_all.merge_summary(path, ["| peers | ok | 8 s | p |"]) == [
-        "| catalog | ok | 1 s | c |", "| peers | ok | 8 s | p |"]
+        "| catalog | ok | 1 s | c |",
+        "| peers | ok | 8 s | p |",
+    ]
     assert run_all.merge_summary(tmp_path / "none.md", ["| x | ok | 1 s | x |"]) == ["| x | ok | 1 s | x |"]

@@ -11,15 +11,20 @@ from perturber import registry
 from perturber.errors import InvalidParams
 from perturber.text import cluster_spans
 
-NAMES = ["extra_whitespace", "tabs_for_spaces", "line_wrap", "markdown_wrap", "strip_markdown",
-         "bullet_reformat"]
-
-
+NAMES = [
+    "extra_whitespace",
+    "tabs_for_spaces",
+    "line_wrap",
+    "markdown_wrap",
+    "strip_markdown",
+    "bullet_reformat",
+]
 
 
 # --------------------------------------------------------------------------------------------
 # Declarations and shared reasons
 # --------------------------------------------------------------------------------------------
+
 
 def test_declarations_match_catalog_table():
     rows = {s.name: s for s in registry.entries() if s.family == "formatting"}
@@ -50,13 +55,20 @@ def test_extra_whitespace_zero_intensity():
     assert (r.text, r.reason) == ("a b c", "zero_intensity")
 
 
-@pytest.mark.parametrize("name,params", [
-    ("extra_whitespace", {"rate": 1.5}), ("extra_whitespace", {"rate": 0.00005}),
-    ("extra_whitespace", {"rate": True}), ("line_wrap", {"width": 9}),
-    ("line_wrap", {"width": 1001}), ("line_wrap", {"width": 20.0}),
-    ("bullet_reformat", {"marker": "•"}), ("bullet_reformat", {"marker": "1."}),
-    ("markdown_wrap", {"fence": "~"}),
-])
+@pytest.mark.parametrize(
+    "name,params",
+    [
+        ("extra_whitespace", {"rate": 1.5}),
+        ("extra_whitespace", {"rate": 0.00005}),
+        ("extra_whitespace", {"rate": True}),
+        ("line_wrap", {"width": 9}),
+        ("line_wrap", {"width": 1001}),
+        ("line_wrap", {"width": 20.0}),
+        ("bullet_reformat", {"marker": "•"}),
+        ("bullet_reformat", {"marker": "1."}),
+        ("markdown_wrap", {"fence": "~"}),
+    ],
+)
 def test_parameter_validation(name, params):
     with pytest.raises(InvalidParams):
         run("text", name, params)
@@ -74,8 +86,11 @@ def test_seed_insensitive_entries_make_no_draws(name):
 def test_re_whitespace_class_is_str_isspace():
     # The module relies on ``\s`` in ``re`` being exactly §1.5's whitespace.
     pat = re.compile(r"\s")
-    bad = [c for c in range(sys.maxunicode + 1) if not 0xD800 <= c <= 0xDFFF
-           and bool(pat.match(chr(c))) != chr(c).isspace()]
+    bad = [
+        c
+        for c in range(sys.maxunicode + 1)
+        if not 0xD800 <= c <= 0xDFFF and bool(pat.match(chr(c))) != chr(c).isspace()
+    ]
     assert bad == []
 
 
@@ -83,10 +98,11 @@ def test_re_whitespace_class_is_str_isspace():
 # 7.1 extra_whitespace
 # --------------------------------------------------------------------------------------------
 
+
 def test_extra_whitespace_catalog_example():
     text = "Which of these objects is opaque?"
     r = run(text, "extra_whitespace", {"rate": 0.3}, seed=0)
-    assert r.applied and r.edits == 2           # 5 gaps, k = 2
+    assert r.applied and r.edits == 2  # 5 gaps, k = 2
     assert r.text.count("  ") == 2
     assert r.text.replace("  ", " ") == text
 
@@ -100,8 +116,10 @@ def test_extra_whitespace_seeded():
     text = " ".join(f"w{i}" for i in range(60))
     outs = {run(text, "extra_whitespace", {"rate": 0.5}, seed=s).text for s in range(6)}
     assert len(outs) > 1
-    assert run(text, "extra_whitespace", {"rate": 0.5}, seed=3).text == \
+    assert (
         run(text, "extra_whitespace", {"rate": 0.5}, seed=3).text
+        == run(text, "extra_whitespace", {"rate": 0.5}, seed=3).text
+    )
     for out in outs:
         assert out.count("  ") == 30 and out.replace("  ", " ") == text
 
@@ -149,6 +167,7 @@ def test_extra_whitespace_keeps_clusters():
 # 7.2 tabs_for_spaces
 # --------------------------------------------------------------------------------------------
 
+
 def test_tabs_for_spaces_catalog_example():
     r = run("a  b c\n      indented text", "tabs_for_spaces")
     assert r.text == "a\tb\tc\n\t  indented\ttext"
@@ -182,6 +201,7 @@ def test_tabs_for_spaces_only_u0020_runs():
 # 7.3 line_wrap
 # --------------------------------------------------------------------------------------------
 
+
 def test_line_wrap_catalog_example():
     r = run("The quick brown fox jumps over the lazy dog.", "line_wrap", {"width": 20})
     assert r.text == "The quick brown fox\njumps over the lazy\ndog."
@@ -196,16 +216,26 @@ def test_line_wrap_default_width_40():
 
 def test_line_wrap_hanging_indent_and_quote_prefix():
     w = {"width": 20}
-    assert run("- alpha beta gamma delta epsilon zeta", "line_wrap", w).text == \
-        "- alpha beta gamma\n  delta epsilon zeta"
-    assert run("  12. alpha beta gamma delta epsilon", "line_wrap", w).text == \
-        "  12. alpha beta\n      gamma delta\n      epsilon"
-    assert run("(a) alpha beta gamma delta epsilon", "line_wrap", w).text == \
-        "(a) alpha beta gamma\n    delta epsilon"
-    assert run("> > alpha beta gamma delta epsilon", "line_wrap", w).text == \
-        "> > alpha beta gamma\n> > delta epsilon"
-    assert run("    plain alpha beta gamma delta", "line_wrap", w).text == \
-        "    plain alpha beta\n    gamma delta"
+    assert (
+        run("- alpha beta gamma delta epsilon zeta", "line_wrap", w).text
+        == "- alpha beta gamma\n  delta epsilon zeta"
+    )
+    assert (
+        run("  12. alpha beta gamma delta epsilon", "line_wrap", w).text
+        == "  12. alpha beta\n      gamma delta\n      epsilon"
+    )
+    assert (
+        run("(a) alpha beta gamma delta epsilon", "line_wrap", w).text
+        == "(a) alpha beta gamma\n    delta epsilon"
+    )
+    assert (
+        run("> > alpha beta gamma delta epsilon", "line_wrap", w).text
+        == "> > alpha beta gamma\n> > delta epsilon"
+    )
+    assert (
+        run("    plain alpha beta gamma delta", "line_wrap", w).text
+        == "    plain alpha beta\n    gamma delta"
+    )
 
 
 def test_line_wrap_wide_prefix_is_dropped():
@@ -220,12 +250,20 @@ def test_line_wrap_uses_text_newline_style():
 
 
 def test_line_wrap_must_not_break_inside_word_url_or_code():
-    text = ("see supercalifragilisticexpialidocious and https://example.com/a/very/long/path "
-            "or `code with spaces inside` end")
+    text = (
+        "see supercalifragilisticexpialidocious and https://example.com/a/very/long/path "
+        "or `code with spaces inside` end"
+    )
     r = run(text, "line_wrap", {"width": 10})
-    assert r.text.split("\n") == ["see", "supercalifragilisticexpialidocious", "and",
-                                  "https://example.com/a/very/long/path", "or",
-                                  "`code with spaces inside`", "end"]
+    assert r.text.split("\n") == [
+        "see",
+        "supercalifragilisticexpialidocious",
+        "and",
+        "https://example.com/a/very/long/path",
+        "or",
+        "`code with spaces inside`",
+        "end",
+    ]
 
 
 def test_line_wrap_must_not_remove_existing_line_breaks():
@@ -236,8 +274,10 @@ def test_line_wrap_must_not_remove_existing_line_breaks():
 
 
 def test_line_wrap_must_not_wrap_code_tables_or_headings():
-    text = ("```\nthis code line is long enough to wrap\n```\n| a | b | c | d | e | f |\n"
-            "# a heading that is long enough to wrap\nAnswer:")
+    text = (
+        "```\nthis code line is long enough to wrap\n```\n| a | b | c | d | e | f |\n"
+        "# a heading that is long enough to wrap\nAnswer:"
+    )
     assert run(text, "line_wrap", {"width": 10}).reason == "no_candidates"
 
 
@@ -249,13 +289,12 @@ def test_line_wrap_keeps_trailing_whitespace_on_the_last_line():
 
 def test_line_wrap_no_candidates():
     assert run("short", "line_wrap", {"width": 10}).reason == "no_candidates"
-    assert run("averyveryverylongwordwithoutspaces", "line_wrap", {"width": 10}).reason == \
-        "no_candidates"
+    assert run("averyveryverylongwordwithoutspaces", "line_wrap", {"width": 10}).reason == "no_candidates"
     assert run("- averyveryverylongword", "line_wrap", {"width": 10}).reason == "no_candidates"
 
 
 def test_line_wrap_counts_clusters():
-    e = "cafe\u0301"            # 5 code points, 4 clusters
+    e = "cafe\u0301"  # 5 code points, 4 clusters
     r = run(" ".join([e] * 5), "line_wrap", {"width": 10})
     assert r.text == f"{e} {e}\n{e} {e}\n{e}"
 
@@ -273,6 +312,7 @@ def test_line_wrap_lines_fit_unless_one_chunk():
 # --------------------------------------------------------------------------------------------
 # 7.4 markdown_wrap
 # --------------------------------------------------------------------------------------------
+
 
 def test_markdown_wrap_catalog_example():
     r = run("print(1)", "markdown_wrap")
@@ -297,13 +337,13 @@ def test_markdown_wrap_must_not_let_inner_fences_close_early():
 # 7.5 strip_markdown
 # --------------------------------------------------------------------------------------------
 
+
 def sm(text):
     return run(text, "strip_markdown")
 
 
 def test_strip_markdown_catalog_example():
-    text = ("## Setup\n\n1. Install **my_tool** via `pip`.\n2. See [docs](https://x.io).\n\n"
-            "Compute 2*3*4.")
+    text = "## Setup\n\n1. Install **my_tool** via `pip`.\n2. See [docs](https://x.io).\n\nCompute 2*3*4."
     r = sm(text)
     assert r.text == "Setup\n\nInstall my_tool via pip.\nSee docs.\n\nCompute 2*3*4."
     assert r.edits == 6  # heading, 2 list markers, bold, code, link
@@ -395,8 +435,7 @@ def test_strip_markdown_no_candidates():
 
 
 def test_strip_markdown_output_is_subsequence_of_input():
-    text = ("# T #\n> - [x] **a** _b_ `c` [d](e) ![f](g) <https://h.io> \\*\n"
-            "```\nk\n```\n1. z\n---\n")
+    text = "# T #\n> - [x] **a** _b_ `c` [d](e) ![f](g) <https://h.io> \\*\n```\nk\n```\n1. z\n---\n"
     out = sm(text).text
     it = iter(text)
     assert all(c in it for c in out)
@@ -405,6 +444,7 @@ def test_strip_markdown_output_is_subsequence_of_input():
 # --------------------------------------------------------------------------------------------
 # 7.6 bullet_reformat
 # --------------------------------------------------------------------------------------------
+
 
 def test_bullet_reformat_catalog_example():
     r = run("Steps:\n1. Mix\n2) Bake\n\nA. Option", "bullet_reformat")
@@ -429,8 +469,7 @@ def test_bullet_reformat_must_not_convert_lettered_options():
 
 
 def test_bullet_reformat_must_not_convert_lone_numbered_line():
-    assert run("1999. It was a good year.\n2000. So was this.", "bullet_reformat").reason == \
-        "no_candidates"
+    assert run("1999. It was a good year.\n2000. So was this.", "bullet_reformat").reason == "no_candidates"
     assert run("Intro\n1. Only one step here.", "bullet_reformat").reason == "no_candidates"
 
 
@@ -446,16 +485,20 @@ def test_bullet_reformat_must_not_touch_code_blocks():
 # --------------------------------------------------------------------------------------------
 
 NASTY = [
-    "a\u200d \u0301b  c\n    \u0301x", "👨‍👩‍👧 👍🏽 🇫🇷 *x*", "\r\n\r# \u202e\n- \u0301a", "\x00 \x1c \x85 \u2028 x",
-    "*\u0301a*\u0301", "`\u0301` [\u0301](\u0301)", "_" * 50 + "*" * 50 + "[" * 30 + "(" * 30,
+    "a\u200d \u0301b  c\n    \u0301x",
+    "👨‍👩‍👧 👍🏽 🇫🇷 *x*",
+    "\r\n\r# \u202e\n- \u0301a",
+    "\x00 \x1c \x85 \u2028 x",
+    "*\u0301a*\u0301",
+    "`\u0301` [\u0301](\u0301)",
+    "_" * 50 + "*" * 50 + "[" * 30 + "(" * 30,
 ]
 
 
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("text", NASTY)
 def test_never_splits_clusters(name, text):
-    params = {"rate": 1.0} if name == "extra_whitespace" else (
-        {"width": 10} if name == "line_wrap" else {})
+    params = {"rate": 1.0} if name == "extra_whitespace" else ({"width": 10} if name == "line_wrap" else {})
     r = run(text, name, params, seed=5)
     before = {text[s:e] for s, e in cluster_spans(text)}
     for s, e in cluster_spans(r.text):

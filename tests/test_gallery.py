@@ -26,29 +26,42 @@ def test_gallery_route_applies_every_entry_at_its_defaults(client):
     for row in body["results"]:
         expected = perturber.apply(TEXT, row["name"], None, 5, row["category"])
         assert (row["text"], row["applied"], row["reason"], row["edits"], row["magnitude"]) == (
-            expected.text, expected.applied, expected.reason, expected.edits, expected.magnitude)
+            expected.text,
+            expected.applied,
+            expected.reason,
+            expected.edits,
+            expected.magnitude,
+        )
         assert row["params"] == expected.params
 
 
 def test_gallery_filters(client):
-    rows = client.post("/perturb/gallery", json={
-        "text": TEXT, "family": "structure", "in_scope": True}).json()["results"]
+    rows = client.post(
+        "/perturb/gallery", json={"text": TEXT, "family": "structure", "in_scope": True}
+    ).json()["results"]
     assert rows and {r["family"] for r in rows} == {"structure"} and all(r["in_scope"] for r in rows)
-    names = {r["name"] for r in client.post("/perturb/gallery", json={
-        "text": TEXT, "expectation": "directional"}).json()["results"]}
+    names = {
+        r["name"]
+        for r in client.post("/perturb/gallery", json={"text": TEXT, "expectation": "directional"}).json()[
+            "results"
+        ]
+    }
     assert names == {e["name"] for e in perturber.list_perturbations(expectation="directional")}
 
 
-@pytest.mark.parametrize("body, status, field", [
-    ({"text": 3}, 422, "text"),
-    ({"seed": 1}, 422, "text"),
-    ({"text": "x", "family": "nope"}, 422, "family"),
-    ({"text": "x", "in_scope": "yes"}, 422, "in_scope"),
-    ({"text": "x", "bogus": 1}, 422, "bogus"),
-    ({"text": "x", "seed": -1}, 422, "seed"),
-    ({"text": "x", "seed": True}, 422, "seed"),
-    ({"text": "x" * (GALLERY_MAX_CHARS + 1)}, 413, "text"),
-])
+@pytest.mark.parametrize(
+    "body, status, field",
+    [
+        ({"text": 3}, 422, "text"),
+        ({"seed": 1}, 422, "text"),
+        ({"text": "x", "family": "nope"}, 422, "family"),
+        ({"text": "x", "in_scope": "yes"}, 422, "in_scope"),
+        ({"text": "x", "bogus": 1}, 422, "bogus"),
+        ({"text": "x", "seed": -1}, 422, "seed"),
+        ({"text": "x", "seed": True}, 422, "seed"),
+        ({"text": "x" * (GALLERY_MAX_CHARS + 1)}, 413, "text"),
+    ],
+)
 def test_gallery_errors_are_clean(client, body, status, field):
     resp = client.post("/perturb/gallery", json=body)
     assert resp.status_code == status and resp.json()["error"]["field"] == field
@@ -56,8 +69,9 @@ def test_gallery_errors_are_clean(client, body, status, field):
 
 def test_gallery_needs_json_and_an_object(client):
     assert client.post("/perturb/gallery", content=b"x").status_code == 415
-    resp = client.post("/perturb/gallery", content=b'{"text": "a\\ud800"}',
-                       headers={"content-type": "application/json"})
+    resp = client.post(
+        "/perturb/gallery", content=b'{"text": "a\\ud800"}', headers={"content-type": "application/json"}
+    )
     assert resp.status_code == 422 and "surrogate" in resp.json()["error"]["message"]
     resp = client.post("/perturb/gallery", content=b"[]", headers={"content-type": "application/json"})
     assert resp.status_code == 422
@@ -72,8 +86,9 @@ def test_an_entry_that_fails_reports_its_error_in_its_row(client, monkeypatch):
     def broken(text, rng, **params):
         raise ResourceUnavailable("no data here")
 
-    monkeypatch.setitem(registry._REGISTRY, ("native", "quotes"),
-                        __import__("dataclasses").replace(spec, function=broken))
+    monkeypatch.setitem(
+        registry._REGISTRY, ("native", "quotes"), __import__("dataclasses").replace(spec, function=broken)
+    )
     resp = client.post("/perturb/gallery", json={"text": TEXT, "family": "padding"})
     assert resp.status_code == 200
     rows = {r["name"]: r for r in resp.json()["results"]}
@@ -102,8 +117,10 @@ def test_gallery_view_in_the_browser(page, tmp_path):  # noqa: F811
     assert keys == ["native/quotes", "native/spaces", "native/new_lines", "native/trailing_newline"]
     assert page.inner_text("#g-summary").startswith("4 entries, 4 applied, seed 3")
     mags = [float(m) for m in page.locator("#g-table td.g-magnitude").all_inner_texts()]
-    expected = [perturber.apply("Hi there", n, None, 3).magnitude for n in
-                ("quotes", "spaces", "new_lines", "trailing_newline")]
+    expected = [
+        perturber.apply("Hi there", n, None, 3).magnitude
+        for n in ("quotes", "spaces", "new_lines", "trailing_newline")
+    ]
     assert mags == [round(m, 4) for m in expected]
     page.click("#g-sort-magnitude")
     mags_desc = [float(m) for m in page.locator("#g-table td.g-magnitude").all_inner_texts()]

@@ -42,21 +42,35 @@ CLAIMS = {
     "lock": "functions/api/requirements.lock",  # what both builds install (infra/lock.sh)
 }
 SERVICE_ENV = {  # every variable the function reads, with the value the stack sets
-    "NLTK_DATA", "PERTURBER_API_BASE_PATH", "PERTURBER_MAX_TEXT_CHARS", "PERTURBER_MAX_TEXTS",
-    "PERTURBER_MAX_BODY_BYTES", "PERTURBER_MAGNITUDE_MAX_CHARS", "PERTURBER_WARM_SYNONYM",
-    "PERTURBER_LLM_API_KEY_SECRET_ID", "PERTURBER_LLM_API_KEY_PARAMETER",
-    "PERTURBER_LLM_BASE_URL", "PERTURBER_LLM_DEFAULT_MODEL", "PERTURBER_LLM_MODELS",
-    "PERTURBER_LLM_ALLOWED_HOSTS", "PERTURBER_LLM_BEARER_SHA256", "PERTURBER_LLM_TIMEOUT",
-    "PERTURBER_LLM_MAX_RETRIES", "PERTURBER_LLM_CONCURRENCY",
+    "NLTK_DATA",
+    "PERTURBER_API_BASE_PATH",
+    "PERTURBER_MAX_TEXT_CHARS",
+    "PERTURBER_MAX_TEXTS",
+    "PERTURBER_MAX_BODY_BYTES",
+    "PERTURBER_MAGNITUDE_MAX_CHARS",
+    "PERTURBER_WARM_SYNONYM",
+    "PERTURBER_LLM_API_KEY_SECRET_ID",
+    "PERTURBER_LLM_API_KEY_PARAMETER",
+    "PERTURBER_LLM_BASE_URL",
+    "PERTURBER_LLM_DEFAULT_MODEL",
+    "PERTURBER_LLM_MODELS",
+    "PERTURBER_LLM_ALLOWED_HOSTS",
+    "PERTURBER_LLM_BEARER_SHA256",
+    "PERTURBER_LLM_TIMEOUT",
+    "PERTURBER_LLM_MAX_RETRIES",
+    "PERTURBER_LLM_CONCURRENCY",
 }
 MODEL_PARAMETERS = {  # SAM parameter -> environment variable (serverless.yml: the same names)
-    "LlmBaseUrl": "PERTURBER_LLM_BASE_URL", "LlmDefaultModel": "PERTURBER_LLM_DEFAULT_MODEL",
-    "LlmModels": "PERTURBER_LLM_MODELS", "LlmAllowedHosts": "PERTURBER_LLM_ALLOWED_HOSTS",
+    "LlmBaseUrl": "PERTURBER_LLM_BASE_URL",
+    "LlmDefaultModel": "PERTURBER_LLM_DEFAULT_MODEL",
+    "LlmModels": "PERTURBER_LLM_MODELS",
+    "LlmAllowedHosts": "PERTURBER_LLM_ALLOWED_HOSTS",
     "LlmBearerSha256": "PERTURBER_LLM_BEARER_SHA256",
 }
 
 
 # -- loading ---------------------------------------------------------------------------------
+
 
 class CfnLoader(yaml.SafeLoader):
     """SafeLoader + CloudFormation short-form intrinsic functions."""
@@ -118,8 +132,14 @@ def _resolve_sls(value, config: dict, stage: str = "dev"):
     whole = _VAR.fullmatch(value)
     if whole and not whole.group(1).startswith("AWS::") and ":" in whole.group(1):
         return lookup(whole.group(1))
-    return _VAR.sub(lambda m: str(lookup(m.group(1))) if ":" in m.group(1)
-                    and not m.group(1).startswith("AWS::") else m.group(0), value)
+    return _VAR.sub(
+        lambda m: (
+            str(lookup(m.group(1)))
+            if ":" in m.group(1) and not m.group(1).startswith("AWS::")
+            else m.group(0)
+        ),
+        value,
+    )
 
 
 def _split_top(expr: str) -> list[str]:
@@ -142,6 +162,7 @@ def sls():
 
 
 # -- normalising both files into one shape ----------------------------------------------------
+
 
 def _sam_ref(value, template: dict):
     """Resolve ``{"Ref": Parameter}`` to the parameter default (numbers as in the template)."""
@@ -196,8 +217,10 @@ def summarize_sam(template: dict) -> dict:
             "architectures": layer["Properties"]["CompatibleArchitectures"],
         },
         "routes": routes,
-        "throttling": {"burst": int(_sam_ref(throttle["ThrottlingBurstLimit"], template)),
-                       "rate": int(_sam_ref(throttle["ThrottlingRateLimit"], template))},
+        "throttling": {
+            "burst": int(_sam_ref(throttle["ThrottlingBurstLimit"], template)),
+            "rate": int(_sam_ref(throttle["ThrottlingRateLimit"], template)),
+        },
         "log_retention_days": int(_sam_ref(log_groups[0]["Properties"]["RetentionInDays"], template)),
         "outputs": set(template["Outputs"]),
         "snap_start": _sam_ref(fn["SnapStart"]["ApplyOn"], template) == "PublishedVersions",
@@ -208,7 +231,7 @@ def summarize_sls(config: dict) -> dict:
     provider = config["provider"]
     fn = config["functions"]["api"]
     params = config["resources"].get("Parameters", {})
-    (layer_name, layer), = config["layers"].items()
+    ((layer_name, layer),) = config["layers"].items()
     layer_ref = "".join(p[:1].upper() + p[1:] for p in re.split(r"[-_]", layer_name)) + "LambdaLayer"
     assert fn["layers"] == [{"Ref": layer_ref}], "the function must use the stack's own layer"
     routes = set()
@@ -230,7 +253,10 @@ def summarize_sls(config: dict) -> dict:
             "architectures": layer["compatibleArchitectures"],
         },
         "routes": routes,
-        "throttling": {"burst": int(stage["ThrottlingBurstLimit"]), "rate": int(stage["ThrottlingRateLimit"])},
+        "throttling": {
+            "burst": int(stage["ThrottlingBurstLimit"]),
+            "rate": int(stage["ThrottlingRateLimit"]),
+        },
         "log_retention_days": int(provider["logRetentionInDays"]),
         "outputs": set(config["resources"]["Outputs"]),
         "snap_start": fn.get("snapStart") is True,
@@ -239,9 +265,22 @@ def summarize_sls(config: dict) -> dict:
 
 # -- agreement ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("key", ["runtime", "architectures", "handler", "memory", "timeout",
-                                 "environment", "routes", "throttling", "log_retention_days",
-                                 "snap_start"])
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "runtime",
+        "architectures",
+        "handler",
+        "memory",
+        "timeout",
+        "environment",
+        "routes",
+        "throttling",
+        "log_retention_days",
+        "snap_start",
+    ],
+)
 def test_sam_and_serverless_agree(sam, sls, key):
     assert summarize_sam(sam)[key] == summarize_sls(sls)[key]
 
@@ -255,7 +294,7 @@ def test_both_ship_the_same_layer(sam, sls):
     layer = sam["Resources"]["NltkDataLayer"]
     assert layer["Metadata"]["BuildMethod"] == "makefile"
     makefile = (SAM_PATH.parent / "Makefile").read_text()
-    assert "build-NltkDataLayer:" in makefile and '$(ARTIFACTS_DIR)/nltk_data' in makefile
+    assert "build-NltkDataLayer:" in makefile and "$(ARTIFACTS_DIR)/nltk_data" in makefile
     tree, archive = ROOT / CLAIMS["layer_dir"], ROOT / CLAIMS["layer_zip"]
     if not (tree.is_dir() and archive.is_file()):
         pytest.skip("NLTK data not built (bash infra/layers/nltk/build.sh build --with-tagger)")
@@ -310,8 +349,14 @@ def test_sam_parameters_and_build(sam):
     assert fn["Metadata"]["BuildMethod"] == "makefile"
     makefile = (SAM_PATH.parent / fn["Metadata"].get("ContextPath", ".") / "Makefile").read_text()
     assert "build-ApiFunction:" in makefile
-    for needle in ("manylinux2014_aarch64", "--only-binary=:all:", "--python-version 3.12",
-                   CLAIMS["lock"], "--require-hashes", "perturber functions"):
+    for needle in (
+        "manylinux2014_aarch64",
+        "--only-binary=:all:",
+        "--python-version 3.12",
+        CLAIMS["lock"],
+        "--require-hashes",
+        "perturber functions",
+    ):
         assert needle in makefile, needle
     code_uri = (SAM_PATH.parent / fn["Properties"]["CodeUri"]).resolve()
     assert code_uri.is_dir() and (code_uri / "requirements.txt").is_file()
@@ -326,8 +371,13 @@ def test_serverless_packaging(sls):
     assert req["fileName"] == CLAIMS["lock"]
     assert req["dockerizePip"] is False
     extra = " ".join(req["pipCmdExtraArgs"])
-    for needle in ("--platform manylinux2014_aarch64", "--only-binary=:all:",
-                   "--python-version 3.12", "--implementation cp", "--require-hashes"):
+    for needle in (
+        "--platform manylinux2014_aarch64",
+        "--only-binary=:all:",
+        "--python-version 3.12",
+        "--implementation cp",
+        "--require-hashes",
+    ):
         assert needle in extra, needle
     patterns = sls["package"]["patterns"]
     assert patterns[0] == "!**" and {"perturber/**", "functions/**"} <= set(patterns)
@@ -357,8 +407,11 @@ def test_snapstart_is_an_option_of_both_off_by_default(sam, sls):
 def test_both_recipes_ship_unchecked_hash_bytecode_for_python312(sls):
     makefile = (SAM_PATH.parent / "Makefile").read_text()
     assert "TARGET_PYTHON ?= python3.12" in makefile
-    assert re.search(r"\$\(TARGET_PYTHON\) -m compileall .*-x '\$\(BYTECODE_SKIP\)' "
-                     r"--invalidation-mode unchecked-hash", makefile)
+    assert re.search(
+        r"\$\(TARGET_PYTHON\) -m compileall .*-x '\$\(BYTECODE_SKIP\)' "
+        r"--invalidation-mode unchecked-hash",
+        makefile,
+    )
     skip = re.search(r"^BYTECODE_SKIP := (.+)$", makefile, re.M).group(1)
     assert sls["custom"]["bytecodeSkip"] == skip
     assert re.search(skip, "nltk/corpus/__init__.py") and not re.search(skip, "perturber/core.py")
@@ -370,9 +423,13 @@ def test_both_recipes_ship_unchecked_hash_bytecode_for_python312(sls):
 
 
 def test_runtime_requirements_are_runtime_only():
-    lines = [ln.split("==")[0].strip().lower() for ln in
-             (ROOT / CLAIMS["requirements"]).read_text().splitlines() if ln.strip() and not ln.startswith("#")]
+    lines = [
+        ln.split("==")[0].strip().lower()
+        for ln in (ROOT / CLAIMS["requirements"]).read_text().splitlines()
+        if ln.strip() and not ln.startswith("#")
+    ]
     import tomllib
+
     base = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
     base_names = {re.split(r"[<>=!~ ]", dep, maxsplit=1)[0].lower() for dep in base}
     assert base_names | {"fastapi", "mangum", "nltk", "openai"} == set(lines)
@@ -388,7 +445,9 @@ def test_model_tier_parameters_agree(sam, sls):
         assert params["ApiAuthType"]["AllowedValues"] == ["NONE", "AWS_IAM"]
         assert params["ApiAuthType"]["Default"] == "NONE" and params["LlmBearerSha256"]["NoEcho"] is True
     for route in ("HttpApiRouteAnyProxyVar", "HttpApiRouteAny"):
-        assert sls["resources"]["extensions"][route]["Properties"]["AuthorizationType"] == {"Ref": "ApiAuthType"}
+        assert sls["resources"]["extensions"][route]["Properties"]["AuthorizationType"] == {
+            "Ref": "ApiAuthType"
+        }
     res = sam["Resources"]
     # the API invokes the "live" alias (published on every deploy; SnapStart restores from it)
     assert res["ApiIntegration"]["Properties"]["IntegrationUri"] == {"Ref": "ApiFunction.Alias"}
@@ -400,15 +459,22 @@ def test_model_tier_parameters_agree(sam, sls):
     timeout, retries = float(env["PERTURBER_LLM_TIMEOUT"]), int(env["PERTURBER_LLM_MAX_RETRIES"])
     assert (retries + 1) * timeout + 2 < CLAIMS["timeout"]
     from perturber.llm import LLMSettings
+
     LLMSettings.from_env(env)  # the stack's values are valid configuration
 
 
 def test_cfn_tag_loader_handles_short_forms():
-    doc = yaml.load("a: !Ref X\nb: !GetAtt R.Arn\nc: !Sub 'x-${Y}'\nd: !If [C, 1, 2]\n"
-                    "e: !Not [!Equals [!Ref P, '']]\n", Loader=CfnLoader)
-    assert doc == {"a": {"Ref": "X"}, "b": {"Fn::GetAtt": ["R", "Arn"]}, "c": {"Fn::Sub": "x-${Y}"},
-                   "d": {"Fn::If": ["C", 1, 2]},
-                   "e": {"Fn::Not": [{"Fn::Equals": [{"Ref": "P"}, ""]}]}}
+    doc = yaml.load(
+        "a: !Ref X\nb: !GetAtt R.Arn\nc: !Sub 'x-${Y}'\nd: !If [C, 1, 2]\ne: !Not [!Equals [!Ref P, '']]\n",
+        Loader=CfnLoader,
+    )
+    assert doc == {
+        "a": {"Ref": "X"},
+        "b": {"Fn::GetAtt": ["R", "Arn"]},
+        "c": {"Fn::Sub": "x-${Y}"},
+        "d": {"Fn::If": ["C", 1, 2]},
+        "e": {"Fn::Not": [{"Fn::Equals": [{"Ref": "P"}, ""]}]},
+    }
 
 
 # -- SAM translation (optional: needs .venv-tools) --------------------------------------------
@@ -435,10 +501,19 @@ print(json.dumps(transform(template, {}, NoManagedPolicies()), default=str))
 def translated():
     if not TOOLS_PYTHON.exists():
         pytest.skip(".venv-tools (aws-sam-cli) not installed; infra/ci-checks.sh installs it")
-    env = {**os.environ, "AWS_DEFAULT_REGION": "us-east-1", "AWS_REGION": "us-east-1",
-           "AWS_EC2_METADATA_DISABLED": "true"}
-    proc = subprocess.run([str(TOOLS_PYTHON), "-c", _TRANSLATE, str(SAM_PATH)], capture_output=True,
-                          text=True, timeout=120, env=env)
+    env = {
+        **os.environ,
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_REGION": "us-east-1",
+        "AWS_EC2_METADATA_DISABLED": "true",
+    }
+    proc = subprocess.run(
+        [str(TOOLS_PYTHON), "-c", _TRANSLATE, str(SAM_PATH)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     if proc.returncode != 0 and "No module named" in proc.stderr:
         pytest.skip("samtranslator not importable in .venv-tools")
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -470,6 +545,8 @@ def test_translated_template_resources(translated):
     (stage_name,) = by_type["AWS::ApiGatewayV2::Stage"]
     stage = resources[stage_name]["Properties"]
     assert stage["StageName"] == "$default"
-    assert stage["DefaultRouteSettings"] == {"ThrottlingBurstLimit": {"Ref": "ThrottlingBurstLimit"},
-                                             "ThrottlingRateLimit": {"Ref": "ThrottlingRateLimit"}}
+    assert stage["DefaultRouteSettings"] == {
+        "ThrottlingBurstLimit": {"Ref": "ThrottlingBurstLimit"},
+        "ThrottlingRateLimit": {"Ref": "ThrottlingRateLimit"},
+    }
     assert len(by_type["AWS::Lambda::Permission"]) == 1  # one for the API (both routes)

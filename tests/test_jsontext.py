@@ -10,10 +10,14 @@ from perturber import jsontext
 from perturber.jsontext import StringSpan, is_container, regions, scan
 
 JSON = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(max_size=8),
     lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=5), kids, max_size=4),
-    max_leaves=20)
+    max_leaves=20,
+)
 
 
 def strict_container(text: str) -> bool:
@@ -26,7 +30,12 @@ def strict_container(text: str) -> bool:
 
 
 @settings(max_examples=300, deadline=None)
-@given(JSON, st.sampled_from(["", " ", "\n"]), st.integers(0, 60), st.sampled_from(["", "x", "]", ",", '"', "\\", "NaN"]))
+@given(
+    JSON,
+    st.sampled_from(["", " ", "\n"]),
+    st.integers(0, 60),
+    st.sampled_from(["", "x", "]", ",", '"', "\\", "NaN"]),
+)
 def test_is_container_agrees_with_the_json_module(value, pad, cut, junk):
     text = pad + json.dumps(value, indent=None if cut % 2 else 1, ensure_ascii=cut % 3 == 0) + pad
     assert is_container(text) == strict_container(text)
@@ -35,11 +44,31 @@ def test_is_container_agrees_with_the_json_module(value, pad, cut, junk):
 
 
 def test_is_container_rejects_non_json():
-    for bad in ("", "{", "[NaN]", "[Infinity]", "{'a': 1}", '{"a": 1,}', "[1 2]", '{"a" 1}',
-                "1", '"s"', "{} {}", '["\x01"]', '["\\x"]', "[01]", '{"a": [}'):
+    for bad in (
+        "",
+        "{",
+        "[NaN]",
+        "[Infinity]",
+        "{'a': 1}",
+        '{"a": 1,}',
+        "[1 2]",
+        '{"a" 1}',
+        "1",
+        '"s"',
+        "{} {}",
+        '["\x01"]',
+        '["\\x"]',
+        "[01]",
+        '{"a": [}',
+    ):
         assert not is_container(bad), bad
-    for good in ("{}", "[]", ' [1, -2.5e3, true, null, "é\\u00e9"]\n', '{"a": {"a": 1}, "a": 2}',
-                 "[" * 5000 + "]" * 5000):
+    for good in (
+        "{}",
+        "[]",
+        ' [1, -2.5e3, true, null, "é\\u00e9"]\n',
+        '{"a": {"a": 1}, "a": 2}',
+        "[" * 5000 + "]" * 5000,
+    ):
         assert is_container(good), good
 
 
@@ -47,22 +76,27 @@ def test_scan_reports_strings_with_member_name_flags():
     text = 'see {"type": "string", "enum": ["a b", "x\\"y"]} there'
     s = scan(text, 4)
     assert s.end == text.index("} there") + 1
-    assert [(text[x.start:x.end], x.name) for x in s.strings] == [
-        ("type", True), ("string", False), ("enum", True), ("a b", False), ('x\\"y', False)]
+    assert [(text[x.start : x.end], x.name) for x in s.strings] == [
+        ("type", True),
+        ("string", False),
+        ("enum", True),
+        ("a b", False),
+        ('x\\"y', False),
+    ]
     bad = scan('{"a": [1, }', 0)
     assert bad.end is None and bad.stop == 10 and bad.open_starts == [0, 6]
 
 
 def test_regions_whole_text_and_segments():
-    whole = regions('  [1, 2]\n')  # the whole text counts even without strings
+    whole = regions("  [1, 2]\n")  # the whole text counts even without strings
     assert [(r.start, r.end, r.value) for r in whole] == [(2, 8, [1, 2])]
     text = 'Use {"name": "Ada Lovelace", "id": "u_1"} then [3] and ["done"] or {bad}.'
     found = regions(text)
-    assert [text[r.start:r.end] for r in found] == ['{"name": "Ada Lovelace", "id": "u_1"}', '["done"]']
+    assert [text[r.start : r.end] for r in found] == ['{"name": "Ada Lovelace", "id": "u_1"}', '["done"]']
     assert found[0].value == {"name": "Ada Lovelace", "id": "u_1"}
     first = found[0]
-    assert [text[p.start:p.end] for p in first.prose] == ["Ada Lovelace"]
-    assert [text[p.start:p.end] for p in found[1].prose] == []  # no whitespace: not prose
+    assert [text[p.start : p.end] for p in first.prose] == ["Ada Lovelace"]
+    assert [text[p.start : p.end] for p in found[1].prose] == []  # no whitespace: not prose
     assert all(isinstance(p, StringSpan) and not p.name for p in first.prose)
 
 
@@ -73,13 +107,13 @@ def test_regions_never_start_inside_a_found_one_and_retry_after_failures():
     assert [(r.start, r.end) for r in regions('{ {"a": "b c"} ["d"] oops')] == [(2, 14), (15, 20)]
     # an opener hidden in a string of a failed segment is still scanned
     text = 'Use {"a": "b} or {"c": "e f"}'
-    assert [text[r.start:r.end] for r in regions(text)] == ['{"c": "e f"}']
+    assert [text[r.start : r.end] for r in regions(text)] == ['{"c": "e f"}']
 
 
 def test_prose_strings_decode_escapes():
     text = '{"k": "two\\u0020words", "n": "tab\\there", "m": "123 456", "key with space": 1}'
     (region,) = regions(text)
-    assert [text[p.start:p.end] for p in region.prose] == ["two\\u0020words", "tab\\there"]
+    assert [text[p.start : p.end] for p in region.prose] == ["two\\u0020words", "tab\\there"]
 
 
 def test_failed_openers_are_not_rescanned(monkeypatch):

@@ -17,6 +17,7 @@ def load_handler(monkeypatch, **env):
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     import functions.api.handler as module
+
     module = importlib.reload(module)
     return module.handler
 
@@ -28,6 +29,7 @@ def handler(monkeypatch):
 
 def call(handler, event):
     from functions.api.events import LocalContext, response_body
+
     response = handler(event, LocalContext())
     return response, response_body(response)
 
@@ -90,9 +92,14 @@ def test_error_statuses(handler):
 def test_body_limit_from_environment(monkeypatch):
     h = load_handler(monkeypatch, PERTURBER_MAX_BODY_BYTES="2048")
     from functions.api.events import http_api_event
+
     big = json.dumps({"texts": ["x" * 3000]}).encode()
-    response, body = call(h, http_api_event("POST", "/perturb/native/quotes",
-                                            headers={"content-type": "application/json"}, body=big))
+    response, body = call(
+        h,
+        http_api_event(
+            "POST", "/perturb/native/quotes", headers={"content-type": "application/json"}, body=big
+        ),
+    )
     assert response["statusCode"] == 413 and b"2048" in body
     monkeypatch.delenv("PERTURBER_MAX_BODY_BYTES")
     load_handler(monkeypatch)
@@ -113,8 +120,13 @@ def test_stage_base_path_is_stripped(monkeypatch):
 
 def test_plain_text_body_and_base64_flag(handler):
     from functions.api.events import http_api_event
-    ev = http_api_event("POST", "/perturb", headers={"content-type": "application/json"},
-                        body=json.dumps({"text": "Caf\u00e9 \u200b", "name": "baseline"}).encode())
+
+    ev = http_api_event(
+        "POST",
+        "/perturb",
+        headers={"content-type": "application/json"},
+        body=json.dumps({"text": "Caf\u00e9 \u200b", "name": "baseline"}).encode(),
+    )
     assert ev["isBase64Encoded"] is True
     response, body = call(handler, ev)
     assert response["statusCode"] == 200 and response["isBase64Encoded"] is False
@@ -125,12 +137,14 @@ def test_plain_text_body_and_base64_flag(handler):
 
 def test_playground_page_through_lambda(handler):
     from functions.api.events import http_api_event
+
     response, body = call(handler, http_api_event("GET", "/"))
     assert response["statusCode"] == 200 and b"perturber playground" in body
 
 
 def test_invoke_module_prints_the_response(capsys):
     from functions.api import invoke
+
     assert invoke.main([str(ROOT / "infra/events/http-api-generic.json"), "--body-only"]) == 0
     out = capsys.readouterr().out
     assert json.loads(out)["results"][0]["text"] == perturber.perturb("Hi there", "quotes", {"n": 3})
@@ -142,14 +156,17 @@ def test_local_adapter_serves_the_handler():
     import urllib.request
 
     from functions.api.local import make_server
+
     server = make_server("127.0.0.1", 0, stage="$default")
     port = server.server_address[1]
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        req = urllib.request.Request(f"http://127.0.0.1:{port}/perturb/native/quotes",
-                                     data=json.dumps({"texts": ["Hi"], "n": 1}).encode(),
-                                     headers={"content-type": "application/json"})
+        req = urllib.request.Request(
+            f"http://127.0.0.1:{port}/perturb/native/quotes",
+            data=json.dumps({"texts": ["Hi"], "n": 1}).encode(),
+            headers={"content-type": "application/json"},
+        )
         with urllib.request.urlopen(req, timeout=10) as resp:
             assert json.loads(resp.read())["results"][0]["text"] == '" Hi "'
     finally:

@@ -12,23 +12,38 @@ from functions.api.events import LocalContext, http_api_event
 @pytest.fixture(scope="module")
 def handler_module():
     import functions.api.handler as module
+
     yield module
 
 
-@pytest.mark.parametrize("event", [
-    {"source": "aws.events", "detail-type": "Scheduled Event", "detail": {}},
-    {"source": "aws.scheduler"}, {"source": "serverless-plugin-warmup"}, {"warmer": True},
-])
+@pytest.mark.parametrize(
+    "event",
+    [
+        {"source": "aws.events", "detail-type": "Scheduled Event", "detail": {}},
+        {"source": "aws.scheduler"},
+        {"source": "serverless-plugin-warmup"},
+        {"warmer": True},
+    ],
+)
 def test_warm_up_events_are_a_cheap_no_op(handler_module, event, monkeypatch):
     def no_app(*args):
         raise AssertionError("a warm-up must not reach the app")
+
     monkeypatch.setattr(handler_module, "http_handler", no_app)
-    assert handler_module.handler(event, LocalContext()) == {"warm": True,
-                                                             "version": perturber.__version__}
+    assert handler_module.handler(event, LocalContext()) == {"warm": True, "version": perturber.__version__}
 
 
-@pytest.mark.parametrize("event", [{"key1": "value1", "key2": "value2", "key3": "value3"}, {},
-                                   ["a", "list"], "text", None, {"warmer": "yes"}])
+@pytest.mark.parametrize(
+    "event",
+    [
+        {"key1": "value1", "key2": "value2", "key3": "value3"},
+        {},
+        ["a", "list"],
+        "text",
+        None,
+        {"warmer": "yes"},
+    ],
+)
 def test_other_events_get_a_logged_400(handler_module, event, caplog):
     with caplog.at_level(logging.WARNING, logger="perturber.lambda"):
         response = handler_module.handler(event, LocalContext())

@@ -42,8 +42,7 @@ def built(tmp_path_factory):
 
 
 def snapshot(root: pathlib.Path) -> dict:
-    return {str(p.relative_to(root)): (p.stat().st_size, p.stat().st_mtime_ns)
-            for p in root.rglob("*")}
+    return {str(p.relative_to(root)): (p.stat().st_size, p.stat().st_mtime_ns) for p in root.rglob("*")}
 
 
 class Function:
@@ -52,8 +51,7 @@ class Function:
     def __init__(self, built, handler: str = lr.HANDLER, **env: str) -> None:
         task, runtime = built
         self.api = lr.RuntimeAPI()
-        environment = lr.function_environment(task, runtime, self.api,
-                                              NLTK if NLTK.is_dir() else None, **env)
+        environment = lr.function_environment(task, runtime, self.api, NLTK if NLTK.is_dir() else None, **env)
         self.proc = lr.start_function(environment, handler)
 
     def __enter__(self) -> Function:
@@ -68,6 +66,7 @@ def in_process(monkeypatch, **env):
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     import functions.api.handler as module
+
     return importlib.reload(module).handler
 
 
@@ -80,10 +79,10 @@ def normalised(response: dict) -> dict:
         data = json.loads(raw)
     except ValueError:
         data = raw
-    for result in (data.get("results", []) if isinstance(data, dict) else []):
+    for result in data.get("results", []) if isinstance(data, dict) else []:
         result.pop("elapsed_us", None)
     # the built function leaves the brittlebench extra out (README: Lambda), this venv has it
-    for entry in (data.get("perturbations", []) if isinstance(data, dict) else []):
+    for entry in data.get("perturbations", []) if isinstance(data, dict) else []:
         entry.pop("available", None)
     headers = {k: v for k, v in (response.get("headers") or {}).items() if k != "content-length"}
     return {"statusCode": response["statusCode"], "headers": headers, "body": data}
@@ -104,8 +103,7 @@ def library_texts(event: dict) -> list[str] | None:
         category, name, params = body.get("category", "native"), body["name"], body.get("params", {})
     texts = body.get("texts") or [body.get("text")]
     try:
-        return [perturber.perturb(t, name, params, body.get("seed", 0), category=category)
-                for t in texts]
+        return [perturber.perturb(t, name, params, body.get("seed", 0), category=category) for t in texts]
     except perturber.PerturberError:
         return None
 
@@ -113,10 +111,13 @@ def library_texts(event: dict) -> list[str] | None:
 def test_every_sample_event_matches_the_in_process_handler_and_the_library(built, monkeypatch):
     assert len(EVENTS) >= 8
     try:
-        for base_path, events in (("/", [e for e in EVENTS if "stage" not in e.name]),
-                                  ("/prod", [e for e in EVENTS if "stage" in e.name])):
+        for base_path, events in (
+            ("/", [e for e in EVENTS if "stage" not in e.name]),
+            ("/prod", [e for e in EVENTS if "stage" in e.name]),
+        ):
             local = in_process(monkeypatch, PERTURBER_API_BASE_PATH=base_path)
             from functions.api.events import LocalContext
+
             with Function(built, PERTURBER_API_BASE_PATH=base_path) as fn:
                 for path in events:
                     event = json.loads(path.read_text())
@@ -138,8 +139,10 @@ def test_every_sample_event_matches_the_in_process_handler_and_the_library(built
 
 def test_warm_up_and_console_events_are_answered_not_failed(built):
     with Function(built) as fn:
-        for event in ({"source": "aws.events", "detail-type": "Scheduled Event", "detail": {}},
-                      {"warmer": True}):
+        for event in (
+            {"source": "aws.events", "detail-type": "Scheduled Event", "detail": {}},
+            {"warmer": True},
+        ):
             kind, response = fn.api.invoke(event)
             assert (kind, response) == ("response", {"warm": True, "version": perturber.__version__})
         kind, response = fn.api.invoke({"key1": "value1", "key2": "value2", "key3": "value3"})
@@ -151,10 +154,13 @@ def test_warm_up_and_console_events_are_answered_not_failed(built):
     assert "unsupported event" in fn.output  # logged (WARNING) to the function's log
 
 
-@pytest.mark.parametrize("handler, error_type", [
-    ("functions.api.handler.no_such_handler", "Runtime.HandlerNotFound"),
-    ("functions.api.no_such_module.handler", "Runtime.ImportModuleError"),
-])
+@pytest.mark.parametrize(
+    "handler, error_type",
+    [
+        ("functions.api.handler.no_such_handler", "Runtime.HandlerNotFound"),
+        ("functions.api.no_such_module.handler", "Runtime.ImportModuleError"),
+    ],
+)
 def test_a_bad_handler_is_reported_through_init_error(built, handler, error_type):
     with Function(built, handler=handler) as fn:
         fn.api.wait_first_next(timeout=60)
@@ -169,11 +175,14 @@ def test_the_build_ships_unchecked_hash_bytecode_for_every_module(built):
     task, _ = built
     import importlib.util
     import re
+
     skip = re.search(r"^BYTECODE_SKIP := (.+)$", (ROOT / "infra" / "Makefile").read_text(), re.M)
     sources = [p for p in task.rglob("*.py") if "__pycache__" not in p.parts]
     skipped = [p for p in sources if re.search(skip.group(1), p.relative_to(task).as_posix())]
-    assert skipped and all(not p.with_name("__pycache__").exists() or not any(
-        p.with_name("__pycache__").glob(f"{p.stem}.*.pyc")) for p in skipped)
+    assert skipped and all(
+        not p.with_name("__pycache__").exists() or not any(p.with_name("__pycache__").glob(f"{p.stem}.*.pyc"))
+        for p in skipped
+    )
     sources = [p for p in sources if p not in skipped]
     assert len(sources) > 100 and any(p.match("perturber/core.py") for p in sources)
     tag = sys.implementation.cache_tag

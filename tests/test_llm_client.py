@@ -29,39 +29,62 @@ def ep(llm_server, sleeps):
 
 # -- settings ------------------------------------------------------------------------------------
 
+
 def test_settings_defaults_are_empty_and_safe():
     s = LLMSettings.from_env({})
     assert (s.base_url, s.model, s.models, s.send_seed, s.max_tokens) == (None, None, (), True, 4096)
-    assert (s.timeout, s.connect_timeout, s.max_retries, s.concurrency, s.allowed_hosts) == (30.0, 5.0, 2, 16, ())
+    assert (s.timeout, s.connect_timeout, s.max_retries, s.concurrency, s.allowed_hosts) == (
+        30.0,
+        5.0,
+        2,
+        16,
+        (),
+    )
 
 
 def test_settings_parse_every_variable():
-    s = LLMSettings.from_env({
-        "PERTURBER_LLM_BASE_URL": "https://api.example.com/v1/", "PERTURBER_LLM_MODELS": "a, b,a",
-        "PERTURBER_LLM_DEFAULT_MODEL": "b", "PERTURBER_LLM_SEND_SEED": "false",
-        "PERTURBER_LLM_MAX_TOKENS": "100", "PERTURBER_LLM_TIMEOUT": "2.5",
-        "PERTURBER_LLM_CONNECT_TIMEOUT": "1", "PERTURBER_LLM_MAX_RETRIES": "0",
-        "PERTURBER_LLM_CONCURRENCY": "16", "PERTURBER_LLM_ALLOWED_HOSTS": "API.example.com, localhost:8000",
-    })
+    s = LLMSettings.from_env(
+        {
+            "PERTURBER_LLM_BASE_URL": "https://api.example.com/v1/",
+            "PERTURBER_LLM_MODELS": "a, b,a",
+            "PERTURBER_LLM_DEFAULT_MODEL": "b",
+            "PERTURBER_LLM_SEND_SEED": "false",
+            "PERTURBER_LLM_MAX_TOKENS": "100",
+            "PERTURBER_LLM_TIMEOUT": "2.5",
+            "PERTURBER_LLM_CONNECT_TIMEOUT": "1",
+            "PERTURBER_LLM_MAX_RETRIES": "0",
+            "PERTURBER_LLM_CONCURRENCY": "16",
+            "PERTURBER_LLM_ALLOWED_HOSTS": "API.example.com, localhost:8000",
+        }
+    )
     assert s.base_url == "https://api.example.com/v1"
     assert (s.models, s.default_model, s.model, s.send_seed) == (("a", "b"), "b", "b", False)
-    assert (s.max_tokens, s.timeout, s.connect_timeout, s.max_retries, s.concurrency) == (100, 2.5, 1.0, 0, 16)
+    assert (s.max_tokens, s.timeout, s.connect_timeout, s.max_retries, s.concurrency) == (
+        100,
+        2.5,
+        1.0,
+        0,
+        16,
+    )
     assert s.allowed_hosts == ("api.example.com", "localhost:8000")
 
 
-@pytest.mark.parametrize("name,value", [
-    ("PERTURBER_LLM_BASE_URL", "ftp://x/v1"),
-    ("PERTURBER_LLM_BASE_URL", "http://api.example.com/v1"),  # plain http off loopback
-    ("PERTURBER_LLM_MODELS", "ok,bad model"),
-    ("PERTURBER_LLM_DEFAULT_MODEL", "-leading-dash"),
-    ("PERTURBER_LLM_SEND_SEED", "maybe"),
-    ("PERTURBER_LLM_MAX_TOKENS", "0"),
-    ("PERTURBER_LLM_TIMEOUT", "abc"),
-    ("PERTURBER_LLM_TIMEOUT", "0"),
-    ("PERTURBER_LLM_MAX_RETRIES", "3"),
-    ("PERTURBER_LLM_CONCURRENCY", "0"),
-    ("PERTURBER_LLM_ALLOWED_HOSTS", "https://x.com/"),
-])
+@pytest.mark.parametrize(
+    "name,value",
+    [
+        ("PERTURBER_LLM_BASE_URL", "ftp://x/v1"),
+        ("PERTURBER_LLM_BASE_URL", "http://api.example.com/v1"),  # plain http off loopback
+        ("PERTURBER_LLM_MODELS", "ok,bad model"),
+        ("PERTURBER_LLM_DEFAULT_MODEL", "-leading-dash"),
+        ("PERTURBER_LLM_SEND_SEED", "maybe"),
+        ("PERTURBER_LLM_MAX_TOKENS", "0"),
+        ("PERTURBER_LLM_TIMEOUT", "abc"),
+        ("PERTURBER_LLM_TIMEOUT", "0"),
+        ("PERTURBER_LLM_MAX_RETRIES", "3"),
+        ("PERTURBER_LLM_CONCURRENCY", "0"),
+        ("PERTURBER_LLM_ALLOWED_HOSTS", "https://x.com/"),
+    ],
+)
 def test_bad_settings_are_configuration_errors(name, value):
     with pytest.raises(ConfigurationError) as info:
         LLMSettings.from_env({name: value})
@@ -87,9 +110,15 @@ def test_base_url_checks():
 
 # -- one request ---------------------------------------------------------------------------------
 
+
 def test_request_body_headers_and_completion(ep, llm_server):
-    llm_server.script(Reply(content="bonjour", model="served-model",
-                            usage={"prompt_tokens": 7, "completion_tokens": 2, "total_tokens": 9}))
+    llm_server.script(
+        Reply(
+            content="bonjour",
+            model="served-model",
+            usage={"prompt_tokens": 7, "completion_tokens": 2, "total_tokens": 9},
+        )
+    )
     c = ep.chat(MSGS, model="m-1", temperature=0.7, seed=42, max_tokens=300)
     assert isinstance(c, Completion)
     assert (c.text, c.finish_reason, c.model, c.seed_forwarded) == ("bonjour", "stop", "served-model", True)
@@ -130,13 +159,16 @@ def test_connection_pool_is_reused(ep, llm_server):
 
 
 def test_missing_content_and_finish_reason_are_reported_raw(ep, llm_server):
-    llm_server.script(Reply(content=None, finish_reason="content_filter"), Reply(content="", finish_reason="length"))
+    llm_server.script(
+        Reply(content=None, finish_reason="content_filter"), Reply(content="", finish_reason="length")
+    )
     first, second = ep.chat(MSGS, model="m"), ep.chat(MSGS, model="m")
     assert (first.text, first.finish_reason) == (None, "content_filter")
     assert (second.text, second.finish_reason) == ("", "length")
 
 
 # -- retries and errors --------------------------------------------------------------------------
+
 
 def test_retries_on_5xx_and_429_then_succeeds(ep, llm_server, sleeps):
     llm_server.script(Reply(status=503), Reply(status=429), Reply(content="done"))
@@ -155,7 +187,11 @@ def test_last_attempt_5xx_is_model_error(ep, llm_server, sleeps):
     llm_server.script(Reply(status=500), Reply(status=502), Reply(status=500, content="boom"))
     with pytest.raises(ModelBackendError) as info:
         ep.chat(MSGS, model="m")
-    assert (info.value.code, info.value.http_status, info.value.details["status"]) == ("model_error", 502, 500)
+    assert (info.value.code, info.value.http_status, info.value.details["status"]) == (
+        "model_error",
+        502,
+        500,
+    )
     assert "HTTP 500" in info.value.message and "boom" in info.value.message
     assert len(llm_server.requests) == 3  # 1 + max_retries
 
@@ -203,6 +239,7 @@ def test_malformed_body_is_model_error(ep, llm_server):
 
 def test_connection_refused_is_model_error_without_retry(sleeps):
     import socket
+
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
@@ -223,11 +260,14 @@ def test_openai_missing_is_model_unavailable(monkeypatch, llm_server):
 
 def test_from_settings(monkeypatch, llm_server):
     from perturber import credentials
+
     with pytest.raises(ResourceUnavailable):
         Endpoint.from_settings(LLMSettings())
     credentials.set_api_key_provider(lambda: "sk-from-provider")
     try:
-        s = LLMSettings.from_env({"PERTURBER_LLM_BASE_URL": llm_server.base_url, "PERTURBER_LLM_MAX_RETRIES": "1"})
+        s = LLMSettings.from_env(
+            {"PERTURBER_LLM_BASE_URL": llm_server.base_url, "PERTURBER_LLM_MAX_RETRIES": "1"}
+        )
         with Endpoint.from_settings(s) as ep:
             assert ep.max_retries == 1 and ep.has_key
             ep.chat(MSGS, model="m")
@@ -237,6 +277,7 @@ def test_from_settings(monkeypatch, llm_server):
 
 
 # -- batches and async ---------------------------------------------------------------------------
+
 
 def test_chat_many_bounded_ordered_with_per_item_errors(ep, llm_server):
     def reply(body):
@@ -273,17 +314,30 @@ def test_achat(llm_server):
 
 # -- the key never leaks -------------------------------------------------------------------------
 
+
 def test_key_never_in_repr_errors_or_logs(ep, llm_server, caplog):
     caplog.set_level(logging.DEBUG)
-    llm_server.script(Reply(status=401, content=f"invalid key {KEY}"), Reply(status=500), Reply(status=500),
-                      Reply(status=500), Reply(content="ok"))
+    llm_server.script(
+        Reply(status=401, content=f"invalid key {KEY}"),
+        Reply(status=500),
+        Reply(status=500),
+        Reply(status=500),
+        Reply(content="ok"),
+    )
     with pytest.raises(ModelBackendError) as first:
         ep.chat(MSGS, model="m")
     with pytest.raises(ModelBackendError) as second:
         ep.chat(MSGS, model="m")
     ok = ep.chat(MSGS, model="m")
-    texts = [repr(ep), str(ep.__dict__), repr(first.value), str(first.value.to_dict()),
-             repr(second.value), str(second.value.to_dict()), repr(ok)]
+    texts = [
+        repr(ep),
+        str(ep.__dict__),
+        repr(first.value),
+        str(first.value.to_dict()),
+        repr(second.value),
+        str(second.value.to_dict()),
+        repr(ok),
+    ]
     texts += [r.getMessage() + repr(r.args) for r in caplog.records]
     assert "***" in first.value.message  # the upstream echo of the key is scrubbed
     assert not any(KEY in t for t in texts)

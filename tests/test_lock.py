@@ -53,14 +53,18 @@ def test_every_direct_pin_is_locked_at_its_version_with_hashes():
 def test_requirements_agree_with_pyproject():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     declared = [Requirement(d) for d in project["dependencies"]]
-    declared += [Requirement(d) for d in project["optional-dependencies"]["service"]
-                 if Requirement(d).name in ("fastapi", "mangum")]
+    declared += [
+        Requirement(d)
+        for d in project["optional-dependencies"]["service"]
+        if Requirement(d).name in ("fastapi", "mangum")
+    ]
     declared += [Requirement(d) for d in project["optional-dependencies"]["nltk"]]
     direct = _direct()
     for req in declared:
         assert _norm(req.name) in direct, f"{req.name} is declared but not in {REQS.name}"
         assert req.specifier.contains(direct[_norm(req.name)]), (
-            f"{req.name}=={direct[_norm(req.name)]} in {REQS.name} violates pyproject's {req}")
+            f"{req.name}=={direct[_norm(req.name)]} in {REQS.name} violates pyproject's {req}"
+        )
 
 
 def test_the_builds_install_the_lock_with_hashes():

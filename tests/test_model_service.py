@@ -22,8 +22,12 @@ AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
 @pytest.fixture
 def server(monkeypatch, llm_server):
-    configure(monkeypatch, llm_server, PERTURBER_LLM_BEARER_SHA256=hashlib.sha256(TOKEN.encode()).hexdigest(),
-              PERTURBER_LLM_ALLOWED_HOSTS=f"localhost:{llm_server.port}")
+    configure(
+        monkeypatch,
+        llm_server,
+        PERTURBER_LLM_BEARER_SHA256=hashlib.sha256(TOKEN.encode()).hexdigest(),
+        PERTURBER_LLM_ALLOWED_HOSTS=f"localhost:{llm_server.port}",
+    )
     yield llm_server
     model_tier.reset()
     credentials.set_api_key_provider(None)
@@ -32,6 +36,7 @@ def server(monkeypatch, llm_server):
 @pytest.fixture
 def client(server):
     from perturber.service.app import create_app
+
     return TestClient(create_app())
 
 
@@ -40,6 +45,7 @@ def post(client, name, texts, headers=None, **params):
 
 
 # -- who spends the server's key ---------------------------------------------------------------
+
 
 def test_unauthenticated_caller_without_key_gets_401_and_no_request(client, server):
     for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": f"Basic {TOKEN}"}):
@@ -68,15 +74,21 @@ def test_listed_bearer_token_spends_the_server_key(client, server):
 
 def test_caller_key_is_sent_instead_of_the_server_key(client, server):
     server.script(Reply(content="x"))
-    r = client.post("/perturb", json={"name": "simplification", "text": TEXT},
-                    headers={"X-LLM-API-Key": CALLER_KEY})
+    r = client.post(
+        "/perturb", json={"name": "simplification", "text": TEXT}, headers={"X-LLM-API-Key": CALLER_KEY}
+    )
     assert r.status_code == 200
     assert server.requests[0].headers["authorization"] == f"Bearer {CALLER_KEY}"
 
 
 def test_caller_base_url_only_for_listed_hosts_and_never_with_the_server_key(client, server):
-    for url in ("https://evil.example/v1", f"http://127.0.0.1:{server.port}/v1",  # listed as localhost only
-                "http://localhost:1/v1", "ftp://localhost/v1", "not a url"):
+    for url in (
+        "https://evil.example/v1",
+        f"http://127.0.0.1:{server.port}/v1",  # listed as localhost only
+        "http://localhost:1/v1",
+        "ftp://localhost/v1",
+        "not a url",
+    ):
         for headers in ({"X-LLM-Base-URL": url}, {"X-LLM-Base-URL": url, **AUTH}):
             r = post(client, "simplification", [TEXT], headers)
             assert r.status_code == 422 and r.json()["error"]["field"] == "x-llm-base-url", url
@@ -85,8 +97,12 @@ def test_caller_base_url_only_for_listed_hosts_and_never_with_the_server_key(cli
     server.script(Reply(content="one"), Reply(content="two"))
     assert post(client, "simplification", [TEXT], {"X-LLM-Base-URL": caller_url, **AUTH}).status_code == 200
     assert "authorization" not in server.requests[0].headers  # authenticated, still no server key
-    assert post(client, "simplification", [TEXT], {"X-LLM-Base-URL": caller_url,
-                                                   "X-LLM-API-Key": CALLER_KEY}).status_code == 200
+    assert (
+        post(
+            client, "simplification", [TEXT], {"X-LLM-Base-URL": caller_url, "X-LLM-API-Key": CALLER_KEY}
+        ).status_code
+        == 200
+    )
     assert server.requests[1].headers["authorization"] == f"Bearer {CALLER_KEY}"
 
 
@@ -94,6 +110,7 @@ def test_no_allowed_hosts_refuses_every_caller_url(monkeypatch, server):
     monkeypatch.delenv("PERTURBER_LLM_ALLOWED_HOSTS")
     model_tier.reset()
     from perturber.service.app import create_app
+
     r = post(TestClient(create_app()), "simplification", [TEXT], {"X-LLM-Base-URL": server.base_url, **AUTH})
     assert r.status_code == 422 and "PERTURBER_LLM_ALLOWED_HOSTS" in r.json()["error"]["message"]
     assert server.requests == []
@@ -102,6 +119,7 @@ def test_no_allowed_hosts_refuses_every_caller_url(monkeypatch, server):
 def test_bad_access_configuration_fails_at_start_up(monkeypatch, server):
     from perturber.errors import ConfigurationError
     from perturber.service.app import create_app
+
     monkeypatch.setenv("PERTURBER_LLM_BEARER_SHA256", "not-a-digest")
     with pytest.raises(ConfigurationError):
         create_app()
@@ -114,14 +132,18 @@ def test_bad_access_configuration_fails_at_start_up(monkeypatch, server):
 
 # -- error mapping ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("reply, status, code", [
-    (Reply(status=500), 502, "model_error"),
-    (Reply(status=401, content="bad key"), 502, "model_error"),
-    (Reply(content=None, finish_reason="content_filter"), 502, "model_refused"),
-    (Reply(content="x", finish_reason="length"), 502, "model_truncated"),
-    (Reply(content="   "), 502, "model_empty"),
-    (Reply(content="As an AI, I cannot."), 502, "model_refused"),
-])
+
+@pytest.mark.parametrize(
+    "reply, status, code",
+    [
+        (Reply(status=500), 502, "model_error"),
+        (Reply(status=401, content="bad key"), 502, "model_error"),
+        (Reply(content=None, finish_reason="content_filter"), 502, "model_refused"),
+        (Reply(content="x", finish_reason="length"), 502, "model_truncated"),
+        (Reply(content="   "), 502, "model_empty"),
+        (Reply(content="As an AI, I cannot."), 502, "model_refused"),
+    ],
+)
 def test_http_error_mapping(client, server, reply, status, code):
     server.script(reply)
     r = post(client, "simplification", ["first", TEXT], AUTH)
@@ -134,6 +156,7 @@ def test_http_error_mapping(client, server, reply, status, code):
 
 def test_http_timeout_and_unavailable(monkeypatch, server):
     from perturber.service.app import create_app
+
     monkeypatch.setenv("PERTURBER_LLM_TIMEOUT", "0.2")
     model_tier.reset()
     server.script(Reply(delay=1.0))
@@ -155,6 +178,7 @@ def test_batches_are_bounded_and_ordered_over_http(client, server, monkeypatch):
 
 # -- keys never leak -----------------------------------------------------------------------------
 
+
 def test_no_key_in_responses_logs_or_errors(client, server, caplog):
     caplog.set_level(logging.DEBUG)
     bodies = []
@@ -164,8 +188,14 @@ def test_no_key_in_responses_logs_or_errors(client, server, caplog):
     bodies.append(post(client, "simplification", [TEXT], {"X-LLM-API-Key": CALLER_KEY}).text)
     server.script(Reply(content="fine"))
     bodies.append(post(client, "simplification", [TEXT], {"X-LLM-API-Key": CALLER_KEY}).text)
-    bodies.append(post(client, "simplification", [TEXT], {"X-LLM-Base-URL": "https://evil.example/v1",
-                                                         "X-LLM-API-Key": CALLER_KEY}).text)
+    bodies.append(
+        post(
+            client,
+            "simplification",
+            [TEXT],
+            {"X-LLM-Base-URL": "https://evil.example/v1", "X-LLM-API-Key": CALLER_KEY},
+        ).text
+    )
     bodies.append(client.get("/perturbations?model_backed=true").text)
     bodies.append(client.get("/openapi.json").text)
     logs = [r.getMessage() + repr(r.args) for r in caplog.records]
@@ -176,6 +206,7 @@ def test_no_key_in_responses_logs_or_errors(client, server, caplog):
 
 def test_catalog_filter_and_openapi_advertise_the_configured_models(monkeypatch, server):
     from perturber.service.app import create_app
+
     monkeypatch.setenv("PERTURBER_LLM_MODELS", "m-a,m-b")
     monkeypatch.delenv("PERTURBER_LLM_DEFAULT_MODEL")
     model_tier.reset()
@@ -193,16 +224,23 @@ def test_catalog_filter_and_openapi_advertise_the_configured_models(monkeypatch,
 
 # -- Lambda: IAM authorization in a real API Gateway event --------------------------------------
 
+
 def lambda_handler(monkeypatch):
     import functions.api.handler as module
+
     module = importlib.reload(module)
     return module.handler
 
 
 def lambda_call(handler, path, body, headers=None, iam=None, rest_identity=None):
     from functions.api.events import LocalContext, http_api_event, response_body
-    ev = http_api_event("POST", path, headers={"content-type": "application/json", **(headers or {})},
-                        body=json.dumps(body).encode())
+
+    ev = http_api_event(
+        "POST",
+        path,
+        headers={"content-type": "application/json", **(headers or {})},
+        body=json.dumps(body).encode(),
+    )
     if iam is not None:
         ev["requestContext"]["authorizer"] = {"iam": iam}
     if rest_identity is not None:
@@ -211,9 +249,15 @@ def lambda_call(handler, path, body, headers=None, iam=None, rest_identity=None)
     return response["statusCode"], json.loads(response_body(response))
 
 
-IAM = {"accessKey": "ASIAEXAMPLE", "accountId": "123456789012", "callerId": "AROAEXAMPLE:alice",
-       "principalOrgId": None, "userArn": "arn:aws:sts::123456789012:assumed-role/perturber-client/alice",
-       "userId": "AROAEXAMPLE:alice", "cognitoIdentity": None}
+IAM = {
+    "accessKey": "ASIAEXAMPLE",
+    "accountId": "123456789012",
+    "callerId": "AROAEXAMPLE:alice",
+    "principalOrgId": None,
+    "userArn": "arn:aws:sts::123456789012:assumed-role/perturber-client/alice",
+    "userId": "AROAEXAMPLE:alice",
+    "cognitoIdentity": None,
+}
 
 
 def test_lambda_iam_authorized_caller_gets_the_server_key(monkeypatch, server):
@@ -225,16 +269,25 @@ def test_lambda_iam_authorized_caller_gets_the_server_key(monkeypatch, server):
     assert status == 200 and body["results"][0]["text"] == "Ann has 3 cats, 2 dogs: how many pets?"
     assert server.requests[0].headers["authorization"] == f"Bearer {SERVER_KEY}"
     # a REST API (v1) identity without IAM (no access key) is not authenticated
-    status, _ = lambda_call(handler, "/perturb/native/simplification", {"texts": [TEXT]},
-                            rest_identity={"sourceIp": "1.2.3.4", "userArn": None, "accessKey": None})
+    status, _ = lambda_call(
+        handler,
+        "/perturb/native/simplification",
+        {"texts": [TEXT]},
+        rest_identity={"sourceIp": "1.2.3.4", "userArn": None, "accessKey": None},
+    )
     assert status == 401
     # a forged header cannot stand in for the event's authorizer context
-    status, _ = lambda_call(handler, "/perturb/native/simplification", {"texts": [TEXT]},
-                            headers={"x-amzn-iam-userarn": IAM["userArn"]})
+    status, _ = lambda_call(
+        handler,
+        "/perturb/native/simplification",
+        {"texts": [TEXT]},
+        headers={"x-amzn-iam-userarn": IAM["userArn"]},
+    )
     assert status == 401 and len(server.requests) == 1
 
 
 # -- transport identity -------------------------------------------------------------------------
+
 
 def _comparable(result: dict) -> dict:
     out = {k: result[k] for k in ("text", "applied", "reason", "edits", "magnitude", "details")}
@@ -242,15 +295,20 @@ def _comparable(result: dict) -> dict:
     return out
 
 
-@pytest.mark.parametrize("name, params", [
-    ("simplification", {"temperature": 0.5}), ("translate_roundtrip", {"language": "Japanese"}),
-    ("distractor_injection", {}), ("knowledge_boundary", {"boundary": "fabricated_entity"}),
-])
+@pytest.mark.parametrize(
+    "name, params",
+    [
+        ("simplification", {"temperature": 0.5}),
+        ("translate_roundtrip", {"language": "Japanese"}),
+        ("distractor_injection", {}),
+        ("knowledge_boundary", {"boundary": "fabricated_entity"}),
+    ],
+)
 def test_transport_identity(monkeypatch, server, capsysbinary, name, params):
     def scripted(body):
         user = body["messages"][1]["content"]
         if name == "distractor_injection":
-            return Reply(content="Here is the sentence:\n\"Her cats are called Tom and Tim.\"")
+            return Reply(content='Here is the sentence:\n"Her cats are called Tom and Tim."')
         return Reply(content=f"```\n{user.upper()}\n```")
 
     server.script(default=scripted)
@@ -258,17 +316,23 @@ def test_transport_identity(monkeypatch, server, capsysbinary, name, params):
     lib = perturber.apply(text, name, params, seed=4).to_dict()
     expected = _comparable(lib)
     from perturber.service.app import create_app
+
     c = TestClient(create_app())
     typed = post(c, name, [text], AUTH, seed=4, **params).json()
-    generic = c.post("/perturb", json={"name": name, "texts": [text], "params": params, "seed": 4},
-                     headers=AUTH).json()
+    generic = c.post(
+        "/perturb", json={"name": name, "texts": [text], "params": params, "seed": 4}, headers=AUTH
+    ).json()
     argv = [name, "--text", text, "--seed", "4", "--json"]
     for k, v in params.items():
         argv += [f"--{k.replace('_', '-')}", str(v)]
     assert cli.main(argv) == 0
     via_cli = json.loads(capsysbinary.readouterr().out)
-    status, via_lambda = lambda_call(lambda_handler(monkeypatch), f"/perturb/native/{name}",
-                                     {"texts": [text], "seed": 4, **params}, iam=IAM)
+    status, via_lambda = lambda_call(
+        lambda_handler(monkeypatch),
+        f"/perturb/native/{name}",
+        {"texts": [text], "seed": 4, **params},
+        iam=IAM,
+    )
     assert status == 200
     for got in (typed["results"][0], generic["results"][0], via_cli, via_lambda["results"][0]):
         assert _comparable(got) == expected
@@ -276,19 +340,24 @@ def test_transport_identity(monkeypatch, server, capsysbinary, name, params):
     assert lib["applied"] and lib["model"]["model"] == MODEL
 
 
-@pytest.mark.parametrize("reply, code, status, exit_code", [
-    (Reply(status=502), "model_error", 502, 4),
-    (Reply(delay=1.0), "model_timeout", 504, 4),
-    (Reply(content="\n \n"), "model_empty", 502, 4),
-    (Reply(content="I am unable to write that."), "model_refused", 502, 4),
-    (Reply(content=None, finish_reason="content_filter"), "model_refused", 502, 4),
-    (Reply(content="x", finish_reason="length"), "model_truncated", 502, 4),
-    (Reply(content="y" * 401), "model_invalid_output", 502, 4),
-])
-def test_every_model_error_over_library_cli_and_http(monkeypatch, server, capsysbinary, reply, code, status,
-                                                      exit_code):
+@pytest.mark.parametrize(
+    "reply, code, status, exit_code",
+    [
+        (Reply(status=502), "model_error", 502, 4),
+        (Reply(delay=1.0), "model_timeout", 504, 4),
+        (Reply(content="\n \n"), "model_empty", 502, 4),
+        (Reply(content="I am unable to write that."), "model_refused", 502, 4),
+        (Reply(content=None, finish_reason="content_filter"), "model_refused", 502, 4),
+        (Reply(content="x", finish_reason="length"), "model_truncated", 502, 4),
+        (Reply(content="y" * 401), "model_invalid_output", 502, 4),
+    ],
+)
+def test_every_model_error_over_library_cli_and_http(
+    monkeypatch, server, capsysbinary, reply, code, status, exit_code
+):
     from perturber.errors import ModelBackendError
     from perturber.service.app import create_app
+
     monkeypatch.setenv("PERTURBER_LLM_TIMEOUT", "0.3")
     model_tier.reset()
     server.script(reply)

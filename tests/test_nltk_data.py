@@ -60,6 +60,7 @@ def fresh(monkeypatch):
 @pytest.fixture
 def offline(monkeypatch):
     """Any network connection or nltk download attempt fails the test."""
+
     def refuse(*_a, **_k):
         raise AssertionError("network access attempted")
 
@@ -85,10 +86,13 @@ def _fake_tree(path: Path) -> Path:
 
 # ----------------------------------------------------------------- locating / errors (no data)
 
+
 def test_import_does_not_import_nltk():
-    code = ("import sys, perturber; before = 'nltk' in sys.modules; "
-            "import perturber.resources.nltk_data; "
-            "sys.exit(1 if 'nltk' in sys.modules and not before else 0)")
+    code = (
+        "import sys, perturber; before = 'nltk' in sys.modules; "
+        "import perturber.resources.nltk_data; "
+        "sys.exit(1 if 'nltk' in sys.modules and not before else 0)"
+    )
     res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert res.returncode == 0, res.stderr or "importing the module imported nltk"
 
@@ -128,6 +132,7 @@ def test_tree_without_tagger_raises(tmp_path, monkeypatch, fresh):
 
 
 # ----------------------------------------------------------------- build script units (no data)
+
 
 def test_unpickler_refuses_every_global_but_set():
     evil = b"cos\nsystem\n(S'echo pwned'\ntR."  # protocol 0: os.system('echo pwned')
@@ -174,12 +179,14 @@ def test_zip_is_deterministic_and_content_digest_ignores_metadata(tmp_path):
     assert "BUILD_INFO.json" not in files[0]
     assert bnd.content_digest(files[0]) == bnd.content_digest(files[1])
     # Same definition as `sha256sum` over the sorted files, piped into sha256sum.
-    lines = "".join(f"{hashlib.sha256((trees[0] / r).read_bytes()).hexdigest()}  {r}\n"
-                    for r in sorted(files[0]))
+    lines = "".join(
+        f"{hashlib.sha256((trees[0] / r).read_bytes()).hexdigest()}  {r}\n" for r in sorted(files[0])
+    )
     assert bnd.content_digest(files[0]) == hashlib.sha256(lines.encode()).hexdigest()
 
 
 # ----------------------------------------------------------------- built data
+
 
 def test_wordnet_offsets_and_no_network(fresh, offline):
     _data_root()
@@ -215,9 +222,11 @@ def test_tagger_loads_from_tree(fresh, offline):
 def test_plain_nltk_pos_tag_with_nltk_data():
     """nltk's own entry point (PerceptronTagger(load=True) via NLTK_DATA) finds the model."""
     root = _data_root()
-    code = ("import nltk; from nltk.tag.perceptron import PerceptronTagger; "
-            "t = PerceptronTagger(load=True); print(t.tag(['The', 'dog', 'runs'])); "
-            "print(nltk.pos_tag(['The', 'dog', 'runs']))")
+    code = (
+        "import nltk; from nltk.tag.perceptron import PerceptronTagger; "
+        "t = PerceptronTagger(load=True); print(t.tag(['The', 'dog', 'runs'])); "
+        "print(nltk.pos_tag(['The', 'dog', 'runs']))"
+    )
     env = dict(os.environ, NLTK_DATA=str(root))
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert res.returncode == 0, res.stderr
@@ -254,6 +263,7 @@ class _no_warnings:
 
     def __enter__(self):
         import warnings
+
         self._cm = warnings.catch_warnings(record=True)
         self._log = self._cm.__enter__()
         warnings.simplefilter("always")
@@ -283,8 +293,11 @@ def test_data_version_matches_files():
 
 
 def _cached_sdists() -> Path | None:
-    for cand in (os.environ.get("PERTURBER_BUILD_CACHE"), BUILD / ".cache",
-                 Path.home() / ".cache" / "perturber-build"):
+    for cand in (
+        os.environ.get("PERTURBER_BUILD_CACHE"),
+        BUILD / ".cache",
+        Path.home() / ".cache" / "perturber-build",
+    ):
         if not cand:
             continue
         cand = Path(cand)
@@ -305,8 +318,15 @@ def test_rebuild_is_byte_identical(tmp_path):
     if cache is None:
         pytest.skip("no download cache with both pinned sdists (build/.cache)")
     flags = ["--with-tagger"] if info["build_key"]["with_tagger"] else []
-    cmd = [sys.executable, str(SCRIPT), str(tmp_path / "out"), "--no-download",
-           "--cache-dir", str(cache), *flags]
+    cmd = [
+        sys.executable,
+        str(SCRIPT),
+        str(tmp_path / "out"),
+        "--no-download",
+        "--cache-dir",
+        str(cache),
+        *flags,
+    ]
     res = subprocess.run(cmd, capture_output=True, text=True)
     assert res.returncode == 0, res.stdout + res.stderr
     new_info = bnd.read_info(tmp_path / "out" / "nltk_data")

@@ -37,8 +37,17 @@ def venv(dist, tmp_path_factory):
     home = tmp_path_factory.mktemp("venv")
     _run([sys.executable, "-m", "venv", str(home / "env")])
     wheel = next(dist.glob("*.whl"))
-    _run([str(home / "env" / "bin" / "python"), "-m", "pip", "install", "-q",
-          "--disable-pip-version-check", f"{wheel}[service]"])
+    _run(
+        [
+            str(home / "env" / "bin" / "python"),
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--disable-pip-version-check",
+            f"{wheel}[service]",
+        ]
+    )
     return home
 
 
@@ -62,13 +71,13 @@ def test_version_is_single_sourced(dist):
 def test_installed_wheel_works_outside_the_source_tree(venv):
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "NLTK_DATA")}
     bin_dir = venv / "env" / "bin"
-    where = _run([str(bin_dir / "python"), "-c", "import perturber; print(perturber.__file__)"],
-                 cwd=venv, env=env).stdout
+    where = _run(
+        [str(bin_dir / "python"), "-c", "import perturber; print(perturber.__file__)"], cwd=venv, env=env
+    ).stdout
     assert str(venv) in where and str(ROOT) not in where
     assert "usage: perturber" in _run([str(bin_dir / "perturber"), "--help"], cwd=venv, env=env).stdout
     # a table-backed entry proves perturber/data/*.json ship
-    out = _run([str(bin_dir / "perturber"), "spelling_uk", "--text", "My favorite color"],
-               cwd=venv, env=env)
+    out = _run([str(bin_dir / "perturber"), "spelling_uk", "--text", "My favorite color"], cwd=venv, env=env)
     assert out.stdout == "My favourite colour"
     listing = json.loads(_run([str(bin_dir / "perturber"), "list", "--json"], cwd=venv, env=env).stdout)
     assert [e["name"] for e in listing] == [e["name"] for e in perturber.list_perturbations()]
@@ -76,8 +85,13 @@ def test_installed_wheel_works_outside_the_source_tree(venv):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = subprocess.Popen([str(bin_dir / "perturber"), "serve", "--port", str(port)], cwd=venv,
-                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    server = subprocess.Popen(
+        [str(bin_dir / "perturber"), "serve", "--port", str(port)],
+        cwd=venv,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
@@ -90,13 +104,19 @@ def test_installed_wheel_works_outside_the_source_tree(venv):
                 assert time.monotonic() < deadline, "the installed service did not start"
                 time.sleep(0.2)
         assert health == {"status": "ok"}
-        req = urllib.request.Request(base + "/perturb/native/quotes", method="POST",
-                                     data=json.dumps({"texts": ["Hi"], "n": 2}).encode(),
-                                     headers={"content-type": "application/json"})
+        req = urllib.request.Request(
+            base + "/perturb/native/quotes",
+            method="POST",
+            data=json.dumps({"texts": ["Hi"], "n": 2}).encode(),
+            headers={"content-type": "application/json"},
+        )
         assert json.load(urllib.request.urlopen(req, timeout=10))["results"][0]["text"] == '"" Hi ""'
-        for path, needle in [("/", "perturber playground"), ("/static/playground.js", "renderDiff"),
-                             ("/static/gallery.js", "runGallery"),
-                             ("/reference", "# Perturbation reference")]:
+        for path, needle in [
+            ("/", "perturber playground"),
+            ("/static/playground.js", "renderDiff"),
+            ("/static/gallery.js", "runGallery"),
+            ("/reference", "# Perturbation reference"),
+        ]:
             body = urllib.request.urlopen(base + path, timeout=30).read().decode()
             assert needle in body, path
     finally:

@@ -9,8 +9,32 @@ from perturber import text as tm
 from perturber.hot import MEMO_MAX_CHARS, per_text, replace_points
 from perturber.perturbations import directional, formatting
 
-_PIECES = ["a", "b", "é", "e\u0301", " ", "  ", "\t", "\n", "\r\n", "    ", "x", "!", "`", "-",
-           "March", "mar", "SEPTEMBER", "15", "2026", "2026-01-15", ",", "😀", "\u200d", "ß"]
+_PIECES = [
+    "a",
+    "b",
+    "é",
+    "e\u0301",
+    " ",
+    "  ",
+    "\t",
+    "\n",
+    "\r\n",
+    "    ",
+    "x",
+    "!",
+    "`",
+    "-",
+    "March",
+    "mar",
+    "SEPTEMBER",
+    "15",
+    "2026",
+    "2026-01-15",
+    ",",
+    "😀",
+    "\u200d",
+    "ß",
+]
 texts = st.lists(st.sampled_from(_PIECES), max_size=40).map("".join)
 
 
@@ -20,10 +44,12 @@ def test_replace_points_equals_splice(text, data):
     positions = sorted(data.draw(st.sets(st.integers(0, max(0, len(text) - 1)), max_size=len(text))))
     if not text:
         positions = []
-    reps = data.draw(st.lists(st.sampled_from(["", "X", "yz", "\u0301"]),
-                              min_size=len(positions), max_size=len(positions)))
+    reps = data.draw(
+        st.lists(st.sampled_from(["", "X", "yz", "\u0301"]), min_size=len(positions), max_size=len(positions))
+    )
     assert replace_points(text, positions, reps) == tm.splice(
-        text, [(p, p + 1, r) for p, r in zip(positions, reps)])
+        text, [(p, p + 1, r) for p, r in zip(positions, reps)]
+    )
 
 
 @settings(max_examples=300, deadline=None)

@@ -8,11 +8,20 @@ import time
 import pytest
 
 CHROMIUM = pathlib.Path("/usr/bin/chromium")
-pytestmark = [pytest.mark.browser,
-              pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium not installed "
-                                 "(.ci/run installs it with apt-get)")]
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--no-first-run"]
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        not CHROMIUM.exists(), reason="Debian chromium not installed (.ci/run installs it with apt-get)"
+    ),
+]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
 
 
 @pytest.fixture(scope="module")
@@ -24,8 +33,9 @@ def server():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    config = uvicorn.Config(create_app(Settings(max_text_chars=1_000_000)), host="127.0.0.1",
-                            port=port, log_level="warning")
+    config = uvicorn.Config(
+        create_app(Settings(max_text_chars=1_000_000)), host="127.0.0.1", port=port, log_level="warning"
+    )
     srv = uvicorn.Server(config)
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
@@ -61,6 +71,7 @@ def test_zero_width_insertion_is_visible_in_the_diff(page, tmp_path):
     markers = page.locator("#diff ins .inv")
     assert markers.count() >= 1 and markers.first.inner_text() == "ZWSP"
     import perturber
+
     expected = perturber.perturb("abc def", "zero_width", {"rate": 1.0}, 7)
     shown = page.inner_text("#output").replace("ZWSP", "\u200b")
     assert shown == expected

@@ -25,8 +25,9 @@ def page(monkeypatch, llm_server):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    srv = uvicorn.Server(uvicorn.Config(create_app(Settings()), host="127.0.0.1", port=port,
-                                       log_level="warning"))
+    srv = uvicorn.Server(
+        uvicorn.Config(create_app(Settings()), host="127.0.0.1", port=port, log_level="warning")
+    )
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
@@ -51,8 +52,12 @@ def test_model_backed_run_with_a_key_in_page_memory(page, llm_server):
     page.click("#run")  # no key, no token: the server's key is refused
     page.wait_for_selector("#error:not([hidden])")
     assert "model_auth_required" in page.inner_text("#error") and llm_server.requests == []
-    llm_server.script(Reply(content="This matters to me.",
-                            usage={"prompt_tokens": 42, "completion_tokens": 5, "total_tokens": 47}))
+    llm_server.script(
+        Reply(
+            content="This matters to me.",
+            usage={"prompt_tokens": 42, "completion_tokens": 5, "total_tokens": 47},
+        )
+    )
     page.fill("#llm-key", CALLER_KEY)
     page.click("#run")
     page.wait_for_selector("#model-name")
@@ -61,8 +66,10 @@ def test_model_backed_run_with_a_key_in_page_memory(page, llm_server):
     assert page.inner_text("#model-tokens") == "42 in / 5 out" and "ms" in page.inner_text("#model-latency")
     assert llm_server.requests[0].headers["authorization"] == f"Bearer {CALLER_KEY}"
     page.click("#share")
-    stored = page.evaluate("JSON.stringify([Object.entries(localStorage), Object.entries(sessionStorage),"
-                           " location.href, document.cookie])")
+    stored = page.evaluate(
+        "JSON.stringify([Object.entries(localStorage), Object.entries(sessionStorage),"
+        " location.href, document.cookie])"
+    )
     assert CALLER_KEY not in stored
     page.select_option("#perturbation", "native/quotes")
     assert not page.is_visible("#llm-key")

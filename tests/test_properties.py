@@ -17,12 +17,62 @@ import perturber
 
 SPECS = harness.deterministic_entries()
 FRAGMENTS = [
-    " ", "\n", "\r\n", "\r", "\t", "\u00a0", "\u200b", "\u200d", "\u202e", "\u2066", "\ufeff",
-    "\U000e0041", "\x00", "\x07", "\u0301", "\ufe0f", "👨‍👩‍👧", "🇫🇷", "👍🏽", "'", "’", "-", ".",
-    "...", "?", "!", ":)", "https://ex.com/a_(b).", "www.x.org", "a.b@c.de", "`code`",
-    "```\nx = 1\n```\n", "1,250,000", "3.14", "2026-01-15", "$1500", "10am", "- item\n",
-    "1. step\n", "# Title\n", "> quote\n", "Answer:", '{"type": "object", "properties": {}}',
-    "The", "cat", "don't", "Dr.", "İ", "ß", "ǅ", "ﬁ", "東京", "Привет", "é", "I", "U.S.A.",
+    " ",
+    "\n",
+    "\r\n",
+    "\r",
+    "\t",
+    "\u00a0",
+    "\u200b",
+    "\u200d",
+    "\u202e",
+    "\u2066",
+    "\ufeff",
+    "\U000e0041",
+    "\x00",
+    "\x07",
+    "\u0301",
+    "\ufe0f",
+    "👨‍👩‍👧",
+    "🇫🇷",
+    "👍🏽",
+    "'",
+    "’",
+    "-",
+    ".",
+    "...",
+    "?",
+    "!",
+    ":)",
+    "https://ex.com/a_(b).",
+    "www.x.org",
+    "a.b@c.de",
+    "`code`",
+    "```\nx = 1\n```\n",
+    "1,250,000",
+    "3.14",
+    "2026-01-15",
+    "$1500",
+    "10am",
+    "- item\n",
+    "1. step\n",
+    "# Title\n",
+    "> quote\n",
+    "Answer:",
+    '{"type": "object", "properties": {}}',
+    "The",
+    "cat",
+    "don't",
+    "Dr.",
+    "İ",
+    "ß",
+    "ǅ",
+    "ﬁ",
+    "東京",
+    "Привет",
+    "é",
+    "I",
+    "U.S.A.",
 ]
 texts = st.lists(st.one_of(st.text(max_size=8), st.sampled_from(FRAGMENTS)), max_size=25).map("".join)
 SURROGATES = st.sampled_from(["\ud800", "\udbff", "\udc00", "\udfff"])
@@ -77,8 +127,10 @@ def test_seed_sensitive_entries_do_vary_with_the_seed(spec):
 
 def _catalog_fingerprints() -> dict[str, str]:
     """sha256 of every deterministic entry's golden-case outputs, by entry."""
-    return {spec.key: hashlib.sha256(json.dumps(harness.compute(spec), sort_keys=True).encode()).hexdigest()
-            for spec in harness.deterministic_entries()}
+    return {
+        spec.key: hashlib.sha256(json.dumps(harness.compute(spec), sort_keys=True).encode()).hexdigest()
+        for spec in harness.deterministic_entries()
+    }
 
 
 @pytest.mark.slow
@@ -87,10 +139,18 @@ def test_same_bytes_in_subprocesses_with_other_hash_seeds():
     for hash_seed in ("1", "4242"):
         env = dict(os.environ, PYTHONHASHSEED=hash_seed)
         out = subprocess.run(
-            [sys.executable, "-c",
-             "import json, sys; sys.path[:0] = ['tests/golden', 'tests']; "
-             "from test_properties import _catalog_fingerprints; print(json.dumps(_catalog_fingerprints()))"],
-            env=env, capture_output=True, text=True, check=True, cwd=harness.HERE.parent.parent)
+            [
+                sys.executable,
+                "-c",
+                "import json, sys; sys.path[:0] = ['tests/golden', 'tests']; "
+                "from test_properties import _catalog_fingerprints; print(json.dumps(_catalog_fingerprints()))",
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=harness.HERE.parent.parent,
+        )
         there = json.loads(out.stdout)
         differing = sorted(k for k in here if here[k] != there.get(k))
         assert not differing, f"PYTHONHASHSEED={hash_seed} changed the bytes of {differing}"

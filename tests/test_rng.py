@@ -45,13 +45,16 @@ class Reference:
 
 
 seeds = st.integers(min_value=0, max_value=2**63 - 1)
-calls = st.lists(st.one_of(
-    st.tuples(st.just("below"), st.integers(min_value=1, max_value=2**40)),
-    st.tuples(st.just("below_small"), st.integers(min_value=1, max_value=9)),
-    st.tuples(st.just("sample"), st.integers(min_value=0, max_value=300)),
-    st.tuples(st.just("random"), st.just(0)),
-    st.tuples(st.just("getrandbits"), st.integers(min_value=0, max_value=100)),
-), max_size=40)
+calls = st.lists(
+    st.one_of(
+        st.tuples(st.just("below"), st.integers(min_value=1, max_value=2**40)),
+        st.tuples(st.just("below_small"), st.integers(min_value=1, max_value=9)),
+        st.tuples(st.just("sample"), st.integers(min_value=0, max_value=300)),
+        st.tuples(st.just("random"), st.just(0)),
+        st.tuples(st.just("getrandbits"), st.integers(min_value=0, max_value=100)),
+    ),
+    max_size=40,
+)
 
 
 def _run(obj, plan):
@@ -65,7 +68,7 @@ def _run(obj, plan):
             out.append(obj.random())
         else:
             out.append(obj.getrandbits(arg))
-    out.append(obj.getrandbits(32))   # the stream ends at the same place
+    out.append(obj.getrandbits(32))  # the stream ends at the same place
     return out
 
 
@@ -78,14 +81,15 @@ def test_mixed_calls_match_the_reference(seed, plan):
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(min_value=0, max_value=1000), n=st.integers(min_value=1, max_value=3000),
-       data=st.data())
+@given(
+    seed=st.integers(min_value=0, max_value=1000), n=st.integers(min_value=1, max_value=3000), data=st.data()
+)
 def test_sample_and_select_match_the_reference(seed, n, data):
     k = data.draw(st.integers(min_value=0, max_value=n))
-    for _ in range(2):   # cold, then with the cached first batch
+    for _ in range(2):  # cold, then with the cached first batch
         assert Draws(seed).sample(range(n), k) == Reference(seed).sample(range(n), k)
     ref = Reference(seed)
-    expected = sorted(ref.sample(range(n), k)) if 0 < k < n else list(range(n))[:k and n]
+    expected = sorted(ref.sample(range(n), k)) if 0 < k < n else list(range(n))[: k and n]
     assert select(list(range(n)), Draws(seed), count=k) == expected
 
 
@@ -99,11 +103,11 @@ def test_long_streams_cross_many_batches():
 def test_cached_seed_skips_the_cached_words_when_it_runs_past_them(monkeypatch):
     monkeypatch.setattr(rng_mod, "_PREFIX_CACHE", {})
     first = Draws(5)
-    first.below(7)    # caches the first batch of seed 5
+    first.below(7)  # caches the first batch of seed 5
     assert 5 in rng_mod._PREFIX_CACHE
     d, ref = Draws(5), Reference(5)
     assert [d.below(1000) for _ in range(1000)] == [ref.below(1000) for _ in range(1000)]
-    assert d._gen is not None   # had to build the generator past the cached batch
+    assert d._gen is not None  # had to build the generator past the cached batch
 
 
 def test_prefix_cache_is_bounded(monkeypatch):

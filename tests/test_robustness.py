@@ -43,8 +43,9 @@ def write_examples(path, rows=EXAMPLES):
 def suite_file(tmp_path, select_expr=TOY_SELECT, **options):
     examples = write_examples(tmp_path / "examples.jsonl")
     out = tmp_path / "cases.jsonl"
-    write_suite(str(examples), str(out), field="q", answer_field="gold", id_field="id",
-                select=select_expr, **options)
+    write_suite(
+        str(examples), str(out), field="q", answer_field="gold", id_field="id", select=select_expr, **options
+    )
     return out
 
 
@@ -53,6 +54,7 @@ def read(path):
 
 
 # -- metrics --------------------------------------------------------------------------------------
+
 
 def test_stability_with_known_weights():
     # sims 1, 0, 1, 0.5 with magnitudes 0.1, 0.4, 0.2, 0.3: (0.1 + 0 + 0.2 + 0.15) / 1.0
@@ -65,21 +67,28 @@ def test_bucket_matches_the_formulas():
     b = metrics.Bucket()
     for sim, score in [(1, 0.1), (0, 0.4), (1, 0.2), (0.5, 0.3)]:
         b.add(sim, score)
-    assert b.to_dict() == {"n": 4, "accuracy": pytest.approx(0.625), "magnitude": pytest.approx(0.25),
-                           "stability": pytest.approx(0.45)}
+    assert b.to_dict() == {
+        "n": 4,
+        "accuracy": pytest.approx(0.625),
+        "magnitude": pytest.approx(0.25),
+        "stability": pytest.approx(0.45),
+    }
     assert metrics.Bucket().to_dict() == {"n": 0, "accuracy": None, "magnitude": None, "stability": None}
 
 
-@pytest.mark.parametrize("levels, tau, expected", [
-    ({0: 1.0, 1: 0.9, 2: 0.8, 3: 0.79, 4: 0.1}, 0.8, 3),    # a tie at exactly tau*L0 is no collapse
-    ({0: 0.75, 1: 0.6, 2: 0.59}, 0.8, 2),                    # 0.8*0.75 = 0.6000000000000001: a tie
-    ({0: 1.0, 1: 0.95, 2: 0.9, 3: 0.85, 4: 0.81, 5: 0.8}, 0.8, None),   # never collapses: "—"
-    ({0: 1.0, 1: None, 2: 0.5}, 0.8, 2),                     # a level with no tests is skipped
-    ({0: 0.0, 1: 0.0, 2: 0.0}, 0.8, None),                   # baseline 0: nothing is below 0
-    ({1: 0.0}, 0.8, None),                                   # no baseline
-    ({0: 1.0, 1: 0.6, 2: 0.9}, 0.5, None),                   # tau configurable
-    ({0: 1.0, 1: 0.6, 2: 0.9}, 0.7, 1),
-])
+@pytest.mark.parametrize(
+    "levels, tau, expected",
+    [
+        ({0: 1.0, 1: 0.9, 2: 0.8, 3: 0.79, 4: 0.1}, 0.8, 3),  # a tie at exactly tau*L0 is no collapse
+        ({0: 0.75, 1: 0.6, 2: 0.59}, 0.8, 2),  # 0.8*0.75 = 0.6000000000000001: a tie
+        ({0: 1.0, 1: 0.95, 2: 0.9, 3: 0.85, 4: 0.81, 5: 0.8}, 0.8, None),  # never collapses: "—"
+        ({0: 1.0, 1: None, 2: 0.5}, 0.8, 2),  # a level with no tests is skipped
+        ({0: 0.0, 1: 0.0, 2: 0.0}, 0.8, None),  # baseline 0: nothing is below 0
+        ({1: 0.0}, 0.8, None),  # no baseline
+        ({0: 1.0, 1: 0.6, 2: 0.9}, 0.5, None),  # tau configurable
+        ({0: 1.0, 1: 0.6, 2: 0.9}, 0.7, 1),
+    ],
+)
 def test_collapse_point(levels, tau, expected):
     assert metrics.collapse_point(levels, tau) == expected
 
@@ -93,12 +102,25 @@ def test_flip_counts():
     g = metrics.Flips()
     for was, now in [(1, 0), (0, 1)]:
         g.add(was, now)
-    assert (g.net, g.churn) == (0, 1.0)   # nets zero while changing every answer
+    assert (g.net, g.churn) == (0, 1.0)  # nets zero while changing every answer
 
 
-@pytest.mark.parametrize("magnitude, level", [
-    (0.0, 0), (1e-9, 1), (0.02, 1), (0.020001, 2), (0.05, 2), (0.1, 3), (0.1000001, 4),
-    (0.2, 4), (0.2000001, 5), (1.0, 5), (None, None)])
+@pytest.mark.parametrize(
+    "magnitude, level",
+    [
+        (0.0, 0),
+        (1e-9, 1),
+        (0.02, 1),
+        (0.020001, 2),
+        (0.05, 2),
+        (0.1, 3),
+        (0.1000001, 4),
+        (0.2, 4),
+        (0.2000001, 5),
+        (1.0, 5),
+        (None, None),
+    ],
+)
 def test_level_binning_at_band_edges(magnitude, level):
     assert ladder.level_for(magnitude, "Input Quality") == level
 
@@ -115,11 +137,11 @@ def test_bands_from_json_and_toml(tmp_path):
 
 # -- selection, suites, gates ---------------------------------------------------------------------
 
+
 def test_select_by_catalog_fields():
     names = [e["name"] for e in select.select_entries("family=padding;name=spaces,new_lines")]
     assert names == ["spaces", "new_lines"]
-    assert all(e["expectation"] == "directional"
-               for e in select.select_entries("expectation=directional"))
+    assert all(e["expectation"] == "directional" for e in select.select_entries("expectation=directional"))
     assert not any(e["family"] in ("control", "schema") for e in select.select_entries(None))
     with pytest.raises(InvalidParams, match="FIELD=V1,V2"):
         select.parse_select("colour=red")
@@ -128,8 +150,11 @@ def test_select_by_catalog_fields():
 
 
 def test_preset_reports_missing_entries_as_unavailable():
-    catalog = [e for e in __import__("perturber").list_perturbations()
-               if e["name"] not in ("conflicting_instruction",)]
+    catalog = [
+        e
+        for e in __import__("perturber").list_perturbations()
+        if e["name"] not in ("conflicting_instruction",)
+    ]
     plan = select.plan(preset="graded-reasoning", catalog=catalog)
     assert plan.unavailable["Conflict Instruction Stress"] == ["conflicting_instruction"]
     fams = {g.name for _, g in plan.items}
@@ -146,10 +171,24 @@ def test_suite_cases_are_complete_and_byte_identical(tmp_path):
     cases = read(out1)
     assert len(cases) == 15
     c = next(c for c in cases if c["example_id"] == "a" and c["name"] == "zero_width")
-    assert c["case_id"] == case_id("a", {"category": "native", "name": "zero_width", "version": c["version"]},
-                                   c["params"], 0)
-    for key in ("original", "perturbed", "category", "family", "version", "params", "seed",
-                "expectation", "magnitude", "requested_level", "level", "gate", "catalog_digest"):
+    assert c["case_id"] == case_id(
+        "a", {"category": "native", "name": "zero_width", "version": c["version"]}, c["params"], 0
+    )
+    for key in (
+        "original",
+        "perturbed",
+        "category",
+        "family",
+        "version",
+        "params",
+        "seed",
+        "expectation",
+        "magnitude",
+        "requested_level",
+        "level",
+        "gate",
+        "catalog_digest",
+    ):
         assert key in c
     assert c["gate"] == "pass" and c["answer"] == 7 and "\u200b" in c["perturbed"]
     assert c["catalog_digest"] == __import__("perturber").catalog_digest()
@@ -158,12 +197,19 @@ def test_suite_cases_are_complete_and_byte_identical(tmp_path):
 
 def test_gates_reject_changed_numbers_and_not_applied(tmp_path):
     rows = [{"id": "n", "q": "She walks with four dogs and 2 cats."}]
-    cases = list(build_suite(rows, field="q", id_field="id",
-                             select="name=disemvowel,insert_negation,question_to_end", seeds=[0]))
+    cases = list(
+        build_suite(
+            rows,
+            field="q",
+            id_field="id",
+            select="name=disemvowel,insert_negation,question_to_end",
+            seeds=[0],
+        )
+    )
     by = {c["name"]: c for c in cases}
     assert by["disemvowel"]["gate"] == "rejected" and by["disemvowel"]["reason"] == "numbers_changed"
     assert by["question_to_end"]["reason"].startswith("not_applied:")
-    assert by["insert_negation"]["expectation"] == "directional"     # directional: numbers exempt
+    assert by["insert_negation"]["expectation"] == "directional"  # directional: numbers exempt
     out = suite_file(tmp_path, select_expr="name=disemvowel", seeds=[0, 1])
     rejected = read(tmp_path / "cases.rejected.jsonl")
     assert all(r["gate"] == "rejected" and r["reason"] for r in rejected)
@@ -181,10 +227,18 @@ def test_per_example_sampling_is_seeded():
 
 
 def test_ladder_levels_and_context_load_ratio_gate():
-    cases = list(build_suite(EXAMPLES[:1], field="q", id_field="id", ladder_scan=True,
-                             preset="graded-reasoning", select="name=zero_width,context_load,conflicting_instruction"))
+    cases = list(
+        build_suite(
+            EXAMPLES[:1],
+            field="q",
+            id_field="id",
+            ladder_scan=True,
+            preset="graded-reasoning",
+            select="name=zero_width,context_load,conflicting_instruction",
+        )
+    )
     zw = [c for c in cases if c["name"] == "zero_width"]
-    assert [c["level"] for c in zw] == sorted({c["level"] for c in zw})      # one variant per level
+    assert [c["level"] for c in zw] == sorted({c["level"] for c in zw})  # one variant per level
     assert all(c["level"] == c["requested_level"] for c in zw)
     assert all(ladder.level_for(c["magnitude"], "Input Quality") == c["level"] for c in zw)
     ci = [c for c in cases if c["name"] == "conflicting_instruction"]
@@ -198,16 +252,18 @@ def test_ladder_levels_and_context_load_ratio_gate():
 
 def test_csv_input_streams(tmp_path):
     path = tmp_path / "ex.csv"
-    path.write_text("id,q,gold\na,\"Mia has 12 apples, right?\",12\n", encoding="utf-8")
+    path.write_text('id,q,gold\na,"Mia has 12 apples, right?",12\n', encoding="utf-8")
     out = tmp_path / "c.jsonl"
-    stats = write_suite(str(path), str(out), field="q", answer_field="gold", id_field="id",
-                        select="name=upper_case")
+    stats = write_suite(
+        str(path), str(out), field="q", answer_field="gold", id_field="id", select="name=upper_case"
+    )
     assert stats.passed == 1 and read(out)[0]["answer"] == "12"
 
 
 def test_parquet_input(tmp_path):
     pa = pytest.importorskip("pyarrow")
     import pyarrow.parquet as pq
+
     pq.write_table(pa.Table.from_pylist(EXAMPLES), tmp_path / "ex.parquet")
     out = tmp_path / "c.jsonl"
     write_suite(str(tmp_path / "ex.parquet"), str(out), field="q", id_field="id", select="name=upper_case")
@@ -215,6 +271,7 @@ def test_parquet_input(tmp_path):
 
 
 # -- checking -------------------------------------------------------------------------------------
+
 
 def test_answer_checking_modes():
     c = Checker()
@@ -241,6 +298,7 @@ def test_answer_checking_modes():
 
 # -- evaluate with callables ----------------------------------------------------------------------
 
+
 def test_evaluate_sync_and_async_callables_agree(tmp_path):
     cases = suite_file(tmp_path)
 
@@ -263,14 +321,14 @@ def test_evaluate_resumes_without_duplicate_calls(tmp_path):
     def flaky(text):
         calls.append(text)
         if len(calls) == 9:
-            raise KeyboardInterrupt   # the user pressed ^C mid-run
+            raise KeyboardInterrupt  # the user pressed ^C mid-run
         return toy(text)
 
     with pytest.raises(KeyboardInterrupt):
         evaluate(str(cases), flaky, out, concurrency=1)
     done = read(out)
     with open(out, "a", encoding="utf-8") as fh:
-        fh.write('{"kind": "case", "key": "torn')      # a write torn by the interruption
+        fh.write('{"kind": "case", "key": "torn')  # a write torn by the interruption
     asked = []
 
     def counting(text):
@@ -301,6 +359,7 @@ def test_evaluate_records_errors_by_type_and_retries_them(tmp_path):
 
 # -- end to end: the toy model ----------------------------------------------------------------
 
+
 @pytest.fixture
 def toy_run(tmp_path):
     cases = suite_file(tmp_path)
@@ -312,8 +371,10 @@ def toy_run(tmp_path):
 def test_report_lists_the_planted_weaknesses_first(toy_run):
     tmp_path, results, cases = toy_run
     data = write_report([str(results)], str(tmp_path / "report"))
-    groups = [(g["name"], g["n"], g["failures"], g["broken"], g["repaired"], g["net"])
-              for g in data["perturbations"]]
+    groups = [
+        (g["name"], g["n"], g["failures"], g["broken"], g["repaired"], g["net"])
+        for g in data["perturbations"]
+    ]
     assert groups[:2] == [("spaces", 3, 3, 3, 0, -3), ("zero_width", 3, 3, 3, 0, -3)]
     assert all(g[2] == 0 for g in groups[2:]) and len(groups) == 5
     zw = data["perturbations"][1]
@@ -324,12 +385,20 @@ def test_report_lists_the_planted_weaknesses_first(toy_run):
     # character: zero_width lands on L3 (acc 0), upper_case on L5 (acc 1) -> collapse at L3.
     # padding: trailing_newline L1 (acc 1); quotes + spaces L2 (acc 1/2 < 0.8) -> collapse at L2.
     assert [(lv["level"], lv["n"], lv["accuracy"]) for lv in fams["character"]["levels"]] == [
-        (0, 3, 1.0), (1, 0, None), (2, 0, None), (3, 3, 0.0), (4, 0, None), (5, 3, 1.0)]
+        (0, 3, 1.0),
+        (1, 0, None),
+        (2, 0, None),
+        (3, 3, 0.0),
+        (4, 0, None),
+        (5, 3, 1.0),
+    ]
     assert fams["character"]["collapse_point"] == 3 and fams["character"]["collapse_label"] == "L3"
     assert [lv["accuracy"] for lv in fams["padding"]["levels"]][:3] == [1.0, 1.0, 0.5]
     assert fams["padding"]["collapse_point"] == 2
     mags = {c["case_id"]: c["magnitude"] for c in cases if c["family"] == "character"}
-    upper = sum(m for c, m in mags.items() if next(x for x in cases if x["case_id"] == c)["name"] == "upper_case")
+    upper = sum(
+        m for c, m in mags.items() if next(x for x in cases if x["case_id"] == c)["name"] == "upper_case"
+    )
     assert fams["character"]["stability"] == pytest.approx(upper / sum(mags.values()))
     md = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
     assert md.index("| spaces |") < md.index("| zero_width |") < md.index("| upper_case |")
@@ -345,7 +414,7 @@ def test_report_lists_the_planted_weaknesses_first(toy_run):
 def test_flip_table_counts_repairs(tmp_path):
     cases = suite_file(tmp_path)
 
-    def case_sensitive(text):          # wrong whenever it sees "Mia " (so upper-casing repairs it)
+    def case_sensitive(text):  # wrong whenever it sees "Mia " (so upper-casing repairs it)
         out = toy(text)
         return out + "1" if "Mia " in text else out
 
@@ -375,11 +444,15 @@ def test_export_failures_and_regressions_stay_fixed(toy_run):
     rows = read(reg)
     assert {r["provenance"]["name"] for r in rows} == {"zero_width"}
     assert all("\u200b" in r["q"] and r["gold"] in (7, 36, 6) for r in rows)
-    assert rows[0]["provenance"]["catalog_digest"] and rows[0]["id"].startswith(rows[0]["provenance"]["example_id"] + "~")
+    assert rows[0]["provenance"]["catalog_digest"] and rows[0]["id"].startswith(
+        rows[0]["provenance"]["example_id"] + "~"
+    )
     cases2 = tmp_path / "cases2.jsonl"
-    write_suite(str(reg), str(cases2), field="q", answer_field="gold", id_field="id", select="name=upper_case")
+    write_suite(
+        str(reg), str(cases2), field="q", answer_field="gold", id_field="id", select="name=upper_case"
+    )
 
-    def fixed(text):                    # the model after input normalisation: zero-width stripped
+    def fixed(text):  # the model after input normalisation: zero-width stripped
         return toy(text.replace("\u200b", ""))
 
     evaluate(str(cases2), fixed, tmp_path / "r2.jsonl")
@@ -391,57 +464,107 @@ def test_export_failures_and_regressions_stay_fixed(toy_run):
 
 # -- assert_invariant -----------------------------------------------------------------------------
 
+
 def test_assert_invariant_passes_and_fails_with_grouped_table():
     questions = [e["q"] for e in EXAMPLES]
-    assert_invariant(toy, questions, perturbations=["upper_case", "trailing_newline"],
-                     checker=Checker())
+    assert_invariant(toy, questions, perturbations=["upper_case", "trailing_newline"], checker=Checker())
     with pytest.raises(AssertionError) as info:
-        assert_invariant(toy, questions, perturbations=["upper_case", "zero_width", "spaces"],
-                         checker=Checker())
+        assert_invariant(
+            toy, questions, perturbations=["upper_case", "zero_width", "spaces"], checker=Checker()
+        )
     msg = str(info.value)
-    assert msg.splitlines()[0] == ("6 of 9 perturbed inputs changed the model's answer "
-                                   "(max allowed rate 0.0):")
+    assert msg.splitlines()[0] == (
+        "6 of 9 perturbed inputs changed the model's answer (max allowed rate 0.0):"
+    )
     assert "  spaces: 3/3 failing" in msg and "  zero_width: 3/3 failing" in msg
     assert "upper_case" not in msg
-    assert_invariant(toy, questions, perturbations=["upper_case", "zero_width", "spaces"],
-                     checker=Checker(), max_failure_rate=0.7)
+    assert_invariant(
+        toy,
+        questions,
+        perturbations=["upper_case", "zero_width", "spaces"],
+        checker=Checker(),
+        max_failure_rate=0.7,
+    )
 
 
 # -- CLI ------------------------------------------------------------------------------------------
 
+
 def test_cli_walkthrough(tmp_path, capsys):
     examples = write_examples(tmp_path / "ex.jsonl")
     model_file = tmp_path / "model.py"
-    model_file.write_text(f"import sys\nsys.path.insert(0, {str(__import__('pathlib').Path(__file__).parent)!r})\n"
-                          "from test_robustness import toy as answer\n")
+    model_file.write_text(
+        f"import sys\nsys.path.insert(0, {str(__import__('pathlib').Path(__file__).parent)!r})\n"
+        "from test_robustness import toy as answer\n"
+    )
     cases, results, rep = tmp_path / "cases.jsonl", tmp_path / "results.jsonl", tmp_path / "rep"
-    assert cli.main(["suite", str(examples), "--field", "q", "--answer-field", "gold", "--id-field", "id",
-                     "--select", TOY_SELECT, "--seeds", "0,1", "-o", str(cases)]) == 0
+    assert (
+        cli.main(
+            [
+                "suite",
+                str(examples),
+                "--field",
+                "q",
+                "--answer-field",
+                "gold",
+                "--id-field",
+                "id",
+                "--select",
+                TOY_SELECT,
+                "--seeds",
+                "0,1",
+                "-o",
+                str(cases),
+            ]
+        )
+        == 0
+    )
     assert "3 examples -> " in capsys.readouterr().err
     assert cli.main(["evaluate", str(cases), "--callable", f"{model_file}:answer", "-o", str(results)]) == 0
     assert "errors by type: none" in capsys.readouterr().err
-    assert cli.main(["report", str(results), "-o", str(rep), "--no-plots",
-                     "--export-failures", str(tmp_path / "reg.jsonl")]) == 0
+    assert (
+        cli.main(
+            [
+                "report",
+                str(results),
+                "-o",
+                str(rep),
+                "--no-plots",
+                "--export-failures",
+                str(tmp_path / "reg.jsonl"),
+            ]
+        )
+        == 0
+    )
     data = json.loads((rep / "report.json").read_text(encoding="utf-8"))
     # zero_width is seeded: 3 examples x 2 seeds; spaces is not seeded: one case per example
-    assert [(g["name"], g["failures"]) for g in data["perturbations"][:2]] == [("zero_width", 6), ("spaces", 3)]
+    assert [(g["name"], g["failures"]) for g in data["perturbations"][:2]] == [
+        ("zero_width", 6),
+        ("spaces", 3),
+    ]
     assert len(read(tmp_path / "reg.jsonl")) == 9
     summary = json.loads((tmp_path / "cases.summary.json").read_text())
     assert summary["examples"] == 3
 
 
-@pytest.mark.parametrize("argv, needle", [
-    (["suite", "nope.jsonl", "--field", "q", "-o", "x.jsonl"], "no such file"),
-    (["suite", "EX", "--field", "missing", "-o", "x.jsonl"], "no string field 'missing'"),
-    (["suite", "EX", "--field", "q", "--select", "colour=red", "-o", "x.jsonl"], "FIELD=V1,V2"),
-    (["suite", "EX", "--field", "q", "--seeds", "a,b", "-o", "x.jsonl"], "--seeds"),
-    (["evaluate", "EX", "--base-url", "http://127.0.0.1:9/v1", "-o", "r.jsonl"], "--model is required"),
-    (["evaluate", "EX", "--callable", "nomodule_xyz:f", "-o", "r.jsonl"], "--callable"),
-    (["report", "missing.jsonl", "-o", "rep"], "no such file"),
-    (["report", "EX"], "give -o DIR"),
-    (["report", "EX", "-o", "rep"], "is not a result"),
-    (["evaluate", "EX", "--callable", "os.path:basename", "-o", "r.jsonl"], "reads the output of `perturber suite`"),
-])
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        (["suite", "nope.jsonl", "--field", "q", "-o", "x.jsonl"], "no such file"),
+        (["suite", "EX", "--field", "missing", "-o", "x.jsonl"], "no string field 'missing'"),
+        (["suite", "EX", "--field", "q", "--select", "colour=red", "-o", "x.jsonl"], "FIELD=V1,V2"),
+        (["suite", "EX", "--field", "q", "--seeds", "a,b", "-o", "x.jsonl"], "--seeds"),
+        (["evaluate", "EX", "--base-url", "http://127.0.0.1:9/v1", "-o", "r.jsonl"], "--model is required"),
+        (["evaluate", "EX", "--callable", "nomodule_xyz:f", "-o", "r.jsonl"], "--callable"),
+        (["report", "missing.jsonl", "-o", "rep"], "no such file"),
+        (["report", "EX"], "give -o DIR"),
+        (["report", "EX", "-o", "rep"], "is not a result"),
+        (
+            ["evaluate", "EX", "--callable", "os.path:basename", "-o", "r.jsonl"],
+            "reads the output of `perturber suite`",
+        ),
+    ],
+)
 def test_cli_errors_are_one_line(tmp_path, capsys, monkeypatch, argv, needle):
     monkeypatch.chdir(tmp_path)
     write_examples(tmp_path / "EX")
@@ -470,20 +593,43 @@ def test_categorical_levels_and_model_gates():
     from perturber.robustness.suite import measured_level
 
     kb = next(g for g in select.GRADED_REASONING if g.name == "Knowledge Boundary")
-    entry = {"name": "knowledge_boundary", "family": "reasoning", "params": [
-        {"name": "boundary", "type": "str", "choices": ["missing_information", "fabricated_evidence",
-                                                        "unknowable_value", "fabricated_entity",
-                                                        "impossible_premise"]}]}
-    levels = [measured_level(kb, entry, "q", "q2", 0.3, {"boundary": b}, ladder.DEFAULT_BANDS)
-              for b in entry["params"][0]["choices"]]
+    entry = {
+        "name": "knowledge_boundary",
+        "family": "reasoning",
+        "params": [
+            {
+                "name": "boundary",
+                "type": "str",
+                "choices": [
+                    "missing_information",
+                    "fabricated_evidence",
+                    "unknowable_value",
+                    "fabricated_entity",
+                    "impossible_premise",
+                ],
+            }
+        ],
+    }
+    levels = [
+        measured_level(kb, entry, "q", "q2", 0.3, {"boundary": b}, ladder.DEFAULT_BANDS)
+        for b in entry["params"][0]["choices"]
+    ]
     assert levels == [1, 2, 3, 4, 5]
     assert measured_level(kb, entry, "q", "q", 0.0, {"boundary": "unknowable_value"}, {}) == 0
-    common = dict(original="Buy 4 eggs", perturbed="Purchase 4 eggs", applied=True, reason=None,
-                  expectation="invariant", name="lexical_paraphrasing")
+    common = dict(
+        original="Buy 4 eggs",
+        perturbed="Purchase 4 eggs",
+        applied=True,
+        reason=None,
+        expectation="invariant",
+        name="lexical_paraphrasing",
+    )
     assert gates.check_gate(**common, details={"numbers_preserved": False}) == "model_numbers_changed"
     assert gates.check_gate(**common, details={"numbers_preserved": True}) is None
-    assert gates.check_gate(**{**common, "applied": False, "reason": "no_candidates"},
-                            details={}) == "not_applied:no_candidates"
+    assert (
+        gates.check_gate(**{**common, "applied": False, "reason": "no_candidates"}, details={})
+        == "not_applied:no_candidates"
+    )
 
 
 def test_an_entry_that_errors_is_rejected_and_the_suite_goes_on(monkeypatch):
@@ -500,7 +646,9 @@ def test_an_entry_that_errors_is_rejected_and_the_suite_goes_on(monkeypatch):
     monkeypatch.setattr(core, "apply", apply)
     cases = list(build_suite(EXAMPLES, field="q", id_field="id", select="name=upper_case,spaces"))
     assert [(c["name"], c["gate"], c["reason"]) for c in cases if c["example_id"] == "a"] == [
-        ("upper_case", "rejected", "error:model_unavailable"), ("spaces", "pass", None)]
+        ("upper_case", "rejected", "error:model_unavailable"),
+        ("spaces", "pass", None),
+    ]
 
 
 def test_progress_shows_rate_and_eta():
@@ -524,32 +672,92 @@ def test_preset_puts_each_entry_in_one_family_and_ladders_categories(monkeypatch
     from perturber.core import Result
 
     catalog = [
-        {"name": "typo_paraphrase", "category": "native", "family": "paraphrasing", "version": 1,
-         "expectation": "invariant", "seed_sensitive": False, "intensity": None, "params": []},
-        {"name": "lexical_paraphrasing", "category": "native", "family": "paraphrasing", "version": 1,
-         "expectation": "invariant", "seed_sensitive": False, "intensity": None, "params": []},
-        {"name": "knowledge_boundary", "category": "native", "family": "reasoning", "version": 1,
-         "expectation": "refusal", "seed_sensitive": False, "intensity": None,
-         "params": [{"name": "boundary", "type": "str", "choices": [
-             "missing_information", "fabricated_evidence", "unknowable_value", "fabricated_entity",
-             "impossible_premise"]}]},
+        {
+            "name": "typo_paraphrase",
+            "category": "native",
+            "family": "paraphrasing",
+            "version": 1,
+            "expectation": "invariant",
+            "seed_sensitive": False,
+            "intensity": None,
+            "params": [],
+        },
+        {
+            "name": "lexical_paraphrasing",
+            "category": "native",
+            "family": "paraphrasing",
+            "version": 1,
+            "expectation": "invariant",
+            "seed_sensitive": False,
+            "intensity": None,
+            "params": [],
+        },
+        {
+            "name": "knowledge_boundary",
+            "category": "native",
+            "family": "reasoning",
+            "version": 1,
+            "expectation": "refusal",
+            "seed_sensitive": False,
+            "intensity": None,
+            "params": [
+                {
+                    "name": "boundary",
+                    "type": "str",
+                    "choices": [
+                        "missing_information",
+                        "fabricated_evidence",
+                        "unknowable_value",
+                        "fabricated_entity",
+                        "impossible_premise",
+                    ],
+                }
+            ],
+        },
     ]
     plan = select.plan(preset="graded-reasoning", catalog=catalog)
     homes = [(e["name"], g.name) for e, g in plan.items]
-    assert homes == [("lexical_paraphrasing", "Semantic Variation"), ("typo_paraphrase", "Input Quality"),
-                     ("knowledge_boundary", "Knowledge Boundary")]
+    assert homes == [
+        ("lexical_paraphrasing", "Semantic Variation"),
+        ("typo_paraphrase", "Input Quality"),
+        ("knowledge_boundary", "Knowledge Boundary"),
+    ]
 
     def fake_apply(text, name, params=None, seed=0, category="native"):
         params = dict(params or {})
         out = f"{text} [{params.get('boundary', 'x')}]"
-        return Result(text=out, applied=True, reason=None, edits=1, magnitude=0.3, name=name,
-                      category=category, family="reasoning", version=1, in_scope=False,
-                      expectation="refusal", kind="model_backed", seed=seed, params=params)
+        return Result(
+            text=out,
+            applied=True,
+            reason=None,
+            edits=1,
+            magnitude=0.3,
+            name=name,
+            category=category,
+            family="reasoning",
+            version=1,
+            in_scope=False,
+            expectation="refusal",
+            kind="model_backed",
+            seed=seed,
+            params=params,
+        )
 
     monkeypatch.setattr(core, "apply", fake_apply)
-    cases = list(build_suite([{"q": "How tall is Zorblax?"}], field="q", preset="graded-reasoning",
-                             select="name=knowledge_boundary", ladder_scan=True, catalog=catalog))
+    cases = list(
+        build_suite(
+            [{"q": "How tall is Zorblax?"}],
+            field="q",
+            preset="graded-reasoning",
+            select="name=knowledge_boundary",
+            ladder_scan=True,
+            catalog=catalog,
+        )
+    )
     assert [(c["params"]["boundary"], c["level"], c["gate"]) for c in cases] == [
-        ("missing_information", 1, "pass"), ("fabricated_evidence", 2, "pass"),
-        ("unknowable_value", 3, "pass"), ("fabricated_entity", 4, "pass"),
-        ("impossible_premise", 5, "pass")]
+        ("missing_information", 1, "pass"),
+        ("fabricated_evidence", 2, "pass"),
+        ("unknowable_value", 3, "pass"),
+        ("fabricated_entity", 4, "pass"),
+        ("impossible_premise", 5, "pass"),
+    ]

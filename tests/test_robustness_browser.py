@@ -6,11 +6,20 @@ import pytest
 from test_robustness import suite_file, toy
 
 CHROMIUM = pathlib.Path("/usr/bin/chromium")
-pytestmark = [pytest.mark.browser,
-              pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium not installed "
-                                 "(.ci/run installs it with apt-get)")]
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--no-first-run"]
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        not CHROMIUM.exists(), reason="Debian chromium not installed (.ci/run installs it with apt-get)"
+    ),
+]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
 
 
 def test_report_html_renders_with_plots(tmp_path):

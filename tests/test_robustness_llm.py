@@ -33,24 +33,26 @@ def test_evaluate_against_the_server(llm_server, cases, tmp_path, monkeypatch, c
     caplog.set_level(logging.DEBUG)
     monkeypatch.setenv("PERTURBER_LLM_API_KEY", KEY)
     llm_server.script(Reply(status=500, headers={"retry-after": "0"}), default=answering)
-    model = EndpointModel(llm_server.base_url, "toy-m", system_prompt="Answer with #### N.",
-                          concurrency=4)
+    model = EndpointModel(llm_server.base_url, "toy-m", system_prompt="Answer with #### N.", concurrency=4)
     out = tmp_path / "results.jsonl"
     summary = evaluate(str(cases), model, out, concurrency=4)
     assert not summary.errors and summary.calls == 18
-    assert len(llm_server.requests) == 19                      # one 500, retried
+    assert len(llm_server.requests) == 19  # one 500, retried
     assert 1 <= llm_server.max_in_flight <= 4
     first = llm_server.requests[0]
-    assert first.headers["authorization"] == f"Bearer {KEY}"    # the key is used ...
+    assert first.headers["authorization"] == f"Bearer {KEY}"  # the key is used ...
     assert first.body["messages"][0] == {"role": "system", "content": "Answer with #### N."}
     assert first.body["model"] == "toy-m"
     blob = out.read_text(encoding="utf-8")
-    assert KEY not in blob and KEY not in caplog.text and KEY not in repr(model)   # ... never kept
+    assert KEY not in blob and KEY not in caplog.text and KEY not in repr(model)  # ... never kept
     results = read(out)
     case = next(r for r in results if r["kind"] == "case" and r["name"] == "upper_case")
     assert case["extracted"] == str(case["answer"]) and case["sim"] == 1.0 and case["model"] == "toy-m"
     data = aggregate([str(out)])
-    assert [(g["name"], g["failures"]) for g in data["perturbations"][:2]] == [("spaces", 3), ("zero_width", 3)]
+    assert [(g["name"], g["failures"]) for g in data["perturbations"][:2]] == [
+        ("spaces", 3),
+        ("zero_width", 3),
+    ]
 
 
 def test_resumption_makes_no_duplicate_calls(llm_server, cases, tmp_path):
@@ -59,7 +61,7 @@ def test_resumption_makes_no_duplicate_calls(llm_server, cases, tmp_path):
     evaluate(str(cases), EndpointModel(llm_server.base_url, "m", api_key=""), out)
     lines = out.read_text(encoding="utf-8").splitlines(keepends=True)
     assert len(lines) == 18
-    out.write_text("".join(lines[:7]) + lines[7][:25], encoding="utf-8")   # interrupted mid-write
+    out.write_text("".join(lines[:7]) + lines[7][:25], encoding="utf-8")  # interrupted mid-write
     llm_server.reset()
     llm_server.script(default=answering)
     summary = evaluate(str(cases), EndpointModel(llm_server.base_url, "m", api_key=""), out)
@@ -67,15 +69,27 @@ def test_resumption_makes_no_duplicate_calls(llm_server, cases, tmp_path):
     assert len(asked) == 11 == summary.calls and len(set(asked)) == 11
     results = read(out)
     assert len(results) == 18 and len({r["key"] for r in results}) == 18
-    assert "authorization" not in llm_server.requests[0].headers      # no key: no header
+    assert "authorization" not in llm_server.requests[0].headers  # no key: no header
 
 
 def test_server_errors_are_recorded_by_type_and_keyless(llm_server, cases, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("PERTURBER_LLM_API_KEY", KEY)
     llm_server.script(*[Reply(status=401, content=None)] * 3, default=answering)
     out = tmp_path / "results.jsonl"
-    code = cli.main(["evaluate", str(cases), "--base-url", llm_server.base_url, "--model", "m",
-                     "--concurrency", "1", "-o", str(out)])
+    code = cli.main(
+        [
+            "evaluate",
+            str(cases),
+            "--base-url",
+            llm_server.base_url,
+            "--model",
+            "m",
+            "--concurrency",
+            "1",
+            "-o",
+            str(out),
+        ]
+    )
     err = capsys.readouterr().err
     # the three originals are asked first and fail: their cases are not asked at all
     assert code == 0 and "errors by type: original_failed: 15, model_error: 3" in err and KEY not in err
@@ -84,8 +98,9 @@ def test_server_errors_are_recorded_by_type_and_keyless(llm_server, cases, tmp_p
     assert sorted({r["error"]["code"] for r in errors}) == ["model_error", "original_failed"]
     assert all("401" in r["error"]["message"] or r["error"]["code"] == "original_failed" for r in errors)
     assert KEY not in out.read_text(encoding="utf-8")
-    code = cli.main(["evaluate", str(cases), "--base-url", llm_server.base_url, "--model", "m",
-                     "-o", str(out)])
+    code = cli.main(
+        ["evaluate", str(cases), "--base-url", llm_server.base_url, "--model", "m", "-o", str(out)]
+    )
     assert code == 0 and "errors by type: none" in capsys.readouterr().err
     good = {r["key"] for r in read(out) if "error" not in r}
     assert len(good) == 18
@@ -95,9 +110,19 @@ def test_refusal_judge_rubric(llm_server, tmp_path):
     from perturber.robustness.checking import Checker
     from perturber.robustness.evaluate import rubric_judge
 
-    cases = [{"case_id": f"r{i}", "example_id": "1", "original": "How tall is Zorblax?",
-              "perturbed": f"How tall is the fictional Zorblax {i}?", "expectation": "refusal",
-              "answer": None, "name": "knowledge_boundary", "family": "reasoning"} for i in range(4)]
+    cases = [
+        {
+            "case_id": f"r{i}",
+            "example_id": "1",
+            "original": "How tall is Zorblax?",
+            "perturbed": f"How tall is the fictional Zorblax {i}?",
+            "expectation": "refusal",
+            "answer": None,
+            "name": "knowledge_boundary",
+            "family": "reasoning",
+        }
+        for i in range(4)
+    ]
     grades = iter("ABCD")
 
     def server(body):
@@ -128,8 +153,24 @@ def test_gate_judge_rejects_what_it_calls_different(llm_server, tmp_path, monkey
     llm_server.script(default=judge)
     examples = write_examples(tmp_path / "ex.jsonl")
     out = tmp_path / "cases.jsonl"
-    assert cli.main(["suite", str(examples), "--field", "q", "--id-field", "id", "--select",
-                     "name=zero_width,upper_case", "--gate-judge", "-o", str(out)]) == 0
+    assert (
+        cli.main(
+            [
+                "suite",
+                str(examples),
+                "--field",
+                "q",
+                "--id-field",
+                "id",
+                "--select",
+                "name=zero_width,upper_case",
+                "--gate-judge",
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
     assert {c["name"] for c in read(out)} == {"upper_case"}
     rejected = read(tmp_path / "cases.rejected.jsonl")
     assert [(c["name"], c["reason"]) for c in rejected] == [("zero_width", "judge_rejected")] * 3

@@ -18,8 +18,7 @@ from perturber.service import Settings, create_app
 
 APP = create_app(Settings(max_text_chars=5000, max_texts=20))
 schema = schemathesis.openapi.from_asgi("/openapi.json", APP)
-CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
-          response_schema_conformance]
+CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 
 
 @schema.parametrize()

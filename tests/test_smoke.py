@@ -30,8 +30,11 @@ def uvicorn_url():
     from perturber.service import Settings, create_app
 
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(Settings()), host="127.0.0.1", port=port,
-                                           log_level="warning", lifespan="off"))
+    server = uvicorn.Server(
+        uvicorn.Config(
+            create_app(Settings()), host="127.0.0.1", port=port, log_level="warning", lifespan="off"
+        )
+    )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30

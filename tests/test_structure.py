@@ -13,19 +13,24 @@ from perturber.errors import InvalidParams
 from perturber.rng import Draws
 from perturber.text import word_tokens
 
-NAMES = ["reorder_bullets", "question_to_end", "markdown_structure", "irrelevant_preamble",
-         "irrelevant_trailer", "key_sentence_to_middle"]
+NAMES = [
+    "reorder_bullets",
+    "question_to_end",
+    "markdown_structure",
+    "irrelevant_preamble",
+    "irrelevant_trailer",
+    "key_sentence_to_middle",
+]
 
 B2 = load_table("b02_filler")["sentences"]
 B3 = load_table("b03_preambles")["sentences"]
 B4 = load_table("b04_trailers")["sentences"]
 
 
-
-
 # --------------------------------------------------------------------------------------------
 # Declarations, shared reasons, validation
 # --------------------------------------------------------------------------------------------
+
 
 def test_declarations_match_catalog_table():
     rows = {s.name: s for s in registry.entries() if s.family == "structure"}
@@ -33,14 +38,14 @@ def test_declarations_match_catalog_table():
     for name, spec in rows.items():
         assert spec.expectation == "invariant" and not spec.model_backed
         assert spec.in_scope == (name != "key_sentence_to_middle")
-        assert spec.seed_sensitive == (name in ("reorder_bullets", "irrelevant_preamble",
-                                                "irrelevant_trailer"))
+        assert spec.seed_sensitive == (
+            name in ("reorder_bullets", "irrelevant_preamble", "irrelevant_trailer")
+        )
     assert rows["reorder_bullets"].intensity == "rate"
     assert rows["reorder_bullets"].defaults == {"rate": 1.0}
     assert rows["question_to_end"].params == () and rows["question_to_end"].intensity is None
     (style,) = rows["markdown_structure"].params
-    assert (style.default, style.choices) == ("bullets",
-                                              ("bullets", "numbered", "quote", "bold_question"))
+    assert (style.default, style.choices) == ("bullets", ("bullets", "numbered", "quote", "bold_question"))
     assert rows["markdown_structure"].intensity is None
     for name in ("irrelevant_preamble", "irrelevant_trailer"):
         (c,) = rows[name].params
@@ -58,35 +63,54 @@ def test_empty_input(name):
     assert (r.text, r.applied, r.reason, r.edits) == ("", False, "empty_input", 0)
 
 
-@pytest.mark.parametrize("name,params", [
-    ("reorder_bullets", {"rate": 0.0}), ("irrelevant_preamble", {"count": 0}),
-    ("irrelevant_trailer", {"count": 0}), ("key_sentence_to_middle", {"count": 0}),
-])
+@pytest.mark.parametrize(
+    "name,params",
+    [
+        ("reorder_bullets", {"rate": 0.0}),
+        ("irrelevant_preamble", {"count": 0}),
+        ("irrelevant_trailer", {"count": 0}),
+        ("key_sentence_to_middle", {"count": 0}),
+    ],
+)
 def test_zero_intensity(name, params):
     text = "What is 2+2? Think.\n- a\n- b\n"
     r = run(text, name, params)
     assert (r.text, r.applied, r.reason, r.edits) == (text, False, "zero_intensity", 0)
 
 
-@pytest.mark.parametrize("name,params", [
-    ("reorder_bullets", {"rate": 1.5}), ("reorder_bullets", {"rate": 0.00005}),
-    ("reorder_bullets", {"rate": True}), ("irrelevant_preamble", {"count": 4}),
-    ("irrelevant_trailer", {"count": -1}), ("irrelevant_trailer", {"count": 1.0}),
-    ("key_sentence_to_middle", {"count": 501}), ("key_sentence_to_middle", {"depth": 0.505}),
-    ("key_sentence_to_middle", {"depth": 1.01}), ("markdown_structure", {"style": "Bullets"}),
-    ("markdown_structure", {"style": "table"}), ("question_to_end", {"rate": 1.0}),
-])
+@pytest.mark.parametrize(
+    "name,params",
+    [
+        ("reorder_bullets", {"rate": 1.5}),
+        ("reorder_bullets", {"rate": 0.00005}),
+        ("reorder_bullets", {"rate": True}),
+        ("irrelevant_preamble", {"count": 4}),
+        ("irrelevant_trailer", {"count": -1}),
+        ("irrelevant_trailer", {"count": 1.0}),
+        ("key_sentence_to_middle", {"count": 501}),
+        ("key_sentence_to_middle", {"depth": 0.505}),
+        ("key_sentence_to_middle", {"depth": 1.01}),
+        ("markdown_structure", {"style": "Bullets"}),
+        ("markdown_structure", {"style": "table"}),
+        ("question_to_end", {"rate": 1.0}),
+    ],
+)
 def test_parameter_validation(name, params):
     with pytest.raises(InvalidParams):
         run("What? Yes.", name, params)
 
 
-@pytest.mark.parametrize("name,params", [
-    ("question_to_end", {}), ("markdown_structure", {"style": "bullets"}),
-    ("markdown_structure", {"style": "numbered"}), ("markdown_structure", {"style": "quote"}),
-    ("markdown_structure", {"style": "bold_question"}),
-    ("key_sentence_to_middle", {"count": 3, "depth": 0.5}),
-])
+@pytest.mark.parametrize(
+    "name,params",
+    [
+        ("question_to_end", {}),
+        ("markdown_structure", {"style": "bullets"}),
+        ("markdown_structure", {"style": "numbered"}),
+        ("markdown_structure", {"style": "quote"}),
+        ("markdown_structure", {"style": "bold_question"}),
+        ("key_sentence_to_middle", {"count": 3, "depth": 0.5}),
+    ],
+)
 def test_seed_insensitive_entries_make_no_draws(name, params):
     spec = registry.get(name)
     text = "Why is it? It is so.\n\nMore text here. Is it?\nAnswer:"
@@ -96,8 +120,12 @@ def test_seed_insensitive_entries_make_no_draws(name, params):
 
 
 def test_sentence_banks_transcribed():
-    for name, tag, size in [("b01_distractors", "B1", 24), ("b02_filler", "B2", 20),
-                            ("b03_preambles", "B3", 12), ("b04_trailers", "B4", 12)]:
+    for name, tag, size in [
+        ("b01_distractors", "B1", 24),
+        ("b02_filler", "B2", 20),
+        ("b03_preambles", "B3", 12),
+        ("b04_trailers", "B4", 12),
+    ]:
         table = load_table(name)
         assert table["table"] == tag and len(table["sentences"]) == size
         assert len(set(table["sentences"])) == size
@@ -151,9 +179,13 @@ def test_reorder_bullets_draws_follow_the_procedure():
     lists = [["a", "b", "c"], ["d", "e"], ["f", "g", "h"]]
     for i, p in zip(chosen, perms):
         lists[i] = [lists[i][j] for j in p]
-    expected = ("".join(f"- {w}\n" for w in lists[0]) + "\nx\n\n"
-                + "".join(f"* {w}\n" for w in lists[1]) + "\ny\n\n"
-                + "".join(f"+ {w}\n" for w in lists[2]))
+    expected = (
+        "".join(f"- {w}\n" for w in lists[0])
+        + "\nx\n\n"
+        + "".join(f"* {w}\n" for w in lists[1])
+        + "\ny\n\n"
+        + "".join(f"+ {w}\n" for w in lists[2])
+    )
     r = run(text, "reorder_bullets", {"rate": 0.5}, seed=seed)
     assert (r.text, r.edits) == (expected, 2)
 
@@ -167,8 +199,7 @@ def test_reorder_bullets_must_not_return_original_order():
 
 
 def test_reorder_bullets_must_not_reorder_numbered_lists_or_options():
-    for text in ["1. one\n2. two\n3. three", "1) a\n2) b", "A. Mars\nB. Jupiter\nC. Venus",
-                 "(a) x\n(b) y"]:
+    for text in ["1. one\n2. two\n3. three", "1) a\n2) b", "A. Mars\nB. Jupiter\nC. Venus", "(a) x\n(b) y"]:
         r = run(text, "reorder_bullets")
         assert (r.text, r.reason) == (text, "no_candidates")
 
@@ -207,8 +238,7 @@ def test_reorder_bullets_must_not_change_markers_indentation_or_separators():
     for seed in range(20):
         out = run(text, "reorder_bullets", seed=seed).text
         m = re.fullmatch(r"  -\t(\w+)\n\n  -   (\w+)\r\n  - (\w+)\n", out)
-        assert m and sorted(m.groups()) == ["one", "three", "two"] and m.groups() != (
-            "one", "two", "three")
+        assert m and sorted(m.groups()) == ["one", "three", "two"] and m.groups() != ("one", "two", "three")
 
 
 def test_reorder_bullets_list_boundaries():
@@ -258,6 +288,7 @@ def test_reorder_bullets_crlf_and_clusters():
 # 15.2 question_to_end
 # --------------------------------------------------------------------------------------------
 
+
 def test_question_to_end_catalog_examples():
     r = run("What is the total cost? Apples cost $2 each and Sam buys 3.", "question_to_end")
     assert r.text == "Apples cost $2 each and Sam buys 3. What is the total cost?"
@@ -285,8 +316,12 @@ def test_question_to_end_must_not_put_the_question_after_the_answer_cue():
 
 
 def test_question_to_end_must_not_move_a_question_not_at_the_start():
-    for text in ["Sam has 3 apples. How many?", "# Title?\nWhat is it? Yes.",
-                 "- Is it? Yes.\nText.", "Really! What?"]:
+    for text in [
+        "Sam has 3 apples. How many?",
+        "# Title?\nWhat is it? Yes.",
+        "- Is it? Yes.\nText.",
+        "Really! What?",
+    ]:
         r = run(text, "question_to_end")
         assert (r.text, r.reason) == (text, "no_candidates")
 
@@ -378,10 +413,11 @@ def test_markdown_structure_bold_question_needs_a_question():
 # 15.4 irrelevant_preamble, 15.5 irrelevant_trailer
 # --------------------------------------------------------------------------------------------
 
+
 def test_irrelevant_preamble_catalog_example():
     r = run("What is 7 × 8?", "irrelevant_preamble")
     assert r.applied and r.edits == 1
-    material, rest = r.text[:-len(" What is 7 × 8?")], r.text[-len(" What is 7 × 8?"):]
+    material, rest = r.text[: -len(" What is 7 × 8?")], r.text[-len(" What is 7 × 8?") :]
     assert rest == " What is 7 × 8?" and material in B3
 
 
@@ -407,7 +443,7 @@ def test_irrelevant_preamble_keeps_text_byte_identical():
 def test_irrelevant_trailer_catalog_example():
     r = run("What is 7 × 8?\nAnswer:", "irrelevant_trailer")
     assert r.text.startswith("What is 7 × 8? ") and r.text.endswith("\nAnswer:")
-    assert r.text[len("What is 7 × 8? "):-len("\nAnswer:")] in B4
+    assert r.text[len("What is 7 × 8? ") : -len("\nAnswer:")] in B4
     assert r.edits == 1 and r.details == {}
 
 
@@ -438,13 +474,14 @@ def test_irrelevant_trailer_must_not_drop_trailing_newlines():
 # 15.6 key_sentence_to_middle
 # --------------------------------------------------------------------------------------------
 
+
 def test_key_sentence_to_middle_catalog_example():
-    r = run("The code is 7341. What is the code?", "key_sentence_to_middle",
-           {"count": 4, "depth": 0.5})
+    r = run("The code is 7341. What is the code?", "key_sentence_to_middle", {"count": 4, "depth": 0.5})
     assert r.text == (
         "This passage contains general background material. These notes were gathered from "
         "routine sources. The code is 7341. Much of this text concerns ordinary everyday "
-        "matters. These sentences describe common situations in plain terms.\n\nWhat is the code?")
+        "matters. These sentences describe common situations in plain terms.\n\nWhat is the code?"
+    )
     assert (r.edits, r.details) == (4, {"key_position": 2})
 
 
@@ -455,16 +492,20 @@ def test_key_sentence_to_middle_depth_and_cycle():
     r = run("Key fact.", "key_sentence_to_middle", {"count": 3, "depth": 0.0})
     assert r.text == "Key fact. " + " ".join(B2[:3])
     # b = (count * round(depth * 100) + 50) // 100: 3 * 50 = 150 -> 2
-    assert run("K.", "key_sentence_to_middle", {"count": 3, "depth": 0.5}).details == \
-        {"key_position": 2}
+    assert run("K.", "key_sentence_to_middle", {"count": 3, "depth": 0.5}).details == {"key_position": 2}
     assert run("K.", "key_sentence_to_middle", {"count": 40}).details == {"key_position": 20}
 
 
 def test_key_sentence_to_middle_must_not_alter_the_key_or_the_rest():
     text = "\n The code is `7341` (see https://ex.com/x).\nWhy?  Tell me.\n\n- a\n\n"
     out = run(text, "key_sentence_to_middle", {"count": 2}).text
-    assert out == ("\n " + B2[0] + " The code is `7341` (see https://ex.com/x). " + B2[1]
-                   + "\n\nWhy?  Tell me.\n\n- a\n\n")
+    assert out == (
+        "\n "
+        + B2[0]
+        + " The code is `7341` (see https://ex.com/x). "
+        + B2[1]
+        + "\n\nWhy?  Tell me.\n\n- a\n\n"
+    )
 
 
 def test_key_sentence_to_middle_must_not_move_the_answer_cue():
@@ -484,26 +525,45 @@ def test_key_sentence_to_middle_whitespace_only():
 
 
 def test_key_sentence_to_middle_single_unit():
-    assert run("Only this.\n", "key_sentence_to_middle", {"count": 1}).text == \
-        B2[0] + " Only this.\n"
+    assert run("Only this.\n", "key_sentence_to_middle", {"count": 1}).text == B2[0] + " Only this.\n"
 
 
 # --------------------------------------------------------------------------------------------
 # Robustness
 # --------------------------------------------------------------------------------------------
 
-ODD = ["\x00", "\u202e- a\n- b", "- \u200d\n- \u0301", "\r\r\n\n", "?", "- ", "-\t\n-\t",
-       "Q?\u2028A.", "```\n", "\ud83d\udc4d".encode("utf-16", "surrogatepass").decode("utf-16"),
-       "Answer:\nAnswer:", "a\x85b? c.", "- a\n  \t- b\n\t- c\n  - d"]
+ODD = [
+    "\x00",
+    "\u202e- a\n- b",
+    "- \u200d\n- \u0301",
+    "\r\r\n\n",
+    "?",
+    "- ",
+    "-\t\n-\t",
+    "Q?\u2028A.",
+    "```\n",
+    "\ud83d\udc4d".encode("utf-16", "surrogatepass").decode("utf-16"),
+    "Answer:\nAnswer:",
+    "a\x85b? c.",
+    "- a\n  \t- b\n\t- c\n  - d",
+]
 
 
 @pytest.mark.parametrize("text", ODD)
-@pytest.mark.parametrize("name,params", [
-    ("reorder_bullets", {}), ("question_to_end", {}), ("markdown_structure", {"style": "bullets"}),
-    ("markdown_structure", {"style": "numbered"}), ("markdown_structure", {"style": "quote"}),
-    ("markdown_structure", {"style": "bold_question"}), ("irrelevant_preamble", {"count": 3}),
-    ("irrelevant_trailer", {"count": 3}), ("key_sentence_to_middle", {"count": 5}),
-])
+@pytest.mark.parametrize(
+    "name,params",
+    [
+        ("reorder_bullets", {}),
+        ("question_to_end", {}),
+        ("markdown_structure", {"style": "bullets"}),
+        ("markdown_structure", {"style": "numbered"}),
+        ("markdown_structure", {"style": "quote"}),
+        ("markdown_structure", {"style": "bold_question"}),
+        ("irrelevant_preamble", {"count": 3}),
+        ("irrelevant_trailer", {"count": 3}),
+        ("key_sentence_to_middle", {"count": 5}),
+    ],
+)
 def test_never_raises(text, name, params):
     r = run(text, name, params, seed=9)
     assert r.applied == (r.text != text)

@@ -17,8 +17,10 @@ def has_data():
         return False
 
 
-needs_data = pytest.mark.skipif(not has_data(), reason="NLTK data missing: run "
-                                "`bash infra/layers/nltk/build.sh build --with-tagger` (CI does)")
+needs_data = pytest.mark.skipif(
+    not has_data(),
+    reason="NLTK data missing: run `bash infra/layers/nltk/build.sh build --with-tagger` (CI does)",
+)
 
 
 @needs_data
@@ -29,13 +31,16 @@ def test_catalog_example_replaces_movie_with_a_first_sense_synonym():
 
 
 @needs_data
-@pytest.mark.parametrize("text, banned", [
-    ("What is the capital of France?", "working capital"),
-    ("Please call 0049 30 1234567 for the office.", "telephone"),
-    ("Call 0049 30 1234567 tomorrow.", "telephone"),
-    ("Pick a number between one and ten.", "figure"),
-    ('Reply with a string, not an integer: {"type": "string"}', "twine"),
-])
+@pytest.mark.parametrize(
+    "text, banned",
+    [
+        ("What is the capital of France?", "working capital"),
+        ("Please call 0049 30 1234567 for the office.", "telephone"),
+        ("Call 0049 30 1234567 tomorrow.", "telephone"),
+        ("Pick a number between one and ten.", "figure"),
+        ('Reply with a string, not an integer: {"type": "string"}', "twine"),
+    ],
+)
 def test_catalog_v1_meaning_changes_are_gone(text, banned):
     for seed in range(10):
         assert banned not in perturber.perturb(text, "synonym", {"rate": 1.0}, seed)
@@ -43,10 +48,10 @@ def test_catalog_v1_meaning_changes_are_gone(text, banned):
 
 @needs_data
 def test_capital_and_number_have_no_v2_synonym():
-    assert syn.synonyms("capital", "n") == ()     # v1: `working capital`, `capital` (two-word)
-    assert syn.synonyms("number", "n") == ()      # v1: `figure` (figure's first sense differs)
-    assert syn.synonyms("string", "n") == ()      # v1: `twine`
-    assert syn.synonyms("call", "n") == ()        # v1: `phone call`, `telephone call`
+    assert syn.synonyms("capital", "n") == ()  # v1: `working capital`, `capital` (two-word)
+    assert syn.synonyms("number", "n") == ()  # v1: `figure` (figure's first sense differs)
+    assert syn.synonyms("string", "n") == ()  # v1: `twine`
+    assert syn.synonyms("call", "n") == ()  # v1: `phone call`, `telephone call`
     text = "What is the capital of France?"
     r = perturber.apply(text, "synonym", {"rate": 1.0})
     assert (r.text, r.reason) == (text, "no_candidates")
@@ -79,9 +84,17 @@ def test_details_report_the_data_version():
 @needs_data
 def test_synonyms_follow_the_catalog_rule():
     wn = nltk_data.wordnet()
-    assert syn.synonyms("movies", "n") == ()          # not in base form
-    for word, pos in (("movie", "n"), ("happy", "a"), ("quickly", "r"), ("buy", "v"),
-                      ("answer", "n"), ("begin", "v"), ("large", "a"), ("house", "n")):
+    assert syn.synonyms("movies", "n") == ()  # not in base form
+    for word, pos in (
+        ("movie", "n"),
+        ("happy", "a"),
+        ("quickly", "r"),
+        ("buy", "v"),
+        ("answer", "n"),
+        ("begin", "v"),
+        ("large", "a"),
+        ("house", "n"),
+    ):
         first = wn.synsets(word, pos)[0]
         for lemma in syn.synonyms(word, pos):
             assert lemma != word and lemma.isalpha() and lemma.islower()
@@ -131,8 +144,7 @@ def test_synonym_must_not_download_or_touch_the_network(monkeypatch):
 
 
 def test_empty_input_needs_no_data(monkeypatch):
-    monkeypatch.setattr(nltk_data, "find_nltk_data",
-                        lambda: pytest.fail("data looked up for empty input"))
+    monkeypatch.setattr(nltk_data, "find_nltk_data", lambda: pytest.fail("data looked up for empty input"))
     r = perturber.apply("", "synonym")
     assert (r.applied, r.reason) == (False, "empty_input")
 
@@ -157,8 +169,12 @@ def test_semcor_counts_match_nltks_own_lookup():
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
     wn = nltk_data.wordnet()
-    lemmas = [lem for w in ("dog", "movie", "number", "call", "run", "good", "quickly", "buy")
-              for s in wn.synsets(w) for lem in s.lemmas()]
+    lemmas = [
+        lem
+        for w in ("dog", "movie", "number", "call", "run", "good", "quickly", "buy")
+        for s in wn.synsets(w)
+        for lem in s.lemmas()
+    ]
     counts = [lem.count() for lem in lemmas]
     assert counts == [WordNetCorpusReader.lemma_count(wn, lem) for lem in lemmas]  # upstream seeks
     assert sum(c > 0 for c in counts) > 20 and wn.lemma("dog.n.01.dog").count() == 42

@@ -35,7 +35,7 @@ def cli_text(name, text, params, seed, category):
 def groups():
     for spec in harness.deterministic_entries():
         for _set_name, params in harness.param_sets(spec).items():
-            for seed in (harness.SEEDS if spec.seed_sensitive else (0,)):
+            for seed in harness.SEEDS if spec.seed_sensitive else (0,):
                 yield spec, params, seed
 
 
@@ -48,22 +48,35 @@ def test_library_typed_generic_cli_and_lambda_agree(capsys):
     with TestClient(app) as client:
         for spec, params, seed in groups():
             library = [perturber.perturb(t, spec.name, params, seed, spec.category) for t in TEXTS]
-            typed = client.post(f"/perturb/{spec.category}/{spec.name}",
-                                json={"texts": TEXTS, "seed": seed, **params}).json()
-            generic = client.post("/perturb", json={"texts": TEXTS, "name": spec.name,
-                                                    "category": spec.category,
-                                                    "params": params, "seed": seed}).json()
+            typed = client.post(
+                f"/perturb/{spec.category}/{spec.name}", json={"texts": TEXTS, "seed": seed, **params}
+            ).json()
+            generic = client.post(
+                "/perturb",
+                json={
+                    "texts": TEXTS,
+                    "name": spec.name,
+                    "category": spec.category,
+                    "params": params,
+                    "seed": seed,
+                },
+            ).json()
             assert [r["text"] for r in typed["results"]] == library, spec.key
             assert [r["text"] for r in generic["results"]] == library, spec.key
-            event = http_api_event("POST", f"/perturb/{spec.category}/{spec.name}",
-                                   headers={"content-type": "application/json"},
-                                   body=json.dumps({"texts": TEXTS, "seed": seed, **params}).encode())
+            event = http_api_event(
+                "POST",
+                f"/perturb/{spec.category}/{spec.name}",
+                headers={"content-type": "application/json"},
+                body=json.dumps({"texts": TEXTS, "seed": seed, **params}).encode(),
+            )
             via_lambda = json.loads(response_body(lambda_handler(event, LocalContext())))
             assert [r["text"] for r in via_lambda["results"]] == library, spec.key
             for text, expected in zip(TEXTS, library):
                 assert cli_text(spec.name, text, params, seed, spec.category) == expected, spec.key
             comparisons += 4 * len(TEXTS)
     with capsys.disabled():
-        print(f"\ntransport identity: {comparisons} byte-for-byte comparisons "
-              "(typed route, generic route, CLI, Lambda handler vs library)")
+        print(
+            f"\ntransport identity: {comparisons} byte-for-byte comparisons "
+            "(typed route, generic route, CLI, Lambda handler vs library)"
+        )
     assert comparisons > 0

@@ -16,10 +16,16 @@ from perturber import text as tm
 from perturber.data import load_table
 from perturber.rng import Draws, select
 
-ENTRIES = ["drop_stop_words", "word_merge", "word_split", "punctuation_spaces",
-           "sequence_spaces", "punctuation_drop", "name_swap"]
-SEEDED = {"word_merge": "count", "word_split": "count", "sequence_spaces": "rate",
-          "name_swap": "rate"}
+ENTRIES = [
+    "drop_stop_words",
+    "word_merge",
+    "word_split",
+    "punctuation_spaces",
+    "sequence_spaces",
+    "punctuation_drop",
+    "name_swap",
+]
+SEEDED = {"word_merge": "count", "word_split": "count", "sequence_spaces": "rate", "name_swap": "rate"}
 
 
 def outputs_over_seeds(text, name, params=None, seeds=range(40)):
@@ -30,15 +36,19 @@ def outputs_over_seeds(text, name, params=None, seeds=range(40)):
 # Declarations (§2.2) and tables
 # --------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name,in_scope,seeded,intensity,params", [
-    ("drop_stop_words", True, False, None, {}),
-    ("word_merge", True, True, "count", {"count": 1}),
-    ("word_split", True, True, "count", {"count": 1}),
-    ("punctuation_spaces", True, False, None, {}),
-    ("sequence_spaces", True, True, "rate", {"rate": 0.5}),
-    ("punctuation_drop", True, False, None, {}),
-    ("name_swap", False, True, "rate", {"rate": 1.0}),
-])
+
+@pytest.mark.parametrize(
+    "name,in_scope,seeded,intensity,params",
+    [
+        ("drop_stop_words", True, False, None, {}),
+        ("word_merge", True, True, "count", {"count": 1}),
+        ("word_split", True, True, "count", {"count": 1}),
+        ("punctuation_spaces", True, False, None, {}),
+        ("sequence_spaces", True, True, "rate", {"rate": 0.5}),
+        ("punctuation_drop", True, False, None, {}),
+        ("name_swap", False, True, "rate", {"rate": 1.0}),
+    ],
+)
 def test_declarations_match_the_catalog(name, in_scope, seeded, intensity, params):
     spec = registry.get(name)
     assert spec.family == "word_level" and spec.expectation == "invariant"
@@ -49,12 +59,19 @@ def test_declarations_match_the_catalog(name, in_scope, seeded, intensity, param
         assert (p.ge, p.le) == ((0, 1000) if p.name == "count" else (0.0, 1.0))
 
 
-@pytest.mark.parametrize("name,bad", [
-    ("word_merge", {"count": 1001}), ("word_merge", {"count": -1}), ("word_split", {"count": 1.0}),
-    ("sequence_spaces", {"rate": 1.5}), ("sequence_spaces", {"rate": 0.00005}),
-    ("name_swap", {"rate": True}), ("drop_stop_words", {"rate": 0.5}),
-    ("punctuation_spaces", {"x": 1}),
-])
+@pytest.mark.parametrize(
+    "name,bad",
+    [
+        ("word_merge", {"count": 1001}),
+        ("word_merge", {"count": -1}),
+        ("word_split", {"count": 1.0}),
+        ("sequence_spaces", {"rate": 1.5}),
+        ("sequence_spaces", {"rate": 0.00005}),
+        ("name_swap", {"rate": True}),
+        ("drop_stop_words", {"rate": 0.5}),
+        ("punctuation_spaces", {"x": 1}),
+    ],
+)
 def test_invalid_params_are_rejected(name, bad):
     with pytest.raises(perturber.InvalidParams):
         run("The cat sat.", name, bad)
@@ -81,15 +98,18 @@ def test_tables_equal_the_catalog_text(catalog_text):
     def listed(label):
         m = re.search(r"\*\*" + re.escape(label) + r"\*\* \([^)]*\): `([^`]*)`", catalog_text)
         return m.group(1).split()
+
     assert listed("A6a. Stop list") == list(load_table("a06a_stop_words")["words"])
     assert listed("A12. Lower-casable sentence starters") == list(
-        load_table("a12_sentence_starters")["words"])
+        load_table("a12_sentence_starters")["words"]
+    )
     g1 = re.search(r"Group 1: `([^`]*)`", catalog_text).group(1).split()
     g2 = re.search(r"Group 2: `([^`]*)`", catalog_text).group(1).split()
     assert [g1, g2] == [list(g) for g in load_table("a10_first_names")["groups"]]
-    block = catalog_text[catalog_text.index("**A6b."):catalog_text.index("**A7.")]
-    printed = [w for chunk in re.findall(r"`([^`]*)`", block) for w in chunk.split()
-               if w not in ("n't", "synonym")]
+    block = catalog_text[catalog_text.index("**A6b.") : catalog_text.index("**A7.")]
+    printed = [
+        w for chunk in re.findall(r"`([^`]*)`", block) for w in chunk.split() if w not in ("n't", "synonym")
+    ]
     ours = [w for g in load_table("a06b_never_dropped")["groups"] for w in g["words"]]
     assert printed == ours
 
@@ -97,6 +117,7 @@ def test_tables_equal_the_catalog_text(catalog_text):
 @pytest.fixture(scope="module")
 def catalog_text():
     import pathlib
+
     path = pathlib.Path(__file__).resolve().parents[2] / "shared" / "docs" / "CATALOG.md"
     if not path.exists():
         pytest.skip("shared/docs/CATALOG.md not available")
@@ -106,6 +127,7 @@ def catalog_text():
 # --------------------------------------------------------------------------------------------
 # Common reasons
 # --------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("name", ENTRIES)
 def test_empty_input(name):
@@ -120,15 +142,18 @@ def test_zero_intensity(name, param):
     assert (r.applied, r.reason, r.edits) == (False, "zero_intensity", 0)
 
 
-@pytest.mark.parametrize("name,text", [
-    ("drop_stop_words", "Cats purr loudly."),
-    ("word_merge", "one,two\nthree\tfour  five"),
-    ("word_split", "Cat dog 123 sit."),
-    ("punctuation_spaces", "plain words only"),
-    ("sequence_spaces", "one"),
-    ("punctuation_drop", "Wait... what…"),
-    ("name_swap", "tom and anna went home"),
-])
+@pytest.mark.parametrize(
+    "name,text",
+    [
+        ("drop_stop_words", "Cats purr loudly."),
+        ("word_merge", "one,two\nthree\tfour  five"),
+        ("word_split", "Cat dog 123 sit."),
+        ("punctuation_spaces", "plain words only"),
+        ("sequence_spaces", "one"),
+        ("punctuation_drop", "Wait... what…"),
+        ("name_swap", "tom and anna went home"),
+    ],
+)
 def test_no_candidates(name, text):
     r = run(text, name)
     assert (r.text, r.applied, r.reason, r.edits) == (text, False, "no_candidates", 0)
@@ -145,6 +170,7 @@ def test_whitespace_only_and_symbols_only_inputs(name):
 # 5.10 drop_stop_words
 # --------------------------------------------------------------------------------------------
 
+
 def test_drop_stop_words_examples():
     r = run("What is the capital of France?", "drop_stop_words")
     assert (r.text, r.edits) == ("What capital France?", 3)
@@ -160,7 +186,7 @@ def test_drop_stop_words_is_seed_insensitive():
 def test_drop_stop_words_must_not_drop_attached_punctuation():
     assert out("I like it.", "drop_stop_words") == "I like."
     assert out("Look at (the cat), please!", "drop_stop_words") == "Look at (cat), please!"
-    assert out("\"The end\" was near.", "drop_stop_words") == "\"end\" near."
+    assert out('"The end" was near.', "drop_stop_words") == '"end" near.'
 
 
 def test_drop_stop_words_must_not_collapse_line_breaks_tabs_or_indentation():
@@ -191,14 +217,14 @@ def test_drop_stop_words_must_not_empty_a_sentence():
 def test_drop_stop_words_must_not_touch_protected_spans():
     text = "Run `the code` and see https://x.com/the/is then mail the@x.com."
     assert out(text, "drop_stop_words") == (
-        "Run `the code` and see https://x.com/the/is then mail the@x.com.")
+        "Run `the code` and see https://x.com/the/is then mail the@x.com."
+    )
     text = "The cat:\n```\nthe is a\n```\nThe dog is big."
     assert out(text, "drop_stop_words") == "cat:\n```\nthe is a\n```\ndog big."
 
 
 def test_drop_stop_words_keeps_bound_tokens_and_curly_apostrophes():
-    assert out("Open the a.b file and the_x var.", "drop_stop_words") == (
-        "Open a.b file and the_x var.")
+    assert out("Open the a.b file and the_x var.", "drop_stop_words") == ("Open a.b file and the_x var.")
     assert out("The THE The dog", "drop_stop_words") == "dog"
 
 
@@ -209,6 +235,7 @@ def test_drop_stop_words_nothing_recapitalised():
 # --------------------------------------------------------------------------------------------
 # 5.11 word_merge
 # --------------------------------------------------------------------------------------------
+
 
 def test_word_merge_example_and_seeds():
     text = "Turn left at the next light."
@@ -258,6 +285,7 @@ def test_word_merge_must_not_count_empty_tokens():
 # 5.12 word_split
 # --------------------------------------------------------------------------------------------
 
+
 def test_word_split_example_and_seeds():
     text = "Photosynthesis needs light."
     outs = outputs_over_seeds(text, "word_split")
@@ -269,7 +297,7 @@ def test_word_split_example_and_seeds():
 
 def test_word_split_draws_follow_the_definition():
     text = "abcd efghij xy klmno"
-    cands = [[2], [7, 8, 9], [17, 18]]   # split points of abcd, efghij, klmno
+    cands = [[2], [7, 8, 9], [17, 18]]  # split points of abcd, efghij, klmno
     for seed in range(10):
         rng = Draws(seed)
         chosen = select(cands, rng, count=2)
@@ -279,11 +307,15 @@ def test_word_split_draws_follow_the_definition():
 
 
 def test_word_split_must_not_split_json_code_urls_or_numbers():
-    text = ('Look: `function` {"property": 12345678} https://example.com/abcdef '
-            'user@example.com 1234567 x_variable file.txt')
+    text = (
+        'Look: `function` {"property": 12345678} https://example.com/abcdef '
+        "user@example.com 1234567 x_variable file.txt"
+    )
     r = run(text, "word_split", {"count": 1000})
-    assert r.text == ('Lo ok: `function` {"property": 12345678} https://example.com/abcdef '
-                      'user@example.com 1234567 x_variable file.txt')
+    assert r.text == (
+        'Lo ok: `function` {"property": 12345678} https://example.com/abcdef '
+        "user@example.com 1234567 x_variable file.txt"
+    )
     assert out('say "hello"', "word_split", {"count": 1000}) in ('say "he llo"', 'say "hel lo"')
     r = run("```\nsomething long\n```", "word_split", {"count": 1000})
     assert r.reason == "no_candidates"
@@ -292,8 +324,7 @@ def test_word_split_must_not_split_json_code_urls_or_numbers():
     r = run('  [\n  "alpha beta"\n]\n', "word_split", {"count": 1000})
     assert r.reason == "no_candidates"
     # a JSON member name inside prose is not split either; a quoted word in prose is
-    assert out('Return {"answer": 42} now', "word_split", {"count": 1000}) == (
-        'Ret urn {"answer": 42} now')
+    assert out('Return {"answer": 42} now', "word_split", {"count": 1000}) == ('Ret urn {"answer": 42} now')
 
 
 def test_word_split_must_not_leave_a_one_letter_fragment():
@@ -327,6 +358,7 @@ def test_word_split_counts_letters_not_code_points():
 # 5.13 punctuation_spaces
 # --------------------------------------------------------------------------------------------
 
+
 def test_punctuation_spaces_example():
     r = run("Wait... really?! It costs $12.50 (e.g. today).", "punctuation_spaces")
     assert (r.text, r.edits) == ("Wait ... really ?! It costs $ 12.50 ( e.g. today ).", 5)
@@ -346,16 +378,18 @@ def test_punctuation_spaces_must_not_collapse_or_strip_whitespace():
 def test_punctuation_spaces_must_not_split_numbers_contractions_or_abbreviations():
     text = "It's 3.5 or 3:45, -5 and 1,000 or 1/2; the well-known U.S. p.m. e.g. rock'n'roll"
     assert out(text, "punctuation_spaces") == (
-        "It's 3.5 or 3:45 , -5 and 1,000 or 1/2 ; the well-known U.S. p.m. e.g. rock'n'roll")
+        "It's 3.5 or 3:45 , -5 and 1,000 or 1/2 ; the well-known U.S. p.m. e.g. rock'n'roll"
+    )
     assert out("(-5)", "punctuation_spaces") == "( -5 )"
-    assert out("x-5", "punctuation_spaces") == "x-5"          # one word token
+    assert out("x-5", "punctuation_spaces") == "x-5"  # one word token
     assert out("(x)-5 a.-5", "punctuation_spaces") == "( x ) -5 a . -5"
 
 
 def test_punctuation_spaces_must_not_break_urls_emails_or_code():
     text = 'See (https://ex.com/a_(b)), mail <a.b@c.de> or run `{"a":1,"b":[2]}`!'
     assert out(text, "punctuation_spaces") == (
-        'See ( https://ex.com/a_(b) ), mail < a.b@c.de > or run `{"a":1,"b":[2]}` !')
+        'See ( https://ex.com/a_(b) ), mail < a.b@c.de > or run `{"a":1,"b":[2]}` !'
+    )
     text = '```json\n{"a": [1, 2]}\n```'
     assert run(text, "punctuation_spaces").reason == "no_candidates"
 
@@ -377,6 +411,7 @@ def test_punctuation_spaces_only_inserts_at_cluster_boundaries():
 # --------------------------------------------------------------------------------------------
 # 5.14 sequence_spaces
 # --------------------------------------------------------------------------------------------
+
 
 def test_sequence_spaces_example():
     text = "Add two and three."
@@ -415,6 +450,7 @@ def test_sequence_spaces_must_not_touch_tabs_line_breaks_indentation_or_code():
 # 5.15 punctuation_drop
 # --------------------------------------------------------------------------------------------
 
+
 def test_punctuation_drop_example():
     r = run("Dr. Smith left at 5 p.m. today. Is that late? I think so!", "punctuation_drop")
     assert (r.text, r.edits) == ("Dr. Smith left at 5 p.m. today is that late I think so", 4)
@@ -423,15 +459,15 @@ def test_punctuation_drop_example():
 def test_punctuation_drop_terminal_rules():
     assert out("Really?! Yes.", "punctuation_drop") == "Really yes"
     assert out('Dogs said "stop." Then (no!) it ended.', "punctuation_drop") == (
-        'Dogs said "stop" then (no) it ended')
+        'Dogs said "stop" then (no) it ended'
+    )
     assert out('He said "stop."', "punctuation_drop") == 'he said "stop"'
     assert out("One.\nTwo!\n\nThree?", "punctuation_drop") == "one\nTwo\n\nThree"
 
 
 def test_punctuation_drop_must_not_lowercase_i_proper_nouns_acronyms_or_list_markers():
     text = "I agree. I'm here. Smith left. NASA called. May came. The end."
-    assert out(text, "punctuation_drop") == (
-        "I agree I'm here Smith left NASA called May came the end")
+    assert out(text, "punctuation_drop") == ("I agree I'm here Smith left NASA called May came the end")
     text = "- The first.\n1. The second.\nA. The third.\n# The title."
     r = run(text, "punctuation_drop")
     assert (r.text, r.reason) == (text, "no_candidates")
@@ -439,7 +475,8 @@ def test_punctuation_drop_must_not_lowercase_i_proper_nouns_acronyms_or_list_mar
 
 def test_punctuation_drop_must_not_drop_abbreviation_periods():
     assert out("See Dr. Who at 5 p.m. with Mr. Li. Then go.", "punctuation_drop") == (
-        "See Dr. Who at 5 p.m. with Mr. Li then go")
+        "See Dr. Who at 5 p.m. with Mr. Li then go"
+    )
     # the last sentence ends in an abbreviation: no terminator, nothing dropped
     assert run("I met Dr.", "punctuation_drop").reason == "no_candidates"
     assert run("Dogs met at 5 p.m.", "punctuation_drop").reason == "no_candidates"
@@ -452,7 +489,8 @@ def test_punctuation_drop_must_not_touch_ellipses_emoticons_urls_or_code():
         assert (r.text, r.reason) == (text, "no_candidates"), text
     assert out("Great :).", "punctuation_drop") == "Great :)"
     assert out("Visit https://ex.com/a.b. Then go.", "punctuation_drop") == (
-        "Visit https://ex.com/a.b then go")
+        "Visit https://ex.com/a.b then go"
+    )
     text = "Run `x = 1.` now\n```\nThe end.\n```"
     assert run(text, "punctuation_drop").reason == "no_candidates"
     assert out("The value is `x.`.", "punctuation_drop") == "the value is `x.`"
@@ -460,8 +498,7 @@ def test_punctuation_drop_must_not_touch_ellipses_emoticons_urls_or_code():
 
 
 def test_punctuation_drop_start_token_must_be_free_and_title():
-    assert out("THE END. The-cat sat. The.x file.", "punctuation_drop") == (
-        "THE END The-cat sat The.x file")
+    assert out("THE END. The-cat sat. The.x file.", "punctuation_drop") == ("THE END The-cat sat The.x file")
 
 
 # --------------------------------------------------------------------------------------------
@@ -492,8 +529,7 @@ def test_name_swap_draws_follow_the_definition():
         mapping = {}
         for name in chosen:
             group = G2 if name in ("tom", "ben") else G1
-            opts = [n for n in group if n not in mapping.values()
-                    and n not in ("Tom", "Anna", "Ben")]
+            opts = [n for n in group if n not in mapping.values() and n not in ("Tom", "Anna", "Ben")]
             mapping[name] = rng.choice(opts)
         want = re.sub(r"\w+", lambda m, mapping=mapping: mapping.get(m.group().lower(), m.group()), text)
         assert out(text, "name_swap", {"rate": 0.5}, seed) == want
@@ -510,7 +546,7 @@ def test_name_swap_keeps_case_and_possessives():
 
 
 def test_name_swap_must_not_map_two_names_to_one():
-    text = " ".join(G2[:19])   # 19 names of group 2 present; only Felix is free
+    text = " ".join(G2[:19])  # 19 names of group 2 present; only Felix is free
     r = run(text, "name_swap", {"rate": 1.0}, 4)
     got = r.text.split()
     assert got.count("Felix") == 1 and r.edits == 1
@@ -524,8 +560,11 @@ def test_name_swap_must_not_use_a_name_already_present():
     seen = set()
     for seed in range(60):
         o = out(text, "name_swap", None, seed)
-        m = re.fullmatch(r"(\w+) and (\w+) met lucy and mei@example\.com "
-                         r"and sofia's dog and (\w+)\.", o)
+        m = re.fullmatch(
+            r"(\w+) and (\w+) met lucy and mei@example\.com "
+            r"and sofia's dog and (\w+)\.",
+            o,
+        )
         assert m, o
         a, b, e = m.groups()
         assert a in G1 and b in G1 and e.capitalize() in G1 and e == e.upper()
@@ -554,12 +593,12 @@ def test_name_swap_must_not_touch_lowercase_words_emails_or_bound_tokens():
         o = out(text, "name_swap", None, seed)
         assert o.startswith("tom and ben@x.com and Tom_x and #Ben and Leo.txt and ")
         assert o.rsplit(" ", 1)[1] in G2 and o.rsplit(" ", 1)[1] not in ("Leo", "Tom", "Ben")
-    assert run("TOM's thing", "name_swap").reason == "no_candidates"   # mixed class
+    assert run("TOM's thing", "name_swap").reason == "no_candidates"  # mixed class
 
 
 def test_name_swap_rate_selects_distinct_names():
     text = "Tom, Tom, Anna, Ben, Tom."
-    r = run(text, "name_swap", {"rate": 0.3}, 2)   # 3 distinct names, k = 1
+    r = run(text, "name_swap", {"rate": 0.3}, 2)  # 3 distinct names, k = 1
     changed = {a for a, b in zip(re.findall(r"\w+", text), re.findall(r"\w+", r.text)) if a != b}
     assert len(changed) == 1
     assert r.edits == {"Tom": 3, "Anna": 1, "Ben": 1}[changed.pop()]
@@ -569,8 +608,10 @@ def test_name_swap_rate_selects_distinct_names():
 # Seeds, determinism and robustness
 # --------------------------------------------------------------------------------------------
 
-RICH = ("Tom and Anna walked through the beautiful gardens yesterday while Ben and Lucy "
-        "talked about wonderful ideas for their summer holidays in the mountains.")
+RICH = (
+    "Tom and Anna walked through the beautiful gardens yesterday while Ben and Lucy "
+    "talked about wonderful ideas for their summer holidays in the mountains."
+)
 
 
 @pytest.mark.parametrize("name", sorted(SEEDED))
@@ -590,26 +631,79 @@ def test_unseeded_entries_ignore_the_seed(name):
 
 
 TRICKY = [
-    "\r\n\r\n", "a\rb c\rd", "\u202eThe cat\u202c is here.", "👨‍👩‍👧 the 🇫🇷 is 👍🏽!",
-    "e\u0301\u0301 the a\u200db c", "\x00the\x07is\x1c\x1dhere", "ǅemal İs ß the ﬁle.",
-    "\U000e0041 \ufe0f the. \u200b", "- the item\n1. is it?\n> the quote.\n| a | the |",
-    "```\nthe code\n", "`", "``a`` ```", "Answer:", "The.\nAnswer:", "...!?..", "-5 -x- -",
-    "U.S.A. e.g.x p.m", "Tom's TOM'S tom’S", "http://", "www.", "a@b", "@@", "’'’", "‐‑-",
+    "\r\n\r\n",
+    "a\rb c\rd",
+    "\u202eThe cat\u202c is here.",
+    "👨‍👩‍👧 the 🇫🇷 is 👍🏽!",
+    "e\u0301\u0301 the a\u200db c",
+    "\x00the\x07is\x1c\x1dhere",
+    "ǅemal İs ß the ﬁle.",
+    "\U000e0041 \ufe0f the. \u200b",
+    "- the item\n1. is it?\n> the quote.\n| a | the |",
+    "```\nthe code\n",
+    "`",
+    "``a`` ```",
+    "Answer:",
+    "The.\nAnswer:",
+    "...!?..",
+    "-5 -x- -",
+    "U.S.A. e.g.x p.m",
+    "Tom's TOM'S tom’S",
+    "http://",
+    "www.",
+    "a@b",
+    "@@",
+    "’'’",
+    "‐‑-",
 ]
 
 
 @pytest.mark.parametrize("name", ENTRIES)
 @pytest.mark.parametrize("text", TRICKY)
 def test_never_raises_on_tricky_input(name, text):
-    for params in ({}, {SEEDED[name]: 1000 if SEEDED[name] == "count" else 1.0}
-                   if name in SEEDED else {}):
+    for params in ({}, {SEEDED[name]: 1000 if SEEDED[name] == "count" else 1.0} if name in SEEDED else {}):
         r = run(text, name, params, 11)
         assert r.applied == (r.text != text)
 
 
-FRAGS = ["the", "The", "is", " ", "  ", "\t", "\n", "\r\n", ".", "...", "?", "!", "-", "'",
-         "’", "(", ")", "e.g.", "3", "5", ",", "`", "http://x.y/", "a@b.co", "Tom", "Anna's",
-         "\u0301", "\u200d", "👍🏽", "word", "x", "_", "$", ":", "…", "İ"]
+FRAGS = [
+    "the",
+    "The",
+    "is",
+    " ",
+    "  ",
+    "\t",
+    "\n",
+    "\r\n",
+    ".",
+    "...",
+    "?",
+    "!",
+    "-",
+    "'",
+    "’",
+    "(",
+    ")",
+    "e.g.",
+    "3",
+    "5",
+    ",",
+    "`",
+    "http://x.y/",
+    "a@b.co",
+    "Tom",
+    "Anna's",
+    "\u0301",
+    "\u200d",
+    "👍🏽",
+    "word",
+    "x",
+    "_",
+    "$",
+    ":",
+    "…",
+    "İ",
+]
 texts = st.lists(st.sampled_from(FRAGS), max_size=30).map("".join)
 
 
@@ -637,8 +731,29 @@ def test_properties_on_random_text(text, seed):
             assert piece in o
 
 
-JOINER_FRAGS = ["a", "é", "e\u0301", "3", "'", "’", "-", "‐", "‑", ".", " ", "\u0301", "x", "U",
-                "S", "5", "--", "ab", "_", "(", "\n"]
+JOINER_FRAGS = [
+    "a",
+    "é",
+    "e\u0301",
+    "3",
+    "'",
+    "’",
+    "-",
+    "‐",
+    "‑",
+    ".",
+    " ",
+    "\u0301",
+    "x",
+    "U",
+    "S",
+    "5",
+    "--",
+    "ab",
+    "_",
+    "(",
+    "\n",
+]
 joiner_texts = st.lists(st.sampled_from(JOINER_FRAGS), max_size=25).map("".join)
 
 
@@ -655,7 +770,7 @@ def test_punctuation_spaces_exemption_patterns_agree_with_the_text_model(text):
     # by "." with the next token starting right after it
     chains, cur = [], []
     for t in tokens:
-        ok = spacing._one_letter(t.text) and text[t.end:t.end + 1] == "."
+        ok = spacing._one_letter(t.text) and text[t.end : t.end + 1] == "."
         if ok and cur and t.start == cur[-1].end + 1:
             cur.append(t)
         else:
@@ -667,9 +782,36 @@ def test_punctuation_spaces_exemption_patterns_agree_with_the_text_model(text):
     assert [m.span() for m in spacing._DOTTED.finditer(text)] == chains
 
 
-SENT_FRAGS = ["Dr", "Mr", "no", "No", "p", "m", "x", "cat", "The", " ", " ", "\n", "\n\n", ".",
-              ".", "!", "?", "…", ")", '"', "’", "5", "`", "www.x.com/a(b.)", "e.g", "- ",
-              "a@b.co", "St"]
+SENT_FRAGS = [
+    "Dr",
+    "Mr",
+    "no",
+    "No",
+    "p",
+    "m",
+    "x",
+    "cat",
+    "The",
+    " ",
+    " ",
+    "\n",
+    "\n\n",
+    ".",
+    ".",
+    "!",
+    "?",
+    "…",
+    ")",
+    '"',
+    "’",
+    "5",
+    "`",
+    "www.x.com/a(b.)",
+    "e.g",
+    "- ",
+    "a@b.co",
+    "St",
+]
 sent_texts = st.lists(st.sampled_from(SENT_FRAGS), max_size=20).map("".join)
 
 
@@ -685,10 +827,10 @@ def test_punctuation_drop_terminal_runs_agree_with_the_sentence_splitter(text):
     for u in sents:
         s, e = tm.trailing_run(text, u)
         if s == u.start:
-            continue      # no run, or a sentence that is only a run (kept whole by design)
+            continue  # no run, or a sentence that is only a run (kept whole by design)
         ours = spacing._terminal_run(text, u, spans, tokens, tends) is not None
-        probe = text[:u.end] + " Zz" + text[u.end:]
+        probe = text[: u.end] + " Zz" + text[u.end :]
         if [ln.cls for ln in tm.lines(probe)] != [ln.cls for ln in tm.lines(text)]:
-            continue      # the probe turned the line into another class (e.g. "5. Zz" is ordered)
+            continue  # the probe turned the line into another class (e.g. "5. Zz" is ordered)
         ends = {v.end for v in tm.sentences(probe)}
         assert ours == (u.end in ends), (text, u)

@@ -43,16 +43,20 @@ def captured_edits(monkeypatch, fn, text, **params):
 # Registry declarations
 # ---------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name, seeded, defaults, intensity", [
-    ("realistic_typos", True, {"count": 3}, "count"),
-    ("typos", True, {"count": 5}, "count"),
-    ("confusable_words", True, {"rate": 0.5}, "rate"),
-    ("repeated_chars", True, {"rate": 0.3}, "rate"),
-    ("contractions", False, {}, None),
-    ("apostrophe_drop", False, {}, None),
-    ("spelling_uk", False, {}, None),
-    ("number_format", False, {}, None),
-])
+
+@pytest.mark.parametrize(
+    "name, seeded, defaults, intensity",
+    [
+        ("realistic_typos", True, {"count": 3}, "count"),
+        ("typos", True, {"count": 5}, "count"),
+        ("confusable_words", True, {"rate": 0.5}, "rate"),
+        ("repeated_chars", True, {"rate": 0.3}, "rate"),
+        ("contractions", False, {}, None),
+        ("apostrophe_drop", False, {}, None),
+        ("spelling_uk", False, {}, None),
+        ("number_format", False, {}, None),
+    ],
+)
 def test_declarations(name, seeded, defaults, intensity):
     spec = get(name)
     assert spec.family == "word_level"
@@ -62,43 +66,67 @@ def test_declarations(name, seeded, defaults, intensity):
     assert spec.intensity == intensity
 
 
-@pytest.mark.parametrize("name, bad", [
-    ("realistic_typos", {"count": 1001}), ("typos", {"count": -1}), ("typos", {"count": 1.0}),
-    ("confusable_words", {"rate": 1.5}), ("repeated_chars", {"rate": 0.00005}),
-    ("contractions", {"rate": 0.5}),
-])
+@pytest.mark.parametrize(
+    "name, bad",
+    [
+        ("realistic_typos", {"count": 1001}),
+        ("typos", {"count": -1}),
+        ("typos", {"count": 1.0}),
+        ("confusable_words", {"rate": 1.5}),
+        ("repeated_chars", {"rate": 0.00005}),
+        ("contractions", {"rate": 0.5}),
+    ],
+)
 def test_validation(name, bad):
     with pytest.raises(perturber.errors.InvalidParams):
         run("hello there", name, bad)
 
 
-@pytest.mark.parametrize("name", ["realistic_typos", "typos", "confusable_words", "repeated_chars",
-                                  "contractions", "apostrophe_drop", "spelling_uk",
-                                  "number_format"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "realistic_typos",
+        "typos",
+        "confusable_words",
+        "repeated_chars",
+        "contractions",
+        "apostrophe_drop",
+        "spelling_uk",
+        "number_format",
+    ],
+)
 def test_empty_input(name):
     r = run("", name)
     assert (r.text, r.applied, r.reason, r.edits) == ("", False, "empty_input", 0)
 
 
-@pytest.mark.parametrize("name, params", [("realistic_typos", {"count": 0}),
-                                          ("typos", {"count": 0}),
-                                          ("confusable_words", {"rate": 0.0}),
-                                          ("repeated_chars", {"rate": 0.0})])
+@pytest.mark.parametrize(
+    "name, params",
+    [
+        ("realistic_typos", {"count": 0}),
+        ("typos", {"count": 0}),
+        ("confusable_words", {"rate": 0.0}),
+        ("repeated_chars", {"rate": 0.0}),
+    ],
+)
 def test_zero_intensity(name, params):
     r = run("Their weather is wonderful tomorrow!", name, params)
     assert (r.applied, r.reason) == (False, "zero_intensity")
 
 
-@pytest.mark.parametrize("name, text", [
-    ("realistic_typos", "NASA iPhone ok 123 file.txt user_name `inline code`"),
-    ("typos", "The cat sat, NASA and iPhone and 12345."),
-    ("confusable_words", "Nothing here, see."),
-    ("repeated_chars", "I a 2000 NASA km min"),
-    ("contractions", "Yes, I am."),
-    ("apostrophe_drop", "O'Neil sang rock'n'roll in the '90s."),
-    ("spelling_uk", "The program will check the tire."),
-    ("number_format", "In 1850 we had 999 cows."),
-])
+@pytest.mark.parametrize(
+    "name, text",
+    [
+        ("realistic_typos", "NASA iPhone ok 123 file.txt user_name `inline code`"),
+        ("typos", "The cat sat, NASA and iPhone and 12345."),
+        ("confusable_words", "Nothing here, see."),
+        ("repeated_chars", "I a 2000 NASA km min"),
+        ("contractions", "Yes, I am."),
+        ("apostrophe_drop", "O'Neil sang rock'n'roll in the '90s."),
+        ("spelling_uk", "The program will check the tire."),
+        ("number_format", "In 1850 we had 999 cows."),
+    ],
+)
 def test_no_candidates(name, text):
     r = run(text, name, {"count": 1000} if "typos" in name else None)
     assert (r.text, r.applied, r.reason, r.edits) == (text, False, "no_candidates", 0)
@@ -106,9 +134,11 @@ def test_no_candidates(name, text):
 
 @pytest.mark.parametrize("name", ["realistic_typos", "typos", "confusable_words", "repeated_chars"])
 def test_seeds_differ_and_repeat(name):
-    text = ("Their friend believes the weather tomorrow will be wonderful, then they will travel "
-            "to the mountains because its beautiful there! Really? Definitely, your plan is "
-            "better than mine, and I accept it.")
+    text = (
+        "Their friend believes the weather tomorrow will be wonderful, then they will travel "
+        "to the mountains because its beautiful there! Really? Definitely, your plan is "
+        "better than mine, and I accept it."
+    )
     params = {"count": 4} if "typos" in name else None
     outs = set(outputs(text, name, params, seeds=range(12)))
     assert len(outs) > 3
@@ -119,6 +149,7 @@ def test_seeds_differ_and_repeat(name):
 # ---------------------------------------------------------------------------------------------
 # The typo option filter: the fast producers agree with a naive model of §5
 # ---------------------------------------------------------------------------------------------
+
 
 def _runs_ok(keys, limit):
     best = cur = 0
@@ -158,43 +189,80 @@ def naive_positions(word, min_letters, ext=None):
     lidx = [i for i, k in enumerate(keys) if k is not None]
     first, last = lidx[0], lidx[-1]
     out = {}
-    out["swap"] = [i for i in range(n - 1) if keys[i] and keys[i + 1] and keys[i] != keys[i + 1]
-                   and passes(keys[:i] + [keys[i + 1], keys[i]] + keys[i + 2:])]
-    differs = [keys[i] is not None and (i == 0 or keys[i - 1] != keys[i])
-               and (i == n - 1 or keys[i + 1] != keys[i]) for i in range(n)]
-    out["double"] = [i for i in range(n) if differs[i]
-                     and passes(keys[:i + 1] + [keys[i]] + keys[i + 1:])]
-    out["drop"] = [i for i in range(first + 1, n) if keys[i] is not None
-                   and passes(keys[:i] + keys[i + 1:])] if letters - 1 >= min_letters else []
-    out["key_sub"] = [i for i in range(n) if is_ascii(i)
-                      and any(passes(keys[:i] + [c] + keys[i + 1:]) for c in nb[keys[i]])]
-    out["key_insert"] = [i for i in range(n) if is_ascii(i)
-                         and any(passes(keys[:i] + [c] + keys[i:]) for c in nb[keys[i]])]
+    out["swap"] = [
+        i
+        for i in range(n - 1)
+        if keys[i]
+        and keys[i + 1]
+        and keys[i] != keys[i + 1]
+        and passes(keys[:i] + [keys[i + 1], keys[i]] + keys[i + 2 :])
+    ]
+    differs = [
+        keys[i] is not None and (i == 0 or keys[i - 1] != keys[i]) and (i == n - 1 or keys[i + 1] != keys[i])
+        for i in range(n)
+    ]
+    out["double"] = [i for i in range(n) if differs[i] and passes(keys[: i + 1] + [keys[i]] + keys[i + 1 :])]
+    out["drop"] = (
+        [i for i in range(first + 1, n) if keys[i] is not None and passes(keys[:i] + keys[i + 1 :])]
+        if letters - 1 >= min_letters
+        else []
+    )
+    out["key_sub"] = [
+        i
+        for i in range(n)
+        if is_ascii(i) and any(passes(keys[:i] + [c] + keys[i + 1 :]) for c in nb[keys[i]])
+    ]
+    out["key_insert"] = [
+        i for i in range(n) if is_ascii(i) and any(passes(keys[:i] + [c] + keys[i:]) for c in nb[keys[i]])
+    ]
     out["caps"] = [i for i in range(n) if keys[i] is not None and tm.is_cased_letter(word[i])]
-    out["vowel"] = [i for i in range(first + 1, last) if is_ascii(i) and keys[i] in "aeiou"
-                    and any(passes(keys[:i] + [v] + keys[i + 1:]) for v in "aeiou"
-                            if v != keys[i])]
-    out["consonant"] = [i for i in range(first + 1, n) if is_ascii(i) and keys[i] in cons
-                        and differs[i] and passes(keys[:i + 1] + [keys[i]] + keys[i + 1:])]
-    out["substitute"] = [i for i in range(n) if is_ascii(i) and any(
-        passes(keys[:i] + [T._shift(keys[i], d)] + keys[i + 1:]) for d in (-1, 1))]
+    out["vowel"] = [
+        i
+        for i in range(first + 1, last)
+        if is_ascii(i)
+        and keys[i] in "aeiou"
+        and any(passes(keys[:i] + [v] + keys[i + 1 :]) for v in "aeiou" if v != keys[i])
+    ]
+    out["consonant"] = [
+        i
+        for i in range(first + 1, n)
+        if is_ascii(i)
+        and keys[i] in cons
+        and differs[i]
+        and passes(keys[: i + 1] + [keys[i]] + keys[i + 1 :])
+    ]
+    out["substitute"] = [
+        i
+        for i in range(n)
+        if is_ascii(i) and any(passes(keys[:i] + [T._shift(keys[i], d)] + keys[i + 1 :]) for d in (-1, 1))
+    ]
     return out
 
 
-PRODUCERS = {"swap": T._swaps, "double": T._doubles, "drop": T._drops, "key_sub": T._key_subs,
-             "key_insert": T._key_inserts, "caps": T._caps_slips, "vowel": T._vowel_swaps,
-             "consonant": T._consonant_doubles, "substitute": T._substitutes}
+PRODUCERS = {
+    "swap": T._swaps,
+    "double": T._doubles,
+    "drop": T._drops,
+    "key_sub": T._key_subs,
+    "key_insert": T._key_inserts,
+    "caps": T._caps_slips,
+    "vowel": T._vowel_swaps,
+    "consonant": T._consonant_doubles,
+    "substitute": T._substitutes,
+}
 
 _letter = st.sampled_from("aaabbblloAB")
-words = st.lists(st.tuples(st.sampled_from(["", "", "", "'", "-"]), _letter),
-                 min_size=3, max_size=12).map(
-    lambda parts: parts[0][1] + "".join(j + c for j, c in parts[1:]))
+words = st.lists(st.tuples(st.sampled_from(["", "", "", "'", "-"]), _letter), min_size=3, max_size=12).map(
+    lambda parts: parts[0][1] + "".join(j + c for j, c in parts[1:])
+)
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(words, st.sampled_from([3, 4]),
-       st.one_of(st.none(), st.tuples(st.sampled_from("abl"), st.integers(0, 3),
-                                      st.integers(2, 4))))
+@given(
+    words,
+    st.sampled_from([3, 4]),
+    st.one_of(st.none(), st.tuples(st.sampled_from("abl"), st.integers(0, 3), st.integers(2, 4))),
+)
 def test_option_filter_matches_naive_model(word, min_letters, ext):
     # candidates always have at least the minimum (3 for realistic_typos, 4 for typos)
     assume(sum(c.isalpha() for c in word) >= min_letters)
@@ -217,10 +285,12 @@ def test_option_lists_at_a_position_match_naive_model(word):
     nb = T._qwerty()[0]
     for i in T._key_subs(w, 3):
         assert w.sub_options(i, nb[keys[i]]) == [
-            c for c in nb[keys[i]] if _runs_ok(keys[:i] + [c] + keys[i + 1:], limit)]
+            c for c in nb[keys[i]] if _runs_ok(keys[:i] + [c] + keys[i + 1 :], limit)
+        ]
     for i in T._substitutes(w, 3):
         assert w.shift_options(i) == [
-            d for d in (-1, 1) if _runs_ok(keys[:i] + [T._shift(keys[i], d)] + keys[i + 1:], limit)]
+            d for d in (-1, 1) if _runs_ok(keys[:i] + [T._shift(keys[i], d)] + keys[i + 1 :], limit)
+        ]
 
 
 def _naive_phonetic(word):
@@ -230,11 +300,10 @@ def _naive_phonetic(word):
     results = []
     for frm, to in (("ph", "f"), ("tion", "shun"), ("ck", "k"), ("que", "k"), (None, None)):
         if frm is None:
-            hit = next((i for i in range(len(low) - 1) if low[i] in cons and low[i] == low[i + 1]),
-                       None)
+            hit = next((i for i in range(len(low) - 1) if low[i] in cons and low[i] == low[i + 1]), None)
             if hit is None:
                 continue
-            new = low[:hit + 1] + low[hit + 2:]
+            new = low[: hit + 1] + low[hit + 2 :]
         elif frm == "que":
             if not low.endswith("que"):
                 continue
@@ -250,9 +319,28 @@ def _naive_phonetic(word):
     return results
 
 
-@pytest.mark.parametrize("word", ["phone", "Phone", "Philosophy", "nation", "Station", "back",
-                                  "ack", "Baroque", "que", "Llama", "committee", "Phtion",
-                                  "shippping", "tiquee", "Attack", "boque", "Ticket"])
+@pytest.mark.parametrize(
+    "word",
+    [
+        "phone",
+        "Phone",
+        "Philosophy",
+        "nation",
+        "Station",
+        "back",
+        "ack",
+        "Baroque",
+        "que",
+        "Llama",
+        "committee",
+        "Phtion",
+        "shippping",
+        "tiquee",
+        "Attack",
+        "boque",
+        "Ticket",
+    ],
+)
 def test_phonetic_matches_spec_formula(word):
     w = T._Word(tm.Token(0, len(word), word))
     got = [tm.splice(word, [e]) for e in T._phonetic_options(w)]
@@ -282,6 +370,7 @@ def test_phonetic_never_matches_non_ascii_lookalikes():
 # 5.1 realistic_typos
 # ---------------------------------------------------------------------------------------------
 
+
 def _token_diff(a, b):
     return [(x, y) for x, y in zip(a.split(), b.split()) if x != y]
 
@@ -299,7 +388,8 @@ def test_realistic_typos_example():
         else:
             assert len(r.text.split()) == len(text.split()) - 1
     assert "Please recieve the parcel today." in {
-        run(text, "realistic_typos", {"count": 1}, s).text for s in SEEDS}
+        run(text, "realistic_typos", {"count": 1}, s).text for s in SEEDS
+    }
     assert len(seen) > 50
 
 
@@ -316,9 +406,12 @@ def test_realistic_typos_must_not_edit_a_token_twice(monkeypatch):
         toks = tm.word_tokens(text)
         owners = []
         for s, e, _ in edits:
-            owner = [i for i, t in enumerate(toks)
-                     if (t.start <= s and e <= t.end)            # inside the token
-                     or (s == t.end and e == t.end + 1)]         # the space after it
+            owner = [
+                i
+                for i, t in enumerate(toks)
+                if (t.start <= s and e <= t.end)  # inside the token
+                or (s == t.end and e == t.end + 1)
+            ]  # the space after it
             assert len(owner) == 1, (s, e)
             owners.append(owner[0])
         assert len(set(owners)) == len(owners)
@@ -364,8 +457,7 @@ def test_realistic_typos_must_not_touch_bound_upper_or_mixed_tokens():
 
 
 def test_realistic_typos_must_not_recompute_eligibility_per_event():
-    text = ("The weather tomorrow looks pleasant, and their neighbours believe it. " * 14000)[
-        :1_000_000]
+    text = ("The weather tomorrow looks pleasant, and their neighbours believe it. " * 14000)[:1_000_000]
     t0 = time.perf_counter()
     r = T.realistic_typos(text, Draws(0), count=1000)  # above max_text_chars: call directly
     assert r.edits == 1000
@@ -391,10 +483,16 @@ def test_realistic_typos_missed_space_never_merges_into_a_triple():
 
 
 def test_realistic_typos_attached_punctuation_and_protected_spans():
-    text = ("(Tomorrow,) \"weather\" see https://example.com/weather and `weather` or "
-            "mail weather@example.com\n```\nweather forecast\n```\nweather")
-    protected = ["https://example.com/weather", "`weather`", "weather@example.com",
-                 "```\nweather forecast\n```"]
+    text = (
+        '(Tomorrow,) "weather" see https://example.com/weather and `weather` or '
+        "mail weather@example.com\n```\nweather forecast\n```\nweather"
+    )
+    protected = [
+        "https://example.com/weather",
+        "`weather`",
+        "weather@example.com",
+        "```\nweather forecast\n```",
+    ]
     for seed in range(60):
         r = run(text, "realistic_typos", {"count": 1000}, seed)
         assert r.edits == 6  # Tomorrow, weather, see, and, mail, weather (last line)
@@ -416,6 +514,7 @@ def test_realistic_typos_never_splits_clusters():
 # 5.2 typos
 # ---------------------------------------------------------------------------------------------
 
+
 def test_typos_example():
     text = "The weather tomorrow looks pleasant."
     for seed in SEEDS:
@@ -427,10 +526,10 @@ def test_typos_example():
 
 def test_typos_edit_kinds():
     outs = set(outputs("pleasant", "typos", {"count": 1}, seeds=range(400)))
-    assert "pleassant" in outs       # duplicate
-    assert "plesant" in outs         # delete
-    assert "pleasnat" in outs        # swap
-    assert "pleasanu" in outs or "pleasans" in outs   # substitute
+    assert "pleassant" in outs  # duplicate
+    assert "plesant" in outs  # delete
+    assert "pleasnat" in outs  # swap
+    assert "pleasanu" in outs or "pleasans" in outs  # substitute
     assert "zebra" not in outs
 
 
@@ -490,6 +589,7 @@ def test_typos_protected_spans():
 # 5.3 confusable_words
 # ---------------------------------------------------------------------------------------------
 
+
 def test_confusable_words_example():
     text = "Their house is bigger than ours."
     outs = set(outputs(text, "confusable_words", {"rate": 0.5}))
@@ -513,8 +613,7 @@ def test_confusable_words_must_not_skip_tokens_in_quotes_or_parentheses():
 
 def test_confusable_words_must_not_change_the_apostrophe_style():
     assert run("It’s their", "confusable_words", {"rate": 1.0}).text == "Its there"
-    assert run("its fine, don’t", "confusable_words", {"rate": 1.0}).text == (
-        "it’s fine, don’t")
+    assert run("its fine, don’t", "confusable_words", {"rate": 1.0}).text == ("it’s fine, don’t")
     assert run("its fine, don't", "confusable_words", {"rate": 1.0}).text == "it's fine, don't"
     assert run("you’re", "confusable_words", {"rate": 1.0}).text == "your"
     assert run("whose, isn’t it", "confusable_words", {"rate": 1.0}).text == "who’s, isn’t it"
@@ -523,17 +622,21 @@ def test_confusable_words_must_not_change_the_apostrophe_style():
 def test_confusable_words_must_not_touch_protected_spans():
     text = "`their` https://their.example.com/their their@x.com their"
     assert run(text, "confusable_words", {"rate": 1.0}).text == (
-        "`their` https://their.example.com/their their@x.com there")
+        "`their` https://their.example.com/their their@x.com there"
+    )
 
 
 # ---------------------------------------------------------------------------------------------
 # 5.4 repeated_chars
 # ---------------------------------------------------------------------------------------------
 
+
 def test_repeated_chars_example():
     text = "Which is a renewable resource?"
-    pat = re.compile(r"Which(h{2,3})? is(s{2,3})? a renewable(e{2,3})? "
-                     r"resource(e{2,3})?\?(\?{2,3})?")
+    pat = re.compile(
+        r"Which(h{2,3})? is(s{2,3})? a renewable(e{2,3})? "
+        r"resource(e{2,3})?\?(\?{2,3})?"
+    )
     seen = set()
     for seed in SEEDS:
         r = run(text, "repeated_chars", {"rate": 0.3}, seed)
@@ -541,8 +644,9 @@ def test_repeated_chars_example():
         assert m and r.edits == 2 and sum(g is not None for g in m.groups()) == 2
         seen.add(tuple(g is not None for g in m.groups()))
     assert len(seen) == 10  # every pair of the 5 candidates gets chosen by some seed
-    assert "Which isss a renewable resource???" in outputs(text, "repeated_chars", {"rate": 0.3},
-                                                          seeds=range(1000))
+    assert "Which isss a renewable resource???" in outputs(
+        text, "repeated_chars", {"rate": 0.3}, seeds=range(1000)
+    )
 
 
 def test_repeated_chars_k_is_two_or_three():
@@ -581,27 +685,29 @@ def test_repeated_chars_terminal_runs():
 
 def test_repeated_chars_last_cluster_with_marks():
     text = "cafe\u0301"
-    assert run(text, "repeated_chars", {"rate": 1.0}).text in (
-        text + "e\u0301" * 2, text + "e\u0301" * 3)
+    assert run(text, "repeated_chars", {"rate": 1.0}).text in (text + "e\u0301" * 2, text + "e\u0301" * 3)
 
 
 # ---------------------------------------------------------------------------------------------
 # 5.6 contractions
 # ---------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text, expected", [
-    ("I am sure it is not ready.", "I'm sure it's not ready."),
-    ("That is what it is.", "That's what it is."),
-    ("DO NOT panic", "DON'T panic"),
-    ("I AM here", "I'M here"),
-    ("Do not go; you cannot stay", "Don't go; you can't stay"),
-    ("i am sure", "I'm sure"),
-    ("They will see. We are here and it will not work.",
-     "They'll see. We're here and it won't work."),
-    ("I am sure it’s fine", "I’m sure it’s fine"),
-    ("`do not` do not go", "`do not` don't go"),
-    ("do\t not worry", "don't worry"),
-])
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("I am sure it is not ready.", "I'm sure it's not ready."),
+        ("That is what it is.", "That's what it is."),
+        ("DO NOT panic", "DON'T panic"),
+        ("I AM here", "I'M here"),
+        ("Do not go; you cannot stay", "Don't go; you can't stay"),
+        ("i am sure", "I'm sure"),
+        ("They will see. We are here and it will not work.", "They'll see. We're here and it won't work."),
+        ("I am sure it’s fine", "I’m sure it’s fine"),
+        ("`do not` do not go", "`do not` don't go"),
+        ("do\t not worry", "don't worry"),
+    ],
+)
 def test_contractions_examples(text, expected):
     r = run(text, "contractions")
     assert r.text == expected
@@ -641,6 +747,7 @@ def test_contractions_no_rescan():
 # 5.7 apostrophe_drop
 # ---------------------------------------------------------------------------------------------
 
+
 def test_apostrophe_drop_example():
     r = run("Don't forget it's Sam's turn.", "apostrophe_drop")
     assert (r.text, r.edits) == ("Dont forget its Sams turn.", 3)
@@ -648,7 +755,8 @@ def test_apostrophe_drop_example():
 
 def test_apostrophe_drop_suffixes_and_styles():
     assert run("we’re you've they'll I'd I’m CAN'T", "apostrophe_drop").text == (
-        "were youve theyll Id Im CANT")
+        "were youve theyll Id Im CANT"
+    )
 
 
 def test_apostrophe_drop_must_not_touch_names_elisions_or_quotes():
@@ -659,12 +767,14 @@ def test_apostrophe_drop_must_not_touch_names_elisions_or_quotes():
 
 def test_apostrophe_drop_must_not_touch_protected_spans():
     assert run("`don't` https://x.com/don't don't", "apostrophe_drop").text == (
-        "`don't` https://x.com/don't dont")
+        "`don't` https://x.com/don't dont"
+    )
 
 
 # ---------------------------------------------------------------------------------------------
 # 5.8 spelling_uk
 # ---------------------------------------------------------------------------------------------
+
 
 def test_spelling_uk_example():
     r = run("My favorite color is gray; the theater is 5 meters away.", "spelling_uk")
@@ -694,11 +804,11 @@ def test_spelling_uk_must_not_touch_code_urls_or_bound_tokens():
 # 5.9 number_format
 # ---------------------------------------------------------------------------------------------
 
+
 def test_number_format_example():
     text = "In 1850 it had 1250000 residents and 4500.75 acres; call 555-0100 or pay $1500."
     r = run(text, "number_format")
-    assert r.text == ("In 1850 it had 1,250,000 residents and 4,500.75 acres; call 555-0100 or "
-                      "pay $1,500.")
+    assert r.text == ("In 1850 it had 1,250,000 residents and 4,500.75 acres; call 555-0100 or pay $1,500.")
     assert r.edits == 3
 
 
@@ -716,11 +826,14 @@ def test_number_format_must_not_group_fraction_digits():
 
 
 def test_number_format_must_not_touch_phones_zeros_grouped_glued_markers_code():
-    text = ("call (555) 123 4567, zip 02139, already 1,250,000, battery 10000mAh, A12345, "
-            "`12345` https://x.com/12345 #12345 No. 12345 CA 94105")
+    text = (
+        "call (555) 123 4567, zip 02139, already 1,250,000, battery 10000mAh, A12345, "
+        "`12345` https://x.com/12345 #12345 No. 12345 CA 94105"
+    )
     assert run(text, "number_format").reason == "no_candidates"
     assert run("1. 12345 apples\n2. 99999 pears", "number_format").text == (
-        "1. 12,345 apples\n2. 99,999 pears")
+        "1. 12,345 apples\n2. 99,999 pears"
+    )
     assert run("CAT 94105, pay 94105", "number_format").text == "CAT 94,105, pay 94,105"
 
 
@@ -728,25 +841,43 @@ def test_number_format_must_not_touch_phones_zeros_grouped_glued_markers_code():
 # Robustness (G5): never raise on odd input
 # ---------------------------------------------------------------------------------------------
 
-NAMES = ["realistic_typos", "typos", "confusable_words", "repeated_chars", "contractions",
-         "apostrophe_drop", "spelling_uk", "number_format"]
+NAMES = [
+    "realistic_typos",
+    "typos",
+    "confusable_words",
+    "repeated_chars",
+    "contractions",
+    "apostrophe_drop",
+    "spelling_uk",
+    "number_format",
+]
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.text(alphabet=st.sampled_from(list("aAbeélL' -\n\r\t?!.,`0123") +
-                                         ["\u0301", "\u200d", "\U0001f3fb", "\u202e", "’",
-                                          "ſ", "\u212a", "İ", "ß", "\x00", "\U0001f469"]),
-               min_size=1, max_size=40),
-       st.integers(0, 2**63 - 1))
+@given(
+    st.text(
+        alphabet=st.sampled_from(
+            list("aAbeélL' -\n\r\t?!.,`0123")
+            + ["\u0301", "\u200d", "\U0001f3fb", "\u202e", "’", "ſ", "\u212a", "İ", "ß", "\x00", "\U0001f469"]
+        ),
+        min_size=1,
+        max_size=40,
+    ),
+    st.integers(0, 2**63 - 1),
+)
 def test_never_raises(text, seed):
     for name in NAMES:
-        params = {"count": 1000} if "typos" in name else (
-            {"rate": 1.0} if name in ("confusable_words", "repeated_chars") else None)
+        params = (
+            {"count": 1000}
+            if "typos" in name
+            else ({"rate": 1.0} if name in ("confusable_words", "repeated_chars") else None)
+        )
         r = perturber.apply(text, name, params, seed=seed)
         assert r.applied == (r.text != text)
 
 
 # --- The memoised fast paths against the straightforward per-token algorithms (issue 14) ---
+
 
 def _typos_reference(text: str, seed: int, count: int = 5) -> str:
     """``typos`` as first written: a ``_Word`` per chosen token, options found on the spot."""
@@ -760,6 +891,7 @@ def _typos_reference(text: str, seed: int, count: int = 5) -> str:
         _Word,
     )
     from perturber.rng import select
+
     rng = Draws(seed)
     free, cands = _typo_sites(text, T._TY_MIN_CAND)
     if not cands:
@@ -785,6 +917,7 @@ def _realistic_reference(text: str, seed: int, count: int = 3) -> str:
     options and ``missed_space`` computed on the spot)."""
     from perturber.perturbations.word_level.typo_mechanics import _typo_sites
     from perturber.rng import select
+
     rng = Draws(seed)
     free, cands = _typo_sites(text, T._RT_MIN)
     if not cands:
@@ -803,13 +936,16 @@ _SEP = st.sampled_from([" ", " ", " ", ", ", ".  ", "! ", "\u200d"])
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(words=st.lists(_WORD, min_size=1, max_size=12), seps=st.lists(_SEP, min_size=12, max_size=12),
-       seed=st.integers(0, 2**32), n=st.integers(1, 8))
+@given(
+    words=st.lists(_WORD, min_size=1, max_size=12),
+    seps=st.lists(_SEP, min_size=12, max_size=12),
+    seed=st.integers(0, 2**32),
+    n=st.integers(1, 8),
+)
 def test_typo_fast_paths_match_the_straightforward_algorithms(words, seps, seed, n):
     text = "".join(w + s for w, s in zip(words, seps))
     assert T.typos(text, Draws(seed), count=n).text == _typos_reference(text, seed, n)
-    assert (T.realistic_typos(text, Draws(seed), count=n).text
-            == _realistic_reference(text, seed, n))
+    assert T.realistic_typos(text, Draws(seed), count=n).text == _realistic_reference(text, seed, n)
 
 
 def test_realistic_typos_fast_path_matches_reference_across_missed_spaces():

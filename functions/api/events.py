@@ -29,27 +29,48 @@ class LocalContext:
         return max(0, int((self._deadline - time.monotonic()) * 1000))
 
 
-def http_api_event(method: str, path: str, query: str = "", headers: dict | None = None,
-                   body: bytes = b"", stage: str = "$default") -> dict:
+def http_api_event(
+    method: str,
+    path: str,
+    query: str = "",
+    headers: dict | None = None,
+    body: bytes = b"",
+    stage: str = "$default",
+) -> dict:
     """An HTTP API (payload format 2.0) event; the body is base64-encoded like API Gateway does."""
     raw_path = path if stage == "$default" else f"/{stage}{path}"
     headers = {k.lower(): v for k, v in (headers or {}).items()}
     now = time.time()
     return {
-        "version": "2.0", "routeKey": "$default", "rawPath": raw_path, "rawQueryString": query,
-        "cookies": [], "headers": headers,
-        "queryStringParameters": dict(p.split("=", 1) if "=" in p else (p, "")
-                                      for p in query.split("&") if p) or None,
+        "version": "2.0",
+        "routeKey": "$default",
+        "rawPath": raw_path,
+        "rawQueryString": query,
+        "cookies": [],
+        "headers": headers,
+        "queryStringParameters": dict(p.split("=", 1) if "=" in p else (p, "") for p in query.split("&") if p)
+        or None,
         "requestContext": {
-            "accountId": "123456789012", "apiId": "local", "domainName": "localhost",
-            "domainPrefix": "localhost", "requestId": str(uuid.uuid4()), "routeKey": "$default",
-            "stage": stage, "time": time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime(now)),
+            "accountId": "123456789012",
+            "apiId": "local",
+            "domainName": "localhost",
+            "domainPrefix": "localhost",
+            "requestId": str(uuid.uuid4()),
+            "routeKey": "$default",
+            "stage": stage,
+            "time": time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime(now)),
             "timeEpoch": int(now * 1000),
-            "http": {"method": method, "path": raw_path, "protocol": "HTTP/1.1",
-                     "sourceIp": "127.0.0.1", "userAgent": headers.get("user-agent", "")},
+            "http": {
+                "method": method,
+                "path": raw_path,
+                "protocol": "HTTP/1.1",
+                "sourceIp": "127.0.0.1",
+                "userAgent": headers.get("user-agent", ""),
+            },
         },
         "body": base64.b64encode(body).decode() if body else None,
-        "isBase64Encoded": bool(body), "pathParameters": {"proxy": path.lstrip("/")},
+        "isBase64Encoded": bool(body),
+        "pathParameters": {"proxy": path.lstrip("/")},
         "stageVariables": None,
     }
 

@@ -41,8 +41,9 @@ if os.environ.get("PERTURBER_WARM_SYNONYM") == "1":  # pay the WordNet load in I
 
     perturber.perturb("warm the data", "synonym")
 
-http_handler = Mangum(app, lifespan="off",
-                      api_gateway_base_path=os.environ.get("PERTURBER_API_BASE_PATH", "/"))
+http_handler = Mangum(
+    app, lifespan="off", api_gateway_base_path=os.environ.get("PERTURBER_API_BASE_PATH", "/")
+)
 log = logging.getLogger("perturber.lambda")
 WARMER_SOURCES = {"aws.events", "aws.scheduler", "serverless-plugin-warmup"}
 
@@ -56,8 +57,7 @@ def event_kind(event: object) -> str:
     if not isinstance(event, dict):
         return "other"
     context = event.get("requestContext")
-    if isinstance(context, dict) and ("http" in context or "httpMethod" in event
-                                      or "elb" in context):
+    if isinstance(context, dict) and ("http" in context or "httpMethod" in event or "elb" in context):
         return "http"
     if event.get("warmer") is True or event.get("source") in WARMER_SOURCES:
         return "warmup"
@@ -73,12 +73,18 @@ def handle_event(event: object, context: object) -> dict:
         log.info("warm-up event: nothing to do")
         return {"warm": True, "version": __version__}
     keys = sorted(map(str, event))[:10] if isinstance(event, dict) else []
-    message = ("not an API Gateway, function URL or ALB request event "
-               f"({type(event).__name__} with keys {keys}); send HTTP requests through the API")
+    message = (
+        "not an API Gateway, function URL or ALB request event "
+        f"({type(event).__name__} with keys {keys}); send HTTP requests through the API"
+    )
     log.warning("unsupported event: %s", message)
     body = {"error": {"code": "unsupported_event", "message": message}}
-    return {"statusCode": 400, "headers": {"content-type": "application/json"},
-            "isBase64Encoded": False, "body": json.dumps(body)}
+    return {
+        "statusCode": 400,
+        "headers": {"content-type": "application/json"},
+        "isBase64Encoded": False,
+        "body": json.dumps(body),
+    }
 
 
 handler = handle_event  # functions.api.handler.handler, the Handler of both IaC files

@@ -15,8 +15,11 @@ from .events import LocalContext, response_body
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m functions.api.invoke", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m functions.api.invoke",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("event", nargs="+", help="API Gateway event JSON file(s)")
     parser.add_argument("--body-only", action="store_true", help="print only the decoded body")
     args = parser.parse_args(argv)

@@ -42,22 +42,24 @@ def make_server(host: str, port: int, stage: str = "$default") -> HTTPServer:
             url = urlsplit(self.path)
             length = int(self.headers.get("content-length") or 0)
             if length > MAX_EVENT_BYTES:
-                err = InputTooLarge(f"request of {length} bytes is over the Lambda payload limit",
-                                    limit=MAX_EVENT_BYTES)
-                self._send(err.http_status, {"content-type": "application/json"},
-                           json.dumps({"error": err.to_dict()}).encode())
+                err = InputTooLarge(
+                    f"request of {length} bytes is over the Lambda payload limit", limit=MAX_EVENT_BYTES
+                )
+                self._send(
+                    err.http_status,
+                    {"content-type": "application/json"},
+                    json.dumps({"error": err.to_dict()}).encode(),
+                )
                 return
             body = self.rfile.read(length) if length else b""
             path = url.path
             if stage != "$default":
                 prefix = f"/{stage}"
                 if path != prefix and not path.startswith(prefix + "/"):
-                    self._send(404, {"content-type": "application/json"},
-                               b'{"message":"Not Found"}')
+                    self._send(404, {"content-type": "application/json"}, b'{"message":"Not Found"}')
                     return
-                path = path[len(prefix):] or "/"
-            event = http_api_event(self.command, path, url.query, dict(self.headers.items()), body,
-                                   stage)
+                path = path[len(prefix) :] or "/"
+            event = http_api_event(self.command, path, url.query, dict(self.headers.items()), body, stage)
             response = handler(event, LocalContext())
             headers = dict(response.get("headers") or {})
             self._send(response["statusCode"], headers, response_body(response))
@@ -80,17 +82,25 @@ def make_server(host: str, port: int, stage: str = "$default") -> HTTPServer:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m functions.api.local", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m functions.api.local",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8080)
-    parser.add_argument("--stage", default="$default",
-                        help="named stage prefix, e.g. prod (set PERTURBER_API_BASE_PATH=/prod too)")
+    parser.add_argument(
+        "--stage",
+        default="$default",
+        help="named stage prefix, e.g. prod (set PERTURBER_API_BASE_PATH=/prod too)",
+    )
     args = parser.parse_args(argv)
     server = make_server(args.host, args.port, args.stage)
     base = "" if args.stage == "$default" else f"/{args.stage}"
-    print(f"lambda-local: handler behind a local API Gateway at http://{args.host}:{args.port}{base}/",
-          file=sys.stderr)
+    print(
+        f"lambda-local: handler behind a local API Gateway at http://{args.host}:{args.port}{base}/",
+        file=sys.stderr,
+    )
     try:
         server.serve_forever()
     except KeyboardInterrupt:

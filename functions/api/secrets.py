@@ -41,14 +41,18 @@ def _fetch(kind: str, name: str) -> str:
             return value["api_key"] if isinstance(value, dict) else str(value)
         return _client("ssm").get_parameter(Name=name, WithDecryption=True)["Parameter"]["Value"]
     except Exception as err:  # botocore errors, missing key: never echo the secret
-        raise ResourceUnavailable(f"cannot read the model API key from {kind} ({name}): "
-                                  f"{type(err).__name__}", code="model_unavailable") from None
+        raise ResourceUnavailable(
+            f"cannot read the model API key from {kind} ({name}): {type(err).__name__}",
+            code="model_unavailable",
+        ) from None
 
 
 def llm_api_key() -> str | None:
     """The API key, from Secrets Manager, SSM or the environment (first configured wins)."""
-    for kind, var in (("secretsmanager", "PERTURBER_LLM_API_KEY_SECRET_ID"),
-                      ("ssm", "PERTURBER_LLM_API_KEY_PARAMETER")):
+    for kind, var in (
+        ("secretsmanager", "PERTURBER_LLM_API_KEY_SECRET_ID"),
+        ("ssm", "PERTURBER_LLM_API_KEY_PARAMETER"),
+    ):
         name = os.environ.get(var)
         if name:
             key = (kind, name)

@@ -29,10 +29,17 @@ def add_bytecode(artifact: pathlib.Path, skip: str | None = None) -> int:
         with zipfile.ZipFile(artifact) as zf:
             infos = zf.infolist()
             wanted = re.compile(skip) if skip else None
-            zf.extractall(tree, [i for i in infos if i.filename.endswith(".py")
-                                 and not (wanted and wanted.search(i.filename))])
-            if not compileall.compile_dir(str(tree), quiet=2, workers=0,
-                                          invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH):
+            zf.extractall(
+                tree,
+                [
+                    i
+                    for i in infos
+                    if i.filename.endswith(".py") and not (wanted and wanted.search(i.filename))
+                ],
+            )
+            if not compileall.compile_dir(
+                str(tree), quiet=2, workers=0, invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH
+            ):
                 raise SystemExit(f"{artifact}: some modules do not compile with Python {sys.version}")
             names = {i.filename for i in infos}
             stamps = {i.filename: i.date_time for i in infos}
@@ -53,19 +60,24 @@ def add_bytecode(artifact: pathlib.Path, skip: str | None = None) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("artifacts", nargs="+", type=pathlib.Path)
     parser.add_argument("--python-version", default="3.12")
     parser.add_argument("--skip", help="regular expression: zip paths not to compile")
     args = parser.parse_args(argv)
     running = f"{sys.version_info[0]}.{sys.version_info[1]}"
     if running != args.python_version:
-        raise SystemExit(f"compile_zip.py runs on Python {running}; the function needs "
-                         f"{args.python_version} bytecode (use python{args.python_version})")
+        raise SystemExit(
+            f"compile_zip.py runs on Python {running}; the function needs "
+            f"{args.python_version} bytecode (use python{args.python_version})"
+        )
     for artifact in args.artifacts:
-        print(f"bytecode: {artifact}: {add_bytecode(artifact, args.skip)} .pyc added (unchecked-hash, "
-              f"Python {running})")
+        print(
+            f"bytecode: {artifact}: {add_bytecode(artifact, args.skip)} .pyc added (unchecked-hash, "
+            f"Python {running})"
+        )
     return 0
 
 

@@ -40,18 +40,27 @@ def _behaviours():
     it, §17.1: the first call imports augly, nlpaug and wordfreq, or raises ``tier_unavailable``)."""
     runtime.deps()
     from . import behaviours
+
     return behaviours
 
 
 # ---- word_level ----------------------------------------------------------------------------
 
-@perturbation("sequence_spaces", category=CATEGORY, family="word_level", seed_sensitive=True,
-              intensity="prob", params=[
-                  Param("prob", float, 0.1, "chance of a run of spaces after each code point", 0.0, 1.0),
-                  Param("min_spaces", int, 1, "fewest spaces in a run", 0, 100),
-                  Param("max_spaces", int, 10, "most spaces in a run", 0, 100)],
-              description="Engine AddSpaceSeq: after any code point, with probability prob, "
-                          "insert min_spaces..max_spaces spaces.")
+
+@perturbation(
+    "sequence_spaces",
+    category=CATEGORY,
+    family="word_level",
+    seed_sensitive=True,
+    intensity="prob",
+    params=[
+        Param("prob", float, 0.1, "chance of a run of spaces after each code point", 0.0, 1.0),
+        Param("min_spaces", int, 1, "fewest spaces in a run", 0, 100),
+        Param("max_spaces", int, 10, "most spaces in a run", 0, 100),
+    ],
+    description="Engine AddSpaceSeq: after any code point, with probability prob, "
+    "insert min_spaces..max_spaces spaces.",
+)
 def sequence_spaces(text: str, rng, *, prob: float, min_spaces: int, max_spaces: int) -> Outcome:
     """One ``random.random()`` per code point; a ``randint`` run of spaces after each hit.
 
@@ -59,15 +68,21 @@ def sequence_spaces(text: str, rng, *, prob: float, min_spaces: int, max_spaces:
     'a b '
     """
     if min_spaces > max_spaces:
-        raise InvalidParams(f"sequence_spaces: min_spaces ({min_spaces}) must not exceed "
-                            f"max_spaces ({max_spaces})", field="min_spaces")
+        raise InvalidParams(
+            f"sequence_spaces: min_spaces ({min_spaces}) must not exceed max_spaces ({max_spaces})",
+            field="min_spaces",
+        )
     fn = _behaviours().sequence_spaces
     out = runtime.run_seeded(rng.seed, lambda: fn(text, prob, min_spaces, max_spaces))
     return _outcome(text, out)
 
 
-@perturbation("punctuation_spaces", category=CATEGORY, family="word_level",
-              description="Engine PunctSpaces: a space on both sides of every ASCII punctuation mark.")
+@perturbation(
+    "punctuation_spaces",
+    category=CATEGORY,
+    family="word_level",
+    description="Engine PunctSpaces: a space on both sides of every ASCII punctuation mark.",
+)
 def punctuation_spaces(text: str, rng) -> Outcome:
     """No randomness, so no global state is touched.
 
@@ -77,11 +92,21 @@ def punctuation_spaces(text: str, rng) -> Outcome:
     return _outcome(text, _behaviours().punctuation_spaces(text))
 
 
-@perturbation("drop_stop_words", category=CATEGORY, family="word_level",
-              params=[choice("stopword_list", "nltk-2025", ("nltk-2025", "nltk-2023"),
-                             "NLTK English list: 198 entries (Feb 2025) or 179 (2023)")],
-              description="Engine DropStopWords: drop NLTK English stop words (minus 43 protected), "
-                          "flattening whitespace.")
+@perturbation(
+    "drop_stop_words",
+    category=CATEGORY,
+    family="word_level",
+    params=[
+        choice(
+            "stopword_list",
+            "nltk-2025",
+            ("nltk-2025", "nltk-2023"),
+            "NLTK English list: 198 entries (Feb 2025) or 179 (2023)",
+        )
+    ],
+    description="Engine DropStopWords: drop NLTK English stop words (minus 43 protected), "
+    "flattening whitespace.",
+)
 def drop_stop_words(text: str, rng, *, stopword_list: str) -> Outcome:
     """Tokens whose lower-cased form is a stop word are dropped; ``you,`` survives.
 
@@ -89,12 +114,18 @@ def drop_stop_words(text: str, rng, *, stopword_list: str) -> Outcome:
     'What capital France?'
     """
     out = _behaviours().drop_stop_words(text, stopword_list)
-    return _outcome(text, out, stopword_list=stopword_list,
-                    stopword_list_sha256=runtime.STOPWORDS_SHA256)
+    return _outcome(text, out, stopword_list=stopword_list, stopword_list_sha256=runtime.STOPWORDS_SHA256)
 
 
-_TYPO_DEFAULTS = {"aug_word_p": 0.5, "aug_char_p": 0.5, "aug_word_min": 1, "aug_word_max": 1000,
-                  "min_word_frequency": 0.0, "typos_count": 1, "language": "en"}
+_TYPO_DEFAULTS = {
+    "aug_word_p": 0.5,
+    "aug_char_p": 0.5,
+    "aug_word_min": 1,
+    "aug_word_max": 1000,
+    "min_word_frequency": 0.0,
+    "typos_count": 1,
+    "language": "en",
+}
 
 
 def _check_typo_mode(params: dict) -> None:
@@ -105,25 +136,38 @@ def _check_typo_mode(params: dict) -> None:
             raise InvalidParams(
                 f"typos: parameter '{key}' cannot be changed in mode '{mode}' (the engine's "
                 f"{'TypoCountPerturbation' if mode == 'count' else 'TypoPerturbation'} has no such "
-                f"knob); leave it at {default!r}", field=key)
+                f"knob); leave it at {default!r}",
+                field=key,
+            )
 
 
-@perturbation("typos", category=CATEGORY, family="word_level", seed_sensitive=True,
-              intensity="aug_word_p", params=[
-                  choice("mode", "proportional", ("proportional", "count"),
-                         "engine TypoPerturbation (proportional) or TypoCountPerturbation (count)"),
-                  choice("typo_type", "all", ("all", "charmix", "keyboard", "misspelling"),
-                         "augly typo kinds"),
-                  Param("aug_word_p", float, 0.5, "share of natural words to edit", 0.0, 1.0),
-                  Param("aug_char_p", float, 0.5, "augly per-character probability", 0.0, 1.0),
-                  Param("aug_word_min", int, 1, "fewest words to edit", 0, 1000),
-                  Param("aug_word_max", int, 1000, "most words to edit", 0, 100000),
-                  Param("min_word_frequency", float, 0.0,
-                        "wordfreq frequency a word must exceed to be natural", 0.0, 1.0),
-                  Param("typos_count", int, 1, "words to edit in count mode", 0, 1000),
-                  choice("language", "en", ("en",), "wordfreq language")],
-              description="Engine Typo/TypoCount: augly typo simulation on natural words only "
-                          "(wordfreq filter, units skipped), whitespace preserved.")
+@perturbation(
+    "typos",
+    category=CATEGORY,
+    family="word_level",
+    seed_sensitive=True,
+    intensity="aug_word_p",
+    params=[
+        choice(
+            "mode",
+            "proportional",
+            ("proportional", "count"),
+            "engine TypoPerturbation (proportional) or TypoCountPerturbation (count)",
+        ),
+        choice("typo_type", "all", ("all", "charmix", "keyboard", "misspelling"), "augly typo kinds"),
+        Param("aug_word_p", float, 0.5, "share of natural words to edit", 0.0, 1.0),
+        Param("aug_char_p", float, 0.5, "augly per-character probability", 0.0, 1.0),
+        Param("aug_word_min", int, 1, "fewest words to edit", 0, 1000),
+        Param("aug_word_max", int, 1000, "most words to edit", 0, 100000),
+        Param(
+            "min_word_frequency", float, 0.0, "wordfreq frequency a word must exceed to be natural", 0.0, 1.0
+        ),
+        Param("typos_count", int, 1, "words to edit in count mode", 0, 1000),
+        choice("language", "en", ("en",), "wordfreq language"),
+    ],
+    description="Engine Typo/TypoCount: augly typo simulation on natural words only "
+    "(wordfreq filter, units skipped), whitespace preserved.",
+)
 def typos(text: str, rng, **params) -> Outcome:
     """augly's ``simulate_typos`` on chosen natural words (needs the extra).
 
@@ -134,8 +178,9 @@ def typos(text: str, rng, **params) -> Outcome:
     _check_typo_mode(params)
     fn = _behaviours().typos
     out = runtime.run_seeded(rng.seed, lambda: fn(text, **params))
-    return _outcome(text, out, misspelling_sha256=runtime.MISSPELLING_SHA256,
-                    units_table="t01_brittlebench_units")
+    return _outcome(
+        text, out, misspelling_sha256=runtime.MISSPELLING_SHA256, units_table="t01_brittlebench_units"
+    )
 
 
 def _word_manipulation(text: str, seed: int, kind: str) -> Outcome:
@@ -147,21 +192,32 @@ def _word_manipulation(text: str, seed: int, kind: str) -> Outcome:
     return _outcome(text, out)
 
 
-@perturbation("word_merge", category=CATEGORY, family="word_level", seed_sensitive=True,
-              description="Engine WordManipulation(merge): augly merge_words on each line.")
+@perturbation(
+    "word_merge",
+    category=CATEGORY,
+    family="word_level",
+    seed_sensitive=True,
+    description="Engine WordManipulation(merge): augly merge_words on each line.",
+)
 def word_merge(text: str, rng) -> Outcome:
     """augly glues ~30% of each line's words to the next one (needs the extra)."""
     return _word_manipulation(text, rng.seed, "merge")
 
 
-@perturbation("word_split", category=CATEGORY, family="word_level", seed_sensitive=True,
-              description="Engine WordManipulation(split): augly split_words on each line.")
+@perturbation(
+    "word_split",
+    category=CATEGORY,
+    family="word_level",
+    seed_sensitive=True,
+    description="Engine WordManipulation(split): augly split_words on each line.",
+)
 def word_split(text: str, rng) -> Outcome:
     """augly cuts ~30% of each line's words in two (needs the extra)."""
     return _word_manipulation(text, rng.seed, "split")
 
 
 # ---- padding -------------------------------------------------------------------------------
+
 
 def _char_count() -> Param:
     return Param("char_count", int, 10, "padding characters on each side (before the space)", 0, 1000)
@@ -171,9 +227,14 @@ def _pad(text: str, char: str, char_count: int) -> Outcome:
     return _outcome(text, _behaviours().padding(text, char, char_count))
 
 
-@perturbation("quotes", category=CATEGORY, family="padding", params=[_char_count()],
-              intensity="char_count",
-              description='Engine Padding("\\""): char_count double quotes and a space on each side.')
+@perturbation(
+    "quotes",
+    category=CATEGORY,
+    family="padding",
+    params=[_char_count()],
+    intensity="char_count",
+    description='Engine Padding("\\""): char_count double quotes and a space on each side.',
+)
 def quotes(text: str, rng, *, char_count: int) -> Outcome:
     """The empty text is padded too.
 
@@ -183,9 +244,14 @@ def quotes(text: str, rng, *, char_count: int) -> Outcome:
     return _pad(text, '"', char_count)
 
 
-@perturbation("spaces", category=CATEGORY, family="padding", params=[_char_count()],
-              intensity="char_count",
-              description='Engine Padding(" "): char_count spaces and a space on each side.')
+@perturbation(
+    "spaces",
+    category=CATEGORY,
+    family="padding",
+    params=[_char_count()],
+    intensity="char_count",
+    description='Engine Padding(" "): char_count spaces and a space on each side.',
+)
 def spaces(text: str, rng, *, char_count: int) -> Outcome:
     """``char_count`` 0 still adds the two single spaces.
 
@@ -195,9 +261,14 @@ def spaces(text: str, rng, *, char_count: int) -> Outcome:
     return _pad(text, " ", char_count)
 
 
-@perturbation("new_lines", category=CATEGORY, family="padding", params=[_char_count()],
-              intensity="char_count",
-              description='Engine Padding("\\n"): char_count line feeds and a space on each side.')
+@perturbation(
+    "new_lines",
+    category=CATEGORY,
+    family="padding",
+    params=[_char_count()],
+    intensity="char_count",
+    description='Engine Padding("\\n"): char_count line feeds and a space on each side.',
+)
 def new_lines(text: str, rng, *, char_count: int) -> Outcome:
     """Always LF.
 
@@ -209,10 +280,15 @@ def new_lines(text: str, rng, *, char_count: int) -> Outcome:
 
 # ---- context -------------------------------------------------------------------------------
 
-@perturbation("emotion_prompt", category=CATEGORY, family="context",
-              params=[choice("stimuli_code", "EP01", EMOTION_CODES, "EmotionPrompt/EmotionAttack code")],
-              description="Engine EmotionPerturbation: a fixed stimulus sentence (user-supplied "
-                          "table) before or after the text.")
+
+@perturbation(
+    "emotion_prompt",
+    category=CATEGORY,
+    family="context",
+    params=[choice("stimuli_code", "EP01", EMOTION_CODES, "EmotionPrompt/EmotionAttack code")],
+    description="Engine EmotionPerturbation: a fixed stimulus sentence (user-supplied "
+    "table) before or after the text.",
+)
 def emotion_prompt(text: str, rng, *, stimuli_code: str) -> Outcome:
     """Needs the stimulus table (``PERTURBER_BRITTLEBENCH_EMOTION_FILE`` or the installed engine)."""
     behaviours = _behaviours()

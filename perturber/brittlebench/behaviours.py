@@ -32,7 +32,8 @@ PROTECTED = frozenset(
     "what which who when where why how "
     "not no nor don't doesn't didn't haven't aren't isn't hasn't "
     "all each every few least less many more most some exactly per "
-    "if then before after at between during in into on over under without y".split())
+    "if then before after at between during in into on over under without y".split()
+)
 STOPLIST_SIZES = {"nltk-2025": 198, "nltk-2023": 179}
 
 
@@ -54,7 +55,7 @@ def punctuation_spaces(text: str) -> str:
 @cache
 def stop_set(stopword_list: str) -> frozenset:
     """The NLTK English list (``nltk-2025`` or ``nltk-2023``) minus the 43 protected words."""
-    words = runtime.stopwords()[:STOPLIST_SIZES[stopword_list]]
+    words = runtime.stopwords()[: STOPLIST_SIZES[stopword_list]]
     return frozenset(words) - PROTECTED
 
 
@@ -85,15 +86,28 @@ def is_natural_word(token: str, min_word_frequency: float, language: str = "en")
     return runtime.deps()["word_frequency"](clean, language) > min_word_frequency
 
 
-def typos(text: str, *, mode: str, typo_type: str, aug_word_p: float, aug_char_p: float,
-          aug_word_min: int, aug_word_max: int, min_word_frequency: float, typos_count: int,
-          language: str) -> str:
+def typos(
+    text: str,
+    *,
+    mode: str,
+    typo_type: str,
+    aug_word_p: float,
+    aug_char_p: float,
+    aug_word_min: int,
+    aug_word_max: int,
+    min_word_frequency: float,
+    typos_count: int,
+    language: str,
+) -> str:
     """Typos in natural words only, via augly's ``simulate_typos`` one token at a time."""
     if mode == "count" and not text:
         return text
     tokens = _WHITESPACE_RUNS.split(text)
-    natural = [i for i, tok in enumerate(tokens)
-               if tok and tok.strip() and is_natural_word(tok, min_word_frequency, language)]
+    natural = [
+        i
+        for i, tok in enumerate(tokens)
+        if tok and tok.strip() and is_natural_word(tok, min_word_frequency, language)
+    ]
     if not natural:
         return text
     n = len(natural)
@@ -123,9 +137,18 @@ def typo_augmenter(typo_type: str, aug_char_p: float):
     """
     dep = runtime.deps()
     return dep["TypoAugmenter"](
-        min_char=2, aug_char_min=1, aug_char_max=1, aug_char_p=aug_char_p, aug_word_min=1,
-        aug_word_max=1, aug_word_p=1.0, typo_type=typo_type,
-        misspelling_dict_path=dep["misspelling_path"], max_typo_length=1, priority_words=None)
+        min_char=2,
+        aug_char_min=1,
+        aug_char_max=1,
+        aug_char_p=aug_char_p,
+        aug_word_min=1,
+        aug_word_max=1,
+        aug_word_p=1.0,
+        typo_type=typo_type,
+        misspelling_dict_path=dep["misspelling_path"],
+        max_typo_length=1,
+        priority_words=None,
+    )
 
 
 def word_manipulation(text: str, kind: str) -> str:

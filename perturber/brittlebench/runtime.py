@@ -107,21 +107,25 @@ def deps() -> dict[str, Any]:
             except ImportError as err:
                 raise tier_unavailable(
                     f"the brittlebench tier needs the optional extra '{EXTRA}' ({INSTALL_HINT}); "
-                    f"missing: {err.name or err}") from None
+                    f"missing: {err.name or err}"
+                ) from None
             with open(MISSPELLING_DICTIONARY_PATH, "rb") as fh:
                 digest = hashlib.sha256(fh.read()).hexdigest()
             if digest != MISSPELLING_SHA256:
                 raise tier_unavailable(
                     f"augly's misspelling table has sha256 {digest}, expected {MISSPELLING_SHA256}; "
-                    f"install the pinned versions ({INSTALL_HINT})")
+                    f"install the pinned versions ({INSTALL_HINT})"
+                )
             versions = {name: _version(name) for name in PINS}
-            _DEPS = {"simulate_typos": augly_text.simulate_typos,
-                     "merge_words": augly_text.merge_words,
-                     "split_words": augly_text.split_words,
-                     "TypoAugmenter": TypoAugmenter,
-                     "misspelling_path": MISSPELLING_DICTIONARY_PATH,
-                     "word_frequency": word_frequency,
-                     "versions": versions}
+            _DEPS = {
+                "simulate_typos": augly_text.simulate_typos,
+                "merge_words": augly_text.merge_words,
+                "split_words": augly_text.split_words,
+                "TypoAugmenter": TypoAugmenter,
+                "misspelling_path": MISSPELLING_DICTIONARY_PATH,
+                "word_frequency": word_frequency,
+                "versions": versions,
+            }
     return _DEPS
 
 
@@ -163,12 +167,15 @@ def emotion_table() -> tuple[dict[str, tuple[str, str]], str]:
     import json
 
     path = os.environ.get(EMOTION_ENV) or _engine_stimulus_file()
-    how = (f"set {EMOTION_ENV} to a copy of the engine's "
-           f"brittlebench/perturbations/resources/emotion_prompts.json (commit {ENGINE_COMMIT}, "
-           f"sha256 {EMOTION_SHA256}) or install the brittlebench engine")
+    how = (
+        f"set {EMOTION_ENV} to a copy of the engine's "
+        f"brittlebench/perturbations/resources/emotion_prompts.json (commit {ENGINE_COMMIT}, "
+        f"sha256 {EMOTION_SHA256}) or install the brittlebench engine"
+    )
     if not path:
-        raise tier_unavailable(f"emotion_prompt needs the engine's stimulus table (CC BY-NC, not "
-                               f"shipped with perturber): {how}")
+        raise tier_unavailable(
+            f"emotion_prompt needs the engine's stimulus table (CC BY-NC, not shipped with perturber): {how}"
+        )
     try:
         stat = os.stat(path)
         key = (path, stat.st_mtime_ns, stat.st_size)
@@ -177,13 +184,17 @@ def emotion_table() -> tuple[dict[str, tuple[str, str]], str]:
         with open(path, "rb") as fh:
             raw = fh.read()
     except OSError as err:
-        raise tier_unavailable(f"cannot read the stimulus table {path!r} ({err.strerror}): {how}",
-                               path=path) from None
+        raise tier_unavailable(
+            f"cannot read the stimulus table {path!r} ({err.strerror}): {how}", path=path
+        ) from None
     digest = hashlib.sha256(raw).hexdigest()
     if digest != EMOTION_SHA256:
-        raise tier_unavailable(f"the stimulus table {path!r} has sha256 {digest}, expected "
-                               f"{EMOTION_SHA256}: {how}", path=path, sha256=digest,
-                               expected_sha256=EMOTION_SHA256)
+        raise tier_unavailable(
+            f"the stimulus table {path!r} has sha256 {digest}, expected {EMOTION_SHA256}: {how}",
+            path=path,
+            sha256=digest,
+            expected_sha256=EMOTION_SHA256,
+        )
     data = json.loads(raw)
     table = {code: (entry["type"], entry["text"]) for code, entry in data.items()}
     _EMOTION_CACHE.update(key=key, table=table)

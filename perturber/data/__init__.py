@@ -51,8 +51,11 @@ def table_digests() -> dict[str, str]:
     import hashlib
 
     root = resources.files(__package__)
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.iterdir(), key=lambda p: p.name) if p.name.endswith(".json")}
+    return {
+        p.name: hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.iterdir(), key=lambda p: p.name)
+        if p.name.endswith(".json")
+    }
 
 
 def write_sums() -> str:

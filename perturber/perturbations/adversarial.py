@@ -32,9 +32,13 @@ def _directives() -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(row["variants"]) for row in tiers)
 
 
-@perturbation("invisible_instructions", family="adversarial", in_scope=False,
-              expectation="invariant",
-              description="Append the benign payload B6 inside an HTML comment on a new line.")
+@perturbation(
+    "invisible_instructions",
+    family="adversarial",
+    in_scope=False,
+    expectation="invariant",
+    description="Append the benign payload B6 inside an HTML comment on a new line.",
+)
 def invisible_instructions(text: str, rng: Draws) -> Outcome:
     """Append ``<!-- payload -->`` on its own line (line break in the text's own style).
 
@@ -48,9 +52,13 @@ def invisible_instructions(text: str, rng: Draws) -> Outcome:
     return Outcome(text + nl + "<!-- " + payload + " -->", 1, None, {"canary": canary})
 
 
-@perturbation("unicode_tag_smuggle", family="adversarial", in_scope=False,
-              expectation="invariant",
-              description="Append payload B6 as invisible Unicode Tag characters (U+E0000 + c).")
+@perturbation(
+    "unicode_tag_smuggle",
+    family="adversarial",
+    in_scope=False,
+    expectation="invariant",
+    description="Append payload B6 as invisible Unicode Tag characters (U+E0000 + c).",
+)
 def unicode_tag_smuggle(text: str, rng: Draws) -> Outcome:
     """Append each payload character ``c`` as ``chr(0xE0000 + ord(c))`` directly after the text.
 
@@ -62,16 +70,24 @@ def unicode_tag_smuggle(text: str, rng: Draws) -> Outcome:
     return Outcome(text + tags, 1, None, {"canary": canary})
 
 
-@perturbation("conflicting_instruction", family="adversarial", in_scope=False,
-              expectation="invariant", intensity="tier",
-              params=[Param("tier", int, 1, "conflict-explicitness score (1 mild suggestion … "
-                            "5 deep-hierarchy attack)", 1, 5),
-                      Param("variant", int, 0, "which of the three phrasings of the tier", 0, 2),
-                      choice("position", "end", ("end", "start"),
-                             "append (before the answer cue) or prepend the directive")],
-              description="Add a conflicting directive (B5) of a given explicitness tier.")
-def conflicting_instruction(text: str, rng: Draws, *, tier: int, variant: int,
-                            position: str) -> Outcome:
+@perturbation(
+    "conflicting_instruction",
+    family="adversarial",
+    in_scope=False,
+    expectation="invariant",
+    intensity="tier",
+    params=[
+        Param(
+            "tier", int, 1, "conflict-explicitness score (1 mild suggestion … 5 deep-hierarchy attack)", 1, 5
+        ),
+        Param("variant", int, 0, "which of the three phrasings of the tier", 0, 2),
+        choice(
+            "position", "end", ("end", "start"), "append (before the answer cue) or prepend the directive"
+        ),
+    ],
+    description="Add a conflicting directive (B5) of a given explicitness tier.",
+)
+def conflicting_instruction(text: str, rng: Draws, *, tier: int, variant: int, position: str) -> Outcome:
     """Add directive ``B5[tier][variant]`` by the append (``end``) or prepend (``start``) rule.
 
     >>> conflicting_instruction("What is 6 × 7?\\nAnswer:", None, tier=3, variant=0,

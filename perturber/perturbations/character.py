@@ -29,9 +29,19 @@ from ..registry import Outcome, choice, perturbation, rate, unchanged
 from ..rng import Draws, select
 
 __all__ = [
-    "random_case", "upper_case", "lower_case", "title_case", "leetspeak", "disemvowel",
-    "diacritics_add", "diacritics_strip", "homoglyph", "full_width", "zero_width",
-    "bidi_override", "ocr_noise",
+    "random_case",
+    "upper_case",
+    "lower_case",
+    "title_case",
+    "leetspeak",
+    "disemvowel",
+    "diacritics_add",
+    "diacritics_strip",
+    "homoglyph",
+    "full_width",
+    "zero_width",
+    "bidi_override",
+    "ocr_noise",
 ]
 
 _FAMILY = "character"
@@ -172,8 +182,15 @@ def _rate_edits(rng: Draws, rate_: float, candidates: Sequence) -> list | None:
 # 6.1 - 6.4 case
 # ---------------------------------------------------------------------------------------------
 
-@perturbation("random_case", version=2, family=_FAMILY, seed_sensitive=True, params=[rate(0.5)],
-              description="Flip the case of a fraction of the cased letters.")
+
+@perturbation(
+    "random_case",
+    version=2,
+    family=_FAMILY,
+    seed_sensitive=True,
+    params=[rate(0.5)],
+    description="Flip the case of a fraction of the cased letters.",
+)
 def random_case(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Flip the case of ``rate`` of the cased letters outside protected spans (§6.1).
 
@@ -183,7 +200,7 @@ def random_case(text: str, rng: Draws, *, rate: float) -> Outcome:
     chosen = _rate_edits(rng, rate, _case_sites(text))
     if chosen is None:
         return unchanged(text, "no_candidates")
-    if text.isascii():   # one code point per letter, no context: swap the whole text once
+    if text.isascii():  # one code point per letter, no context: swap the whole text once
         new = pick(text.swapcase(), chosen)
     else:
         new = [text[p].swapcase() for p in chosen]
@@ -214,8 +231,12 @@ def _case_sites(text: str) -> tuple[int, ...]:
     return tuple(cands)
 
 
-@perturbation("upper_case", version=2, family=_FAMILY,
-              description="Upper-case the text (full Unicode mapping) outside URLs and code.")
+@perturbation(
+    "upper_case",
+    version=2,
+    family=_FAMILY,
+    description="Upper-case the text (full Unicode mapping) outside URLs and code.",
+)
 def upper_case(text: str, rng: Draws) -> Outcome:
     """``str.upper()`` on every maximal segment outside protected spans (§6.2).
 
@@ -228,8 +249,12 @@ def upper_case(text: str, rng: Draws) -> Outcome:
     return Outcome(out, 1) if out != text else unchanged(text, "no_change")
 
 
-@perturbation("lower_case", version=2, family=_FAMILY,
-              description="Lower-case the text (full Unicode mapping) outside URLs and code.")
+@perturbation(
+    "lower_case",
+    version=2,
+    family=_FAMILY,
+    description="Lower-case the text (full Unicode mapping) outside URLs and code.",
+)
 def lower_case(text: str, rng: Draws) -> Outcome:
     """``str.lower()`` on every maximal segment outside protected spans (§6.3).
 
@@ -240,8 +265,12 @@ def lower_case(text: str, rng: Draws) -> Outcome:
     return Outcome(out, 1) if out != text else unchanged(text, "no_change")
 
 
-@perturbation("title_case", version=2, family=_FAMILY,
-              description="Capitalise every lower-case or title-case word, hyphen parts included.")
+@perturbation(
+    "title_case",
+    version=2,
+    family=_FAMILY,
+    description="Capitalise every lower-case or title-case word, hyphen parts included.",
+)
 def title_case(text: str, rng: Draws) -> Outcome:
     """Capitalise free ``lower``/``title`` tokens that start with a letter, except unit symbols
     (§6.4). Acronyms, mixed-case names and text after apostrophes stay as they are.
@@ -255,7 +284,7 @@ def title_case(text: str, rng: Draws) -> Outcome:
     mask = _starts_mask(text)
     case_class = tm.case_class
     cased = tm.is_cased_letter
-    points: list[int] = []   # part-initial lower-case cased letters of the edited tokens
+    points: list[int] = []  # part-initial lower-case cased letters of the edited tokens
     edited = 0
     any_hyphen = "-" in text or "‐" in text or "‑" in text
     for start, _, word in tm.free_tokens(text):
@@ -269,16 +298,16 @@ def title_case(text: str, rng: Draws) -> Outcome:
         # no part starts with a cased letter and nothing changes anyway).
         if not word.islower() and case_class(word) not in ("lower", "title"):
             continue
-        if not hyphenated:   # the common case: only the first letter can change
-            if first < "\x80" or cased(first):   # an ASCII lower-case letter is cased
+        if not hyphenated:  # the common case: only the first letter can change
+            if first < "\x80" or cased(first):  # an ASCII lower-case letter is cased
                 points.append(start)
                 edited += 1
             continue
         before = len(points)
         if first.islower() and cased(first):
             points.append(start)
-        for m in _HYPHENS_RE.finditer(word):   # the code point after a hyphen starts a part
-            c = word[m.end():m.end() + 1]
+        for m in _HYPHENS_RE.finditer(word):  # the code point after a hyphen starts a part
+            c = word[m.end() : m.end() + 1]
             if c.islower() and cased(c):
                 points.append(start + m.end())
         edited += len(points) > before
@@ -292,8 +321,15 @@ def title_case(text: str, rng: Draws) -> Outcome:
 # 6.5 leetspeak, 6.6 disemvowel
 # ---------------------------------------------------------------------------------------------
 
-@perturbation("leetspeak", version=2, family=_FAMILY, seed_sensitive=True, params=[rate(0.5)],
-              description="Replace a fraction of the letters with leet digits and symbols.")
+
+@perturbation(
+    "leetspeak",
+    version=2,
+    family=_FAMILY,
+    seed_sensitive=True,
+    params=[rate(0.5)],
+    description="Replace a fraction of the letters with leet digits and symbols.",
+)
 def leetspeak(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Replace letters of Table A8a inside free alpha tokens of at least 2 letters (§6.5).
     A token whose every letter is chosen keeps its last chosen letter.
@@ -335,7 +371,7 @@ def _leet_sites(text: str) -> tuple[tuple[int, ...], tuple[tuple[int, int, int],
 
 def _fully_chosen(cands: Sequence[int], chosen: list[int], tokens: Sequence[tuple[int, int, int]]) -> set:
     """The ``last`` of each ``(i, j, last)`` whose candidates ``cands[i:j]`` were all chosen."""
-    drop = set()   # membership tests only
+    drop = set()  # membership tests only
     if tokens:
         for i, j, last in tokens:
             a = bisect_left(chosen, cands[i])
@@ -344,8 +380,14 @@ def _fully_chosen(cands: Sequence[int], chosen: list[int], tokens: Sequence[tupl
     return drop
 
 
-@perturbation("disemvowel", version=2, family=_FAMILY, seed_sensitive=True, params=[rate(0.5)],
-              description="Delete a fraction of the non-initial vowels of longer words.")
+@perturbation(
+    "disemvowel",
+    version=2,
+    family=_FAMILY,
+    seed_sensitive=True,
+    params=[rate(0.5)],
+    description="Delete a fraction of the non-initial vowels of longer words.",
+)
 def disemvowel(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Delete ASCII vowels (not first letters) in free alpha tokens of at least 3 letters (§6.6);
     every token keeps its first letter and at least 2 letters.
@@ -358,12 +400,12 @@ def disemvowel(text: str, rng: Draws, *, rate: float) -> Outcome:
     if chosen is None:
         return unchanged(text, "no_candidates")
     # Guard: at most (letters - 2) deletions per token; its highest chosen positions are dropped.
-    drop = set()   # membership tests only
+    drop = set()  # membership tests only
     for first, end, allowed in capped:
         a = bisect_left(chosen, first)
         b = bisect_left(chosen, end, a)
         if b - a > allowed:
-            drop.update(chosen[a + allowed:b])
+            drop.update(chosen[a + allowed : b])
     if drop:
         chosen = [p for p in chosen if p not in drop]
     return Outcome(replace_points(text, chosen, [""] * len(chosen)), len(chosen))
@@ -386,12 +428,15 @@ def _disemvowel_sites(text: str) -> tuple[tuple[int, ...], tuple[tuple[int, int,
         s, e = tok.start, tok.end
         found = hits[i:j]
         if found[0] == s:
-            found = found[1:]   # never the first letter
+            found = found[1:]  # never the first letter
         found = _single(found, mask, tok)
         if found and ("'" in word or "’" in word or "-" in word or "‐" in word or "‑" in word):
             # A vowel that is a whole part between joiners is a word of its own ("x-a-y").
-            found = [p for p in found
-                     if not (text[p - 1] in tm.JOINERS and (p + 1 == e or text[p + 1] in tm.JOINERS))]
+            found = [
+                p
+                for p in found
+                if not (text[p - 1] in tm.JOINERS and (p + 1 == e or text[p + 1] in tm.JOINERS))
+            ]
         if found:
             cands.extend(found)
             if len(found) > letters - 2:
@@ -419,10 +464,22 @@ def _vowel_sites(text: str) -> tuple[int, ...]:
     return tuple(out)
 
 
-@perturbation("diacritics_add", version=2, family=_FAMILY, seed_sensitive=True,
-              params=[rate(0.5), choice("form", "combining", ("combining", "precomposed"),
-                                        "combining U+0301 after the vowel, or the NFC letter")],
-              description="Put an acute accent on a fraction of the unmarked vowels.")
+@perturbation(
+    "diacritics_add",
+    version=2,
+    family=_FAMILY,
+    seed_sensitive=True,
+    params=[
+        rate(0.5),
+        choice(
+            "form",
+            "combining",
+            ("combining", "precomposed"),
+            "combining U+0301 after the vowel, or the NFC letter",
+        ),
+    ],
+    description="Put an acute accent on a fraction of the unmarked vowels.",
+)
 def diacritics_add(text: str, rng: Draws, *, rate: float, form: str) -> Outcome:
     """Mark ASCII vowels inside free word tokens with an acute accent (§6.7).
 
@@ -434,7 +491,7 @@ def diacritics_add(text: str, rng: Draws, *, rate: float, form: str) -> Outcome:
     chosen = _rate_edits(rng, rate, _vowel_sites(text))
     if chosen is None:
         return unchanged(text, "no_candidates")
-    if form == "combining":   # U+0301 inserted after the vowel
+    if form == "combining":  # U+0301 inserted after the vowel
         new = [text[p] + _ACUTE for p in chosen]
     else:
         new = [_PRECOMPOSED[text[p]] for p in chosen]
@@ -443,8 +500,7 @@ def diacritics_add(text: str, rng: Draws, *, rate: float, form: str) -> Outcome:
 
 # A code point that can start or sit in a strippable cluster: a canonically decomposable
 # character (Hangul syllables excluded), a Table A11 letter, or a run of non-spacing marks.
-_STRIP_HIT = regex.compile(
-    r"(?![\uAC00-\uD7A3])[\p{dt=canonical}ØøŁłĐđĦħŦŧ]\p{Mn}*|\p{Mn}+")
+_STRIP_HIT = regex.compile(r"(?![\uAC00-\uD7A3])[\p{dt=canonical}ØøŁłĐđĦħŦŧ]\p{Mn}*|\p{Mn}+")
 _SCRIPT_WORDS = ("LATIN", "GREEK", "CYRILLIC")
 
 
@@ -469,8 +525,9 @@ def _strip_cluster(cluster: str, folds) -> str:
     return unicodedata.normalize("NFC", kept)
 
 
-@perturbation("diacritics_strip", family=_FAMILY,
-              description="Remove the accents of Latin, Greek and Cyrillic letters.")
+@perturbation(
+    "diacritics_strip", family=_FAMILY, description="Remove the accents of Latin, Greek and Cyrillic letters."
+)
 def diacritics_strip(text: str, rng: Draws) -> Outcome:
     """Per cluster with a Latin/Greek/Cyrillic base letter: NFD, drop Mn marks, NFC; plus the
     folds of Table A11 (§6.8). No compatibility folding.
@@ -486,7 +543,7 @@ def diacritics_strip(text: str, rng: Draws) -> Outcome:
         return unchanged(text, "no_candidates")
     folds = _pairs("a11_strip_folds")
     mask = _starts_mask(text)
-    done: dict[str, str | None] = {}   # cluster -> stripped form (None: not a site); lookups only
+    done: dict[str, str | None] = {}  # cluster -> stripped form (None: not a site); lookups only
     edits = []
     last_end = 0
     for p in hits:
@@ -517,8 +574,14 @@ def diacritics_strip(text: str, rng: Draws) -> Outcome:
     return Outcome(tm.splice(text, edits), len(edits))
 
 
-@perturbation("homoglyph", version=2, family=_FAMILY, seed_sensitive=True, params=[rate(0.3)],
-              description="Swap a fraction of the letters for Cyrillic or Greek look-alikes.")
+@perturbation(
+    "homoglyph",
+    version=2,
+    family=_FAMILY,
+    seed_sensitive=True,
+    params=[rate(0.3)],
+    description="Swap a fraction of the letters for Cyrillic or Greek look-alikes.",
+)
 def homoglyph(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Replace letters of Table A8b (separate lower- and upper-case columns) inside free word
     tokens with their look-alike (§6.9).
@@ -555,8 +618,9 @@ _FULL_WIDTH[0x20] = 0x3000
 _PRINTABLE_ASCII = re.compile(r"[\x20-\x7e]")
 
 
-@perturbation("full_width", family=_FAMILY,
-              description="Write every printable ASCII character in its full-width form.")
+@perturbation(
+    "full_width", family=_FAMILY, description="Write every printable ASCII character in its full-width form."
+)
 def full_width(text: str, rng: Draws) -> Outcome:
     """U+0021-U+007E move by 0xFEE0 and U+0020 becomes U+3000, everywhere (§6.10).
 
@@ -571,10 +635,22 @@ def full_width(text: str, rng: Draws) -> Outcome:
 _ZERO_WIDTH = {"u200b": "\u200b", "u200c": "\u200c", "u2060": "\u2060"}
 
 
-@perturbation("zero_width", version=2, family=_FAMILY, seed_sensitive=True,
-              params=[rate(0.3), choice("char", "u200b", ("u200b", "u200c", "u2060"),
-                                        "ZERO WIDTH SPACE, ZERO WIDTH NON-JOINER or WORD JOINER")],
-              description="Insert an invisible character at a fraction of the in-word boundaries.")
+@perturbation(
+    "zero_width",
+    version=2,
+    family=_FAMILY,
+    seed_sensitive=True,
+    params=[
+        rate(0.3),
+        choice(
+            "char",
+            "u200b",
+            ("u200b", "u200c", "u2060"),
+            "ZERO WIDTH SPACE, ZERO WIDTH NON-JOINER or WORD JOINER",
+        ),
+    ],
+    description="Insert an invisible character at a fraction of the in-word boundaries.",
+)
 def zero_width(text: str, rng: Draws, *, rate: float, char: str) -> Outcome:
     """Insert ``char`` at chosen boundaries between two clusters inside free word tokens (§6.11).
 
@@ -584,7 +660,7 @@ def zero_width(text: str, rng: Draws, *, rate: float, char: str) -> Outcome:
     chosen = _rate_edits(rng, rate, _in_word_boundaries(text))
     if chosen is None:
         return unchanged(text, "no_candidates")
-    z = _ZERO_WIDTH[char]   # inserted before the code point at each chosen boundary
+    z = _ZERO_WIDTH[char]  # inserted before the code point at each chosen boundary
     return Outcome(replace_points(text, chosen, [z + text[p] for p in chosen]), len(chosen))
 
 
@@ -604,8 +680,12 @@ def _in_word_boundaries(text: str) -> tuple[int, ...]:
 _RLO, _PDF = "\u202e", "\u202c"
 
 
-@perturbation("bidi_override", version=2, family=_FAMILY,
-              description="Wrap every non-blank line in a right-to-left override.")
+@perturbation(
+    "bidi_override",
+    version=2,
+    family=_FAMILY,
+    description="Wrap every non-blank line in a right-to-left override.",
+)
 def bidi_override(text: str, rng: Draws) -> Outcome:
     """Each line with non-whitespace content, fenced code and lines inside a JSON region
     excepted, becomes RLO + line + PDF; line breaks stay outside (§6.12).
@@ -630,6 +710,7 @@ def bidi_override(text: str, rng: Draws) -> Outcome:
 # 6.13 ocr_noise
 # ---------------------------------------------------------------------------------------------
 
+
 def _ocr_scan_slow(text: str, s: int, e: int, mask: bytearray, sources: tuple) -> list:
     """The left-to-right scan of §6.13 with the one-code-point-cluster condition."""
     out = []
@@ -637,8 +718,7 @@ def _ocr_scan_slow(text: str, s: int, e: int, mask: bytearray, sources: tuple) -
     while p < e:
         for src in sources:
             q = p + len(src)
-            if q <= e and text.startswith(src, p) and all(
-                    mask[i] and mask[i + 1] for i in range(p, q)):
+            if q <= e and text.startswith(src, p) and all(mask[i] and mask[i + 1] for i in range(p, q)):
                 out.append((p, q, src))
                 p = q
                 break
@@ -647,8 +727,14 @@ def _ocr_scan_slow(text: str, s: int, e: int, mask: bytearray, sources: tuple) -
     return out
 
 
-@perturbation("ocr_noise", version=2, family=_FAMILY, seed_sensitive=True, params=[rate(0.2)],
-              description="Introduce OCR confusions such as rn/m, cl/d and l/1.")
+@perturbation(
+    "ocr_noise",
+    version=2,
+    family=_FAMILY,
+    seed_sensitive=True,
+    params=[rate(0.2)],
+    description="Introduce OCR confusions such as rn/m, cl/d and l/1.",
+)
 def ocr_noise(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Replace chosen Table A8c sources in free alpha tokens of at least 3 letters (§6.13);
     every token keeps at least 2 letters.
@@ -691,7 +777,7 @@ def _ocr_sites(text: str) -> tuple[tuple[tuple[int, int, str, int], ...], tuple[
         return (), ()
     starts = [m[0] for m in matches]
     mask = _starts_mask(text)
-    cands: list[tuple[int, int, str, int]] = []   # (start, end, source, index of the token)
+    cands: list[tuple[int, int, str, int]] = []  # (start, end, source, index of the token)
     letters_of: list[int] = []
     for tok, i, j in _by_token(starts, tm.free_tokens(text)):
         letters, alpha = _letters_and_alpha(tok.text)
@@ -701,8 +787,7 @@ def _ocr_sites(text: str) -> tuple[tuple[tuple[int, int, str, int], ...], tuple[
         if mask is None or _all_single(mask, tok.start, tok.end):
             found = [(s, e, src, ti) for s, e, src in matches[i:j]]
         else:
-            found = [(s, e, src, ti)
-                     for s, e, src in _ocr_scan_slow(text, tok.start, tok.end, mask, sources)]
+            found = [(s, e, src, ti) for s, e, src in _ocr_scan_slow(text, tok.start, tok.end, mask, sources)]
         if found:
             letters_of.append(letters)
             cands.extend(found)

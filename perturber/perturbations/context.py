@@ -28,16 +28,23 @@ _FAMILY = "context"
 
 # 11.1 / 11.2: model-backed, compose mode (prepend rule)
 model_entry(
-    "emotion_prompt", family=_FAMILY, mode="compose",
+    "emotion_prompt",
+    family=_FAMILY,
+    mode="compose",
     description="Prepend one short first-person sentence of emotional urgency (model-written).",
     intent="Task: write one short first-person sentence that conveys emotional urgency or personal "
-           "importance about getting this right, without restating, answering or hinting at the task.")
+    "importance about getting this right, without restating, answering or hinting at the task.",
+)
 
 model_entry(
-    "elaborate_then_ask", family=_FAMILY, mode="compose", in_scope=False,
+    "elaborate_then_ask",
+    family=_FAMILY,
+    mode="compose",
+    in_scope=False,
     description="Prepend one or two sentences of accurate, relevant background (model-written).",
     intent="Task: write one or two sentences of accurate, relevant background about the subject "
-           "of the text that neither state nor hint at the answer.")
+    "of the text that neither state nor hint at the answer.",
+)
 
 
 def _bank(name: str) -> tuple:
@@ -48,9 +55,15 @@ def _bank(name: str) -> tuple:
 # 11.3 irrelevant_context
 # --------------------------------------------------------------------------------------------
 
-@perturbation("irrelevant_context", family=_FAMILY, in_scope=False, seed_sensitive=True,
-              params=[count(1, 10, "number of distractor sentences (bank B1)")],
-              description="Insert topic-neutral distractor sentences before sentences of the text.")
+
+@perturbation(
+    "irrelevant_context",
+    family=_FAMILY,
+    in_scope=False,
+    seed_sensitive=True,
+    params=[count(1, 10, "number of distractor sentences (bank B1)")],
+    description="Insert topic-neutral distractor sentences before sentences of the text.",
+)
 def irrelevant_context(text: str, rng: Draws, *, count: int) -> Outcome:
     """Each distractor goes directly before a randomly drawn sentence of a plain paragraph;
     with no such sentence, all of them are prepended as a separate paragraph.
@@ -78,6 +91,7 @@ def irrelevant_context(text: str, rng: Draws, *, count: int) -> Outcome:
 # 11.4 context_load
 # --------------------------------------------------------------------------------------------
 
+
 @lru_cache(maxsize=1)
 def _filler() -> tuple[tuple[str, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
     """Bank B2, each sentence's length, the running total of those lengths (``cum[k]`` for the
@@ -90,12 +104,22 @@ def _filler() -> tuple[tuple[str, ...], tuple[int, ...], tuple[int, ...], tuple[
     return bank, lengths, tuple(cum), tuple(len(tm.word_tokens(s)) for s in bank)
 
 
-@perturbation("context_load", family=_FAMILY, in_scope=False, intensity="ratio",
-              params=[Param("ratio", float, 2.0, "target ratio of output to input length",
-                            1.0, 8.0, step=0.01),
-                      choice("position", "before", ("before", "after", "split"),
-                             "where the filler goes: before the text, after it, or both")],
-              description="Pad the text with neutral filler sentences up to a length ratio.")
+@perturbation(
+    "context_load",
+    family=_FAMILY,
+    in_scope=False,
+    intensity="ratio",
+    params=[
+        Param("ratio", float, 2.0, "target ratio of output to input length", 1.0, 8.0, step=0.01),
+        choice(
+            "position",
+            "before",
+            ("before", "after", "split"),
+            "where the filler goes: before the text, after it, or both",
+        ),
+    ],
+    description="Pad the text with neutral filler sentences up to a length ratio.",
+)
 def context_load(text: str, rng: Draws, *, ratio: float, position: str) -> Outcome:
     """Filler from bank B2, cyclically from index 0, until the output reaches the target.
 
@@ -146,6 +170,5 @@ def context_load(text: str, rng: Draws, *, ratio: float, position: str) -> Outco
         out = tm.prepend_material(out, " ".join(sentences[:head]), sep=nl + nl)
     q, r = divmod(m, size)
     added = q * sum(counts) + sum(counts[:r])
-    details = {"achieved_ratio": round(len(out) / n, 4),
-               "word_ratio": round((words + added) / words, 4)}
+    details = {"achieved_ratio": round(len(out) / n, 4), "word_ratio": round((words + added) / words, 4)}
     return Outcome(out, m, None, details)

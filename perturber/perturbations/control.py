@@ -6,8 +6,9 @@ from ..registry import Outcome, perturbation, unchanged
 from ..rng import Draws
 
 
-@perturbation("baseline", family="control", description="Return the input unchanged (the control).",
-              skip_empty=False)
+@perturbation(
+    "baseline", family="control", description="Return the input unchanged (the control).", skip_empty=False
+)
 def baseline(text: str, rng: Draws) -> Outcome:
     """The input, unchanged, with reason ``control``.
 

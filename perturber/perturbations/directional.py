@@ -33,8 +33,7 @@ _NEGATORS_AFTER = frozenset(("not", "never", "no"))
 _NEGATORS_BEFORE = frozenset(("not", "never"))
 # A sentence or unit holding one of these words (or an n't contraction) is already negative:
 # it is never negated again ("Is it not open?", and a second call on the entry's own output).
-_NEGATIVE_WORDS = ("not", "never", "no", "cannot", "nobody", "nothing", "none", "nowhere",
-                   "neither", "nor")
+_NEGATIVE_WORDS = ("not", "never", "no", "cannot", "nobody", "nothing", "none", "nowhere", "neither", "nor")
 _JOIN = "['’\\-‐‑]"
 _WS = "".join("\\" + c if c in "\\]^-[" else c for c in tm.WHITESPACE)
 # Lookarounds that make a match a whole word token of §1.6 (not part of a longer token).
@@ -44,14 +43,22 @@ _TOKEN_END = r"(?![\p{L}\p{N}\p{M}])(?!" + _JOIN + r"[\p{L}\p{N}])"
 
 def _ascii_nocase(word: str) -> str:
     """A pattern matching ``word`` in any ASCII letter case; ``-`` also matches U+2010, U+2011."""
-    return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else "[\\-‐‑]" if c == "-"
-                   else regex.escape(c) for c in word)
+    return "".join(
+        f"[{c.lower()}{c.upper()}]" if c.isalpha() else "[\\-‐‑]" if c == "-" else regex.escape(c)
+        for c in word
+    )
 
 
 # A whole word token equal to one of those words (ASCII case-insensitive), or ending in n't.
 _NEGATIVE = regex.compile(
-    "(?:" + _TOKEN_START + "(?:" + "|".join(_ascii_nocase(w) for w in _NEGATIVE_WORDS) + ")"
-    + "|[nN]['’][tT])" + _TOKEN_END)
+    "(?:"
+    + _TOKEN_START
+    + "(?:"
+    + "|".join(_ascii_nocase(w) for w in _NEGATIVE_WORDS)
+    + ")"
+    + "|[nN]['’][tT])"
+    + _TOKEN_END
+)
 
 
 class _Aux:
@@ -70,8 +77,9 @@ class _Aux:
         # subject of a clause ("Will is here", "May was warm"), not an auxiliary itself.
         self.finite = self.all - self.questions_only
         words = sorted(self.all, key=lambda w: (-len(w), w))
-        self.hint = regex.compile(_TOKEN_START + "(?:" + "|".join(map(_ascii_nocase, words)) + ")"
-                                  + _TOKEN_END)
+        self.hint = regex.compile(
+            _TOKEN_START + "(?:" + "|".join(map(_ascii_nocase, words)) + ")" + _TOKEN_END
+        )
 
 
 @lru_cache(maxsize=1)
@@ -140,10 +148,14 @@ def _negation_candidates(text: str, aux: _Aux) -> list[tuple[tm.Token, int, bool
     return out
 
 
-@perturbation("insert_negation", family="directional", in_scope=False, expectation="directional",
-              params=[choice("target", "last", ("last", "first"), "the sentence to negate")],
-              description="Negate one auxiliary (isn't / is not / cannot) in the last or first "
-                          "sentence that has one.")
+@perturbation(
+    "insert_negation",
+    family="directional",
+    in_scope=False,
+    expectation="directional",
+    params=[choice("target", "last", ("last", "first"), "the sentence to negate")],
+    description="Negate one auxiliary (isn't / is not / cannot) in the last or first sentence that has one.",
+)
 def insert_negation(text: str, rng: Draws, *, target: str) -> Outcome:
     """Negate the first auxiliary of the last (or first) sentence or unit that has one.
 
@@ -175,25 +187,30 @@ def insert_negation(text: str, rng: Draws, *, target: str) -> Outcome:
     else:
         word = aux.insert.upper() if tm.case_class(tok.text) == "upper" else aux.insert
         edit = (tok.end, tok.end, " " + word)
-    return Outcome(tm.splice(text, [edit]), 1, None,
-                   {"negated": {"token": tok.text, "offset": tok.start}})
+    return Outcome(tm.splice(text, [edit]), 1, None, {"negated": {"token": tok.text, "offset": tok.start}})
 
 
 # --------------------------------------------------------------------------------------------
 # scale_quantity (§16.2)
 # --------------------------------------------------------------------------------------------
 
-_DECIMAL = Context(prec=60)   # exact for every literal (at most 15 digits) and every exponent
+_DECIMAL = Context(prec=60)  # exact for every literal (at most 15 digits) and every exponent
 _NONZERO = frozenset("123456789")
 _TIME_AFTER = regex.compile(
-    "[" + _HS + r"]?(?:[aApP]\.?[mM]\.?|[oO]['’][cC][lL][oO][cC][kK])(?![\p{L}\p{N}\p{M}])")
+    "[" + _HS + r"]?(?:[aApP]\.?[mM]\.?|[oO]['’][cC][lL][oO][cC][kK])(?![\p{L}\p{N}\p{M}])"
+)
 
 
 def _extends(c: str) -> bool:
     """True for a §1.5 cluster extender (or ZWJ): a code point that joins the one before it."""
-    return (c == "\u200d" or "\ufe00" <= c <= "\ufe0f" or "\U0001f3fb" <= c <= "\U0001f3ff"
-            or "\U000e0020" <= c <= "\U000e007f" or "\U000e0100" <= c <= "\U000e01ef"
-            or unicodedata.category(c)[0] == "M")
+    return (
+        c == "\u200d"
+        or "\ufe00" <= c <= "\ufe0f"
+        or "\U0001f3fb" <= c <= "\U0001f3ff"
+        or "\U000e0020" <= c <= "\U000e007f"
+        or "\U000e0100" <= c <= "\U000e01ef"
+        or unicodedata.category(c)[0] == "M"
+    )
 
 
 @lru_cache(maxsize=1)
@@ -215,8 +232,7 @@ def _date_or_time(text: str, n: tm.Number) -> bool:
         return True
     if _TIME_AFTER.match(text, e):
         return True
-    if (n.int_digits <= 2 and not (n.frac_digits or n.negative or n.grouped)
-            and 1 <= int(n.text) <= 31):
+    if n.int_digits <= 2 and not (n.frac_digits or n.negative or n.grouped) and 1 <= int(n.text) <= 31:
         before, after = _date_day()
         return before.match(text, s) is not None or after.match(text, e) is not None
     return False
@@ -239,12 +255,19 @@ def _scaled(literal: str, exponent: int, grouped: bool) -> str:
     return out
 
 
-@perturbation("scale_quantity", version=2, family="directional", in_scope=False, expectation="directional",
-              seed_sensitive=True,
-              params=[count(1, 10, "number of quantities to scale"),
-                      Param("exponent", int, 1, "scale factor 10^exponent", -3, 3,
-                            forbidden=(0,))],
-              description="Scale numeric quantities by a power of ten, exactly (Decimal).")
+@perturbation(
+    "scale_quantity",
+    version=2,
+    family="directional",
+    in_scope=False,
+    expectation="directional",
+    seed_sensitive=True,
+    params=[
+        count(1, 10, "number of quantities to scale"),
+        Param("exponent", int, 1, "scale factor 10^exponent", -3, 3, forbidden=(0,)),
+    ],
+    description="Scale numeric quantities by a power of ten, exactly (Decimal).",
+)
 def scale_quantity(text: str, rng: Draws, *, count: int, exponent: int) -> Outcome:
     """Scale ``count`` non-zero quantities (§1.10) by ``10 ** exponent``.
 
@@ -252,8 +275,11 @@ def scale_quantity(text: str, rng: Draws, *, count: int, exponent: int) -> Outco
     >>> scale_quantity("It costs $3.50.", Draws(0), count=1, exponent=-1).text
     'It costs $0.35.'
     """
-    cands = [n for n in tm.numeric_literals(text)
-             if n.quantity and not _NONZERO.isdisjoint(n.text) and not _date_or_time(text, n)]
+    cands = [
+        n
+        for n in tm.numeric_literals(text)
+        if n.quantity and not _NONZERO.isdisjoint(n.text) and not _date_or_time(text, n)
+    ]
     if not cands:
         return unchanged(text, "no_candidates")
     edits = []
@@ -269,6 +295,7 @@ def scale_quantity(text: str, rng: Draws, *, count: int, exponent: int) -> Outco
 # deadline_passed (§16.3)
 # --------------------------------------------------------------------------------------------
 
+
 class _Dates:
     """Tables A18 and A19 and the date pattern, prepared once."""
 
@@ -279,11 +306,12 @@ class _Dates:
         self.month_of = {m.lower(): k + 1 for k, m in enumerate(self.full)}
         for a in abbrs:
             self.month_of.setdefault(
-                a.lower(), next(k + 1 for k, m in enumerate(self.full)
-                                if m.lower().startswith(a.lower())))
+                a.lower(), next(k + 1 for k, m in enumerate(self.full) if m.lower().startswith(a.lower()))
+            )
         # The three-letter abbreviation of each month (``Sept`` is only kept, never produced).
-        self.short = tuple(next(a for a in abbrs if len(a) == 3 and self.month_of[a.lower()] == k)
-                           for k in range(1, 13))
+        self.short = tuple(
+            next(a for a in abbrs if len(a) == 3 and self.month_of[a.lower()] == k) for k in range(1, 13)
+        )
         full_alt = "|".join(_ascii_nocase(w) for w in sorted(self.full, key=lambda w: (-len(w), w)))
         abbr_alt = "|".join(_ascii_nocase(w) for w in sorted(abbrs, key=lambda w: (-len(w), w)))
         hs = "[" + _HS + "]+"
@@ -292,11 +320,18 @@ class _Dates:
             r"(?=[0-9" + months1 + r"])"  # a fast first-character test
             r"(?<![\p{L}\p{N}\p{M}_])(?<![0-9][\-/.:])(?:"
             r"(?P<iy>[0-9]{4})-(?P<im>[0-9]{2})-(?P<id>[0-9]{2})"
-            r"|(?:(?P<mf>" + full_alt + r")|(?P<ma>" + abbr_alt + r")(?P<dot>\.)?)"
-            + hs + r"(?P<md>[0-9]{1,2})," + hs + r"(?P<my>[0-9]{4})"
-            r"|(?P<dd>[0-9]{1,2})" + hs + r"(?P<dm>" + full_alt + r")" + hs
-            + r"(?P<dy>[0-9]{4})"
-            r")(?![\p{L}\p{N}\p{M}_])(?![\-/.:][\p{L}\p{N}])")
+            r"|(?:(?P<mf>"
+            + full_alt
+            + r")|(?P<ma>"
+            + abbr_alt
+            + r")(?P<dot>\.)?)"
+            + hs
+            + r"(?P<md>[0-9]{1,2}),"
+            + hs
+            + r"(?P<my>[0-9]{4})"
+            r"|(?P<dd>[0-9]{1,2})" + hs + r"(?P<dm>" + full_alt + r")" + hs + r"(?P<dy>[0-9]{4})"
+            r")(?![\p{L}\p{N}\p{M}_])(?![\-/.:][\p{L}\p{N}])"
+        )
         self.lower_full = tuple(w.lower() for w in self.full)
         kw = load_table("a18_date_keywords")
         self.deadline = _keyword_pattern(kw["deadline"])
@@ -310,7 +345,7 @@ _NUMERIC_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9],[^\S\r\n]+[0-9]{4}
 def _may_hold_date(text: str, tables: _Dates) -> bool:
     """False only when ``tables.pattern`` cannot match: every date holds a 4-digit year and
     either "yyyy-mm-dd", "d, yyyy" or a full month name (lower-casing only adds matches)."""
-    if not any(c in text for c in "0123456789"):   # str.find per digit: faster than a scan
+    if not any(c in text for c in "0123456789"):  # str.find per digit: faster than a scan
         return False
     if _YEAR.search(text) is None:
         return False
@@ -392,8 +427,10 @@ def _date_roles(text: str, found: list, spans: tm.Spans | None, tables) -> tuple
         unit_of.append(k)
         if k not in flags:
             s, e = (us[k].start, us[k].end) if k >= 0 else (0, 0)
-            flags[k] = (_in_unit(tables.deadline, text, s, e, spans),
-                        _in_unit(tables.current, text, s, e, spans))
+            flags[k] = (
+                _in_unit(tables.deadline, text, s, e, spans),
+                _in_unit(tables.current, text, s, e, spans),
+            )
     n = len(found)
     dl = next((j for j in range(n) if flags[unit_of[j]][0]), None)
     if dl is None:
@@ -421,23 +458,29 @@ def _date_edits(m, new: datetime.date, tables) -> list[tuple[int, int, str]]:
         day_g, month_g, year_g = "dd", "dm", "dy"
     src_month = m.group(month_g)
     if month_g == "ma":  # an abbreviation (a bare "May" is read as the full name)
-        word = ("Sept" if new.month == 9 and src_month.lower() == "sept"
-                else tables.short[new.month - 1])
+        word = "Sept" if new.month == 9 and src_month.lower() == "sept" else tables.short[new.month - 1]
     else:
         word = tables.full[new.month - 1]
     src_day = m.group(day_g)
     day = f"{new.day:02d}" if len(src_day) == 2 and src_day[0] == "0" else str(new.day)
-    return sorted([(m.start(month_g), m.end(month_g), _match_month_case(src_month, word)),
-                   (m.start(day_g), m.end(day_g), day),
-                   (m.start(year_g), m.end(year_g), year)])
+    return sorted(
+        [
+            (m.start(month_g), m.end(month_g), _match_month_case(src_month, word)),
+            (m.start(day_g), m.end(day_g), day),
+            (m.start(year_g), m.end(year_g), year),
+        ]
+    )
 
 
-@perturbation("deadline_passed", family="directional", in_scope=False, expectation="directional",
-              intensity="days",
-              params=[Param("days", int, 30, "how many days before the reference date the "
-                            "deadline moves", 1, 3650)],
-              description="Move the deadline date to before the reference date, keeping its "
-                          "format.")
+@perturbation(
+    "deadline_passed",
+    family="directional",
+    in_scope=False,
+    expectation="directional",
+    intensity="days",
+    params=[Param("days", int, 30, "how many days before the reference date the deadline moves", 1, 3650)],
+    description="Move the deadline date to before the reference date, keeping its format.",
+)
 def deadline_passed(text: str, rng: Draws, *, days: int) -> Outcome:
     """Rewrite the deadline so that it lies ``days`` before the reference (or its old value).
 
@@ -458,8 +501,12 @@ def deadline_passed(text: str, rng: Draws, *, days: int) -> Outcome:
     except OverflowError:
         return unchanged(text, "no_candidates")
     if reference is not None and old < reference:
-        return Outcome(text, 0, "already_passed",
-                       {"deadline_old": old.isoformat(), "reference": reference.isoformat()})
-    details = {"deadline_old": old.isoformat(), "deadline_new": new.isoformat(),
-               "reference": reference.isoformat() if reference is not None else None}
+        return Outcome(
+            text, 0, "already_passed", {"deadline_old": old.isoformat(), "reference": reference.isoformat()}
+        )
+    details = {
+        "deadline_old": old.isoformat(),
+        "deadline_new": new.isoformat(),
+        "reference": reference.isoformat() if reference is not None else None,
+    }
     return Outcome(tm.splice(text, _date_edits(found[dl][0], new, tables)), 1, None, details)

@@ -23,10 +23,10 @@ from .markdown_inline import _BT_RUN, _WS_SET, _end, _inline
 # ``[^\\S\\r\\n]``.
 
 
-
 # --------------------------------------------------------------------------------------------
 # Shared helpers
 # --------------------------------------------------------------------------------------------
+
 
 def _cluster_starts(text: str) -> list[int] | None:
     """Cluster start offsets, or None when every code point is its own cluster (the common
@@ -60,8 +60,14 @@ def _protected(text: str) -> tm.Spans:
 _SINGLE_SPACE = re.compile(r"(?<=\S) (?=\S)")
 
 
-@perturbation("extra_whitespace", version=2, family="formatting", seed_sensitive=True, params=[rate(0.3)],
-              description="Double a fraction of the single spaces between words.")
+@perturbation(
+    "extra_whitespace",
+    version=2,
+    family="formatting",
+    seed_sensitive=True,
+    params=[rate(0.3)],
+    description="Double a fraction of the single spaces between words.",
+)
 def extra_whitespace(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Candidates are single U+0020 characters with a non-whitespace character on both sides,
     outside protected spans; each chosen one becomes a double space.
@@ -102,14 +108,16 @@ def _extra_space_sites(text: str) -> tuple[int, ...]:
 
 # Group 1: a line-leading run of at least 4 spaces on a line that holds non-whitespace.
 # Group 2: a run of spaces between two non-whitespace characters.
-_SPACE_SITES = re.compile(
-    r"(?<![^\r\n])( {4,})(?! )(?=[^\S\r\n]*\S)|(?<=\S)( +)(?=\S)")
-_INNER_RUN = re.compile(r"(?<=\S) +(?=\S)")   # group 2 alone
+_SPACE_SITES = re.compile(r"(?<![^\r\n])( {4,})(?! )(?=[^\S\r\n]*\S)|(?<=\S)( +)(?=\S)")
+_INNER_RUN = re.compile(r"(?<=\S) +(?=\S)")  # group 2 alone
 
 
-@perturbation("tabs_for_spaces", version=2, family="formatting",
-              description="Replace runs of spaces between words, and indentation in groups of 4, "
-                          "with tabs.")
+@perturbation(
+    "tabs_for_spaces",
+    version=2,
+    family="formatting",
+    description="Replace runs of spaces between words, and indentation in groups of 4, with tabs.",
+)
 def tabs_for_spaces(text: str, rng: Draws) -> Outcome:
     """Inner runs of spaces become one tab; leading indentation becomes one tab per complete
     group of 4 spaces, the remainder kept.  Code and trailing spaces are untouched.
@@ -119,8 +127,11 @@ def tabs_for_spaces(text: str, rng: Draws) -> Outcome:
     """
     if " " not in text:
         return unchanged(text, "no_candidates")
-    if _cluster_starts(text) is None and not (text.startswith("    ") or "\n    " in text
-                                              or "\r    " in text) and not _protected(text):
+    if (
+        _cluster_starts(text) is None
+        and not (text.startswith("    ") or "\n    " in text or "\r    " in text)
+        and not _protected(text)
+    ):
         # Common prose: every offset is a cluster boundary, nothing is protected and no line
         # starts with 4 spaces (so group 1 never matches): a plain substitution in C.
         out, n = _INNER_RUN.subn("\t", text)
@@ -169,10 +180,14 @@ _HS_RUN = re.compile(r"[^\S\r\n]+")
 _NON_WS = re.compile(r"\S")
 
 
-@perturbation("line_wrap", version=2, family="formatting", intensity="width",
-              params=[Param("width", int, 40, "wrap column in clusters (smaller = stronger)",
-                            10, 1000)],
-              description="Hard-wrap long prose, list and quote lines at a column width.")
+@perturbation(
+    "line_wrap",
+    version=2,
+    family="formatting",
+    intensity="width",
+    params=[Param("width", int, 40, "wrap column in clusters (smaller = stronger)", 10, 1000)],
+    description="Hard-wrap long prose, list and quote lines at a column width.",
+)
 def line_wrap(text: str, rng: Draws, *, width: int) -> Outcome:
     """Greedy packing at whitespace runs; continuation lines keep the indentation, a hanging
     indent under list markers, or the quote prefix.
@@ -185,9 +200,11 @@ def line_wrap(text: str, rng: Draws, *, width: int) -> Outcome:
     starts = _cluster_starts(text)
     glue = _glue_mask(starts, len(text))
     if starts is None:
+
         def ncl(a: int, b: int) -> int:
             return b - a
     else:
+
         def ncl(a: int, b: int) -> int:
             return bisect_left(starts, b) - bisect_left(starts, a)
 
@@ -221,7 +238,7 @@ def line_wrap(text: str, rng: Draws, *, width: int) -> Outcome:
             continue
         runs = [r.span() for r in _HS_RUN.finditer(text, first.end(), e)]
         if runs and runs[-1][1] == e:
-            runs.pop()   # trailing whitespace: no chunk follows
+            runs.pop()  # trailing whitespace: no chunk follows
         if spans is None and runs:
             spans = _protected(text)
         if spans:
@@ -249,7 +266,7 @@ def line_wrap(text: str, rng: Draws, *, width: int) -> Outcome:
         ends = [rs for rs, _ in cols[1:]]
         ends.append(last_col)
         for k, (rs, re_) in enumerate(cols):
-            end_col = col + ends[k] - rs    # the run and the chunk after it
+            end_col = col + ends[k] - rs  # the run and the chunk after it
             if end_col > width:
                 edits.append((runs[k][0], runs[k][1], brk))
                 col = pw + ends[k] - re_
@@ -267,10 +284,11 @@ def line_wrap(text: str, rng: Draws, *, width: int) -> Outcome:
 # --------------------------------------------------------------------------------------------
 
 
-
-@perturbation("markdown_wrap", family="formatting",
-              description="Wrap the whole text in a Markdown code fence longer than any "
-                          "backtick run inside it.")
+@perturbation(
+    "markdown_wrap",
+    family="formatting",
+    description="Wrap the whole text in a Markdown code fence longer than any backtick run inside it.",
+)
 def markdown_wrap(text: str, rng: Draws) -> Outcome:
     """Fence the text with more backticks than its longest backtick run (at least 3).
 
@@ -296,9 +314,14 @@ _THEMATIC = re.compile(r" {0,3}([\-*_])(?:[ \t]*\1){2,}[ \t]*\Z")
 _QUOTE = re.compile(r" {0,3}((?:>[ \t]?)+)")
 _LIST = re.compile(r"[ \t]*([\-*+]|[0-9]{1,9}[.)])[ \t]")
 _TASK = re.compile(r"\[[ x]\][ \t]")
-@perturbation("strip_markdown", family="formatting",
-              description="Remove Markdown markup (headings, lists, quotes, emphasis, links, "
-                          "code delimiters), keeping the inner text.")
+
+
+@perturbation(
+    "strip_markdown",
+    family="formatting",
+    description="Remove Markdown markup (headings, lists, quotes, emphasis, links, "
+    "code delimiters), keeping the inner text.",
+)
 def strip_markdown(text: str, rng: Draws) -> Outcome:
     """Line rules (fences, headings, setext underlines, thematic breaks, quote and list
     markers) first, then one inline scan per line (escapes, code, links, emphasis).
@@ -409,11 +432,12 @@ _ORDERED_HINT = re.compile(r"[0-9][.)][ \t]")
 _ORDERED = re.compile(r"([ \t]*)([0-9]{1,3}[.)])[ \t]")
 
 
-@perturbation("bullet_reformat", family="formatting",
-              params=[choice("marker", "-", ("-", "*", "+"), "bullet marker that replaces the "
-                                                              "number")],
-              description="Turn numbered list items into bullets when at least two share an "
-                          "indentation.")
+@perturbation(
+    "bullet_reformat",
+    family="formatting",
+    params=[choice("marker", "-", ("-", "*", "+"), "bullet marker that replaces the number")],
+    description="Turn numbered list items into bullets when at least two share an indentation.",
+)
 def bullet_reformat(text: str, rng: Draws, *, marker: str) -> Outcome:
     """Replace the number of ordered items that share an indentation with ``marker``.
 

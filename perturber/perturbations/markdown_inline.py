@@ -50,9 +50,28 @@ class _Inline:
     iterative (no recursion) and O(len) up to logarithmic look-ups.
     """
 
-    __slots__ = ("text", "rs", "re", "glue", "url_starts", "url_ends", "url_kind", "esc",
-                 "code", "opaque_s", "opaque_e", "links", "autolinks", "verbatim", "removed",
-                 "labels", "label_id", "closers", "dels", "edits")
+    __slots__ = (
+        "text",
+        "rs",
+        "re",
+        "glue",
+        "url_starts",
+        "url_ends",
+        "url_kind",
+        "esc",
+        "code",
+        "opaque_s",
+        "opaque_e",
+        "links",
+        "autolinks",
+        "verbatim",
+        "removed",
+        "labels",
+        "label_id",
+        "closers",
+        "dels",
+        "edits",
+    )
 
     def __init__(self, text, rs, re_, urls, glue, dels):
         self.text, self.rs, self.re, self.glue, self.dels = text, rs, re_, glue, dels
@@ -142,10 +161,10 @@ class _Inline:
                     sp.append(x)
                 elif sp:
                     match_par[sp.pop()] = x
-        self.links: dict[int, tuple[int, int, int]] = {}   # start ('[' or '!') -> (lb, j, k)
+        self.links: dict[int, tuple[int, int, int]] = {}  # start ('[' or '!') -> (lb, j, k)
         self.autolinks: dict[int, int] = {}
         self.verbatim: list[tuple[int, int]] = []
-        self.removed: list[tuple[int, int]] = []   # link brackets and targets
+        self.removed: list[tuple[int, int]] = []  # link brackets and targets
         self.labels: list[tuple[int, int, int]] = []
         self.label_id: dict[int, int] = {}
 
@@ -192,9 +211,14 @@ class _Inline:
                     p = x + 1
             elif c == "<":
                 i = bisect_left(self.url_starts, x + 1)
-                if (i < len(self.url_starts) and self.url_starts[i] == x + 1 and self.url_kind[i]
-                        and self.url_ends[i] < b and text[self.url_ends[i]] == ">"
-                        and self.ok(x, x + 1, self.url_ends[i], self.url_ends[i] + 1)):
+                if (
+                    i < len(self.url_starts)
+                    and self.url_starts[i] == x + 1
+                    and self.url_kind[i]
+                    and self.url_ends[i] < b
+                    and text[self.url_ends[i]] == ">"
+                    and self.ok(x, x + 1, self.url_ends[i], self.url_ends[i] + 1)
+                ):
                     ue = self.url_ends[i]
                     self.autolinks[x] = ue
                     self.removed.append((x, x + 1))
@@ -336,8 +360,12 @@ class _Inline:
                 matched = False
                 # Flanking is judged on the whole run: the character after it must be
                 # non-whitespace, and the outer side must not be (word-like) alphanumeric.
-                if z < b and text[z] not in _WS_SET and self.ok(x) and not (
-                        self._outer_left(x) and (c == "_" or _wordish(text[z]))):
+                if (
+                    z < b
+                    and text[z] not in _WS_SET
+                    and self.ok(x)
+                    and not (self._outer_left(x) and (c == "_" or _wordish(text[z])))
+                ):
                     for L in range(min(z - x, 3 if c == "*" else 2), 0, -1):
                         lst = self.closers.get((c, L, cont))
                         if not lst:
@@ -359,8 +387,9 @@ class _Inline:
                     p = z
 
 
-def _inline(text: str, rs: int, re_: int, urls: list[tuple[int, int]], url_starts: list[int],
-            glue, dels: list) -> int:
+def _inline(
+    text: str, rs: int, re_: int, urls: list[tuple[int, int]], url_starts: list[int], glue, dels: list
+) -> int:
     """Apply inline rules 6–9 to ``text[rs:re_]``; return the number of occurrences removed."""
     if rs >= re_ or _INLINE_HINT.search(text, rs, re_) is None:
         return 0

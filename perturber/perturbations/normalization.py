@@ -49,8 +49,9 @@ def _letter_before(text: str, i: int) -> bool:
     return j >= 0 and j < i - 1 and text[j].isalpha()
 
 
-@perturbation("quote_style", family=_FAMILY,
-              description="Curl straight quotes, each decided from its own context.")
+@perturbation(
+    "quote_style", family=_FAMILY, description="Curl straight quotes, each decided from its own context."
+)
 def quote_style(text: str, rng: Draws) -> Outcome:
     """Straight quotes become typographic ones, decided locally (never by alternation).
 
@@ -109,8 +110,11 @@ def _a14() -> tuple[dict, re.Pattern]:
     return _A14, _A14_RE
 
 
-@perturbation("smart_to_ascii", family=_FAMILY,
-              description="Replace typographic quotes, dashes, ellipses and NBSPs with ASCII.")
+@perturbation(
+    "smart_to_ascii",
+    family=_FAMILY,
+    description="Replace typographic quotes, dashes, ellipses and NBSPs with ASCII.",
+)
 def smart_to_ascii(text: str, rng: Draws) -> Outcome:
     """One pass of Table A14 outside protected spans.
 
@@ -140,7 +144,7 @@ _WS_BACK = regex.compile(r"(?r)\s")
 class _AbbrTables:
     def __init__(self) -> None:
         rows = load_table("a15_abbreviations")["rows"]
-        self.dotted: dict[str, list] = {}   # lower-case form -> rows, in table order
+        self.dotted: dict[str, list] = {}  # lower-case form -> rows, in table order
         self.words: dict[str, Any] = {}  # lower-case word form -> row
         for row in rows:
             for form in row["forms"]:
@@ -330,8 +334,9 @@ def _dotted_expansion(text: str, s: int, e: int, rows, ctx: _Context) -> str | N
             if _title(ctx.token_after(e)) and not _title(ctx.token_before(s)):
                 return exp
         elif cond == "street":
-            if ((_title(ctx.token_before(s)) or ctx.number_before(s) is not None)
-                    and not _title(ctx.token_after(e))):
+            if (_title(ctx.token_before(s)) or ctx.number_before(s) is not None) and not _title(
+                ctx.token_after(e)
+            ):
                 return exp
         elif cond == "number_precedes":
             num = ctx.number_before(s)
@@ -363,8 +368,9 @@ def _line_start_or_sentence_end(text: str, s: int) -> bool:
     return p == 0 or text[p - 1] in "\r\n.!?"
 
 
-@perturbation("abbreviations", family=_FAMILY,
-              description="Expand common abbreviations (Table A15) in context.")
+@perturbation(
+    "abbreviations", family=_FAMILY, description="Expand common abbreviations (Table A15) in context."
+)
 def abbreviations(text: str, rng: Draws) -> Outcome:
     """Expand e.g., etc., Dr., St., min., info, FYI, … where their context allows.
 
@@ -421,8 +427,7 @@ def abbreviations(text: str, rng: Draws) -> Outcome:
 # 9.4 date_unit
 # --------------------------------------------------------------------------------------------
 
-_DATE = regex.compile(
-    r"(?<![\p{L}\p{N}\p{M}_])([0-9]{4})-([0-9]{2})-([0-9]{2})(?![\p{L}\p{N}\p{M}_])")
+_DATE = regex.compile(r"(?<![\p{L}\p{N}\p{M}_])([0-9]{4})-([0-9]{2})-([0-9]{2})(?![\p{L}\p{N}\p{M}_])")
 _CONNECTORS = frozenset("-/:.")
 _CURRENCY = frozenset("$€£¥₹")
 _UNIT_STOP = frozenset("/²³^")
@@ -440,8 +445,9 @@ class _UnitTables:
         self.units = tuple(entries)
         self.first_chars = frozenset(sym[0] for sym, _, _ in entries)
         # a digit, at most one space or NBSP, then a character that can start a symbol
-        self.hint = re.compile("[0-9][ \u00a0]?[" + "".join(
-            sorted(re.escape(c) for c in self.first_chars)) + "]")
+        self.hint = re.compile(
+            "[0-9][ \u00a0]?[" + "".join(sorted(re.escape(c) for c in self.first_chars)) + "]"
+        )
         self.months = tuple(load_table("a19_months")["months"])
 
 
@@ -497,8 +503,7 @@ def _unit_numbers(text: str, spans: tm.Spans) -> list:
     return out
 
 
-@perturbation("date_unit", family=_FAMILY,
-              description="Spell out ISO dates and unit symbols (Table A9).")
+@perturbation("date_unit", family=_FAMILY, description="Spell out ISO dates and unit symbols (Table A9).")
 def date_unit(text: str, rng: Draws) -> Outcome:
     """``YYYY-MM-DD`` → ``Month D, YYYY``; ``N km`` → ``N kilometers``.
 
@@ -553,10 +558,11 @@ def date_unit(text: str, rng: Draws) -> Outcome:
 # 9.5 emoji and 9.6 emoticon
 # --------------------------------------------------------------------------------------------
 
+
 class _EmoticonTables:
     def __init__(self) -> None:
         table = load_table("a16_emoticons")
-        forward = []          # (emoticon, emoji) in table order
+        forward = []  # (emoticon, emoji) in table order
         reverse: dict[str, str] = {}  # bare emoji (no U+FE0F) -> first emoticon of its row
         for row in table["rows"]:
             for emoticon in row["emoticons"]:
@@ -568,7 +574,8 @@ class _EmoticonTables:
         ordered = sorted((e for e, _ in forward), key=len, reverse=True)
         self.emoticon_re = re.compile(
             r"(?<![^\s(\[\"])(?:" + "|".join(re.escape(e) for e in ordered) + r")"
-            r"(?![^\s.,!?;:)\]\"])")
+            r"(?![^\s.,!?;:)\]\"])"
+        )
         self.emoticon_hint = re.compile(r"[:;<]")
         self.to_emoticon = reverse
         # A listed emoji (plus one optional U+FE0F) that is a whole cluster (§1.5): not after a
@@ -576,7 +583,8 @@ class _EmoticonTables:
         self.emoji_re = regex.compile(
             r"(?<!\u200d)[" + "".join(reverse) + r"]\ufe0f?"
             r"(?![\p{M}\uFE00-\uFE0F\U000E0100-\U000E01EF\U0001F3FB-\U0001F3FF"
-            r"\U000E0020-\U000E007F\u200d])")
+            r"\U000E0020-\U000E007F\u200d])"
+        )
         self.emoji_hint = re.compile("[" + "".join(reverse) + "]")
 
 
@@ -593,8 +601,7 @@ def _emoticon_tables() -> _EmoticonTables:
     return _EMOTICONS
 
 
-@perturbation("emoji", family=_FAMILY,
-              description="Replace standalone emoticons with emoji (Table A16).")
+@perturbation("emoji", family=_FAMILY, description="Replace standalone emoticons with emoji (Table A16).")
 def emoji(text: str, rng: Draws) -> Outcome:
     """Standalone emoticons become emoji; ``<3`` never before a digit.
 
@@ -608,15 +615,17 @@ def emoji(text: str, rng: Draws) -> Outcome:
     if not matches:
         return unchanged(text, "no_candidates")
     spans = _spans(text)
-    edits = [(m.start(), m.end(), tables.to_emoji[m.group()]) for m in matches
-             if not (spans and spans.overlaps(m.start(), m.end()))]
+    edits = [
+        (m.start(), m.end(), tables.to_emoji[m.group()])
+        for m in matches
+        if not (spans and spans.overlaps(m.start(), m.end()))
+    ]
     if not edits:
         return unchanged(text, "no_candidates")
     return Outcome(tm.splice(text, edits), len(edits))
 
 
-@perturbation("emoticon", family=_FAMILY,
-              description="Replace emoji with emoticons (Table A16, reverse).")
+@perturbation("emoticon", family=_FAMILY, description="Replace emoji with emoticons (Table A16, reverse).")
 def emoticon(text: str, rng: Draws) -> Outcome:
     """Listed emoji that are whole clusters become their first emoticon.
 
@@ -632,8 +641,11 @@ def emoticon(text: str, rng: Draws) -> Outcome:
     if not matches:
         return unchanged(text, "no_candidates")
     spans = _spans(text)
-    edits = [(m.start(), m.end(), tables.to_emoticon[m.group()[0]]) for m in matches
-             if not (spans and spans.overlaps(m.start(), m.end()))]
+    edits = [
+        (m.start(), m.end(), tables.to_emoticon[m.group()[0]])
+        for m in matches
+        if not (spans and spans.overlaps(m.start(), m.end()))
+    ]
     if not edits:
         return unchanged(text, "no_candidates")
     return Outcome(tm.splice(text, edits), len(edits))
@@ -647,8 +659,12 @@ _URL_PREFIX = re.compile(r"(?i)https?://|ftp://|www\.")
 _MASK_HINT = re.compile(r"(?i)://|www\.|@")
 
 
-@perturbation("url_email_mask", family=_FAMILY, in_scope=False,
-              description="Mask URLs as <URL> and e-mail addresses as <EMAIL>.")
+@perturbation(
+    "url_email_mask",
+    family=_FAMILY,
+    in_scope=False,
+    description="Mask URLs as <URL> and e-mail addresses as <EMAIL>.",
+)
 def url_email_mask(text: str, rng: Draws) -> Outcome:
     """URLs and e-mail addresses (§1.8, trimmed) outside code are masked.
 
@@ -675,6 +691,7 @@ def url_email_mask(text: str, rng: Draws) -> Outcome:
 # 9.8 emoji_shortcode and 9.9 shortcode_emoji (pinned ``emoji`` package, lazy)
 # --------------------------------------------------------------------------------------------
 
+
 class _EmojiPackage:
     """The ``emoji`` module and what this family derives from it, built once."""
 
@@ -695,20 +712,20 @@ class _EmojiPackage:
         # _EMOJI_BLOCKS; otherwise (another package release) the whole text is one window.
         self.windowed = all(_EMOJI_BLOCK.match(c) for c in code_points if not c.isascii())
         # warm the package's own lazy structures (search tree, name maps) while holding the lock
-        package.emoji_list("\U0001F44D")
-        package.demojize("\U0001F44D", delimiters=(":", ":"))
+        package.emoji_list("\U0001f44d")
+        package.demojize("\U0001f44d", delimiters=(":", ":"))
         package.emojize(":thumbs_up:", language="alias")
 
 
 # A coarse superset of the non-ASCII code points of every emoji sequence of the pinned package.
-_EMOJI_BLOCKS = ("\u00a9-\u00ae\u200d-\u2b55\u3030-\u3299\ufe0f"
-                 "\U0001F004-\U0001FAFA\U000E0062-\U000E007F")
+_EMOJI_BLOCKS = "\u00a9-\u00ae\u200d-\u2b55\u3030-\u3299\ufe0f\U0001f004-\U0001fafa\U000e0062-\U000e007f"
 _EMOJI_BLOCK = re.compile("[" + _EMOJI_BLOCKS + "]")
 # A window starts at such a code point, runs over them and keycap bases (``#``, ``*``, digits),
 # and absorbs further runs fewer than 64 characters away.
 _EMOJI_WINDOWS = re.compile(
     "[" + _EMOJI_BLOCKS + "][#*0-9" + _EMOJI_BLOCKS + "]*"
-    "(?:[^" + _EMOJI_BLOCKS + "]{1,63}[" + _EMOJI_BLOCKS + "][#*0-9" + _EMOJI_BLOCKS + "]*)*")
+    "(?:[^" + _EMOJI_BLOCKS + "]{1,63}[" + _EMOJI_BLOCKS + "][#*0-9" + _EMOJI_BLOCKS + "]*)*"
+)
 
 
 _EMOJI: _EmojiPackage | None = None
@@ -743,7 +760,8 @@ def _emoji_windows(text: str, pkg: _EmojiPackage) -> list[tuple[int, int]]:
 
 
 _EXTENDER = regex.compile(
-    r"[\p{M}\uFE00-\uFE0F\U000E0100-\U000E01EF\U0001F3FB-\U0001F3FF\U000E0020-\U000E007F\u200d]")
+    r"[\p{M}\uFE00-\uFE0F\U000E0100-\U000E01EF\U0001F3FB-\U0001F3FF\U000E0020-\U000E007F\u200d]"
+)
 
 
 def _clearly_boundary(text: str, p: int) -> bool:
@@ -754,7 +772,7 @@ def _clearly_boundary(text: str, p: int) -> bool:
     c, b = text[p], text[p - 1]
     if b == "\u200d" or _EXTENDER.match(c) is not None:
         return False
-    if "\U0001F1E6" <= c <= "\U0001F1FF" and "\U0001F1E6" <= b <= "\U0001F1FF":
+    if "\U0001f1e6" <= c <= "\U0001f1ff" and "\U0001f1e6" <= b <= "\U0001f1ff":
         return False
     return not (b == "\r" and c == "\n")
 
@@ -767,8 +785,11 @@ def _vs_end(text: str, e: int) -> int:
     return e
 
 
-@perturbation("emoji_shortcode", family=_FAMILY,
-              description="Write each emoji as its English :short_name: (emoji package).")
+@perturbation(
+    "emoji_shortcode",
+    family=_FAMILY,
+    description="Write each emoji as its English :short_name: (emoji package).",
+)
 def emoji_shortcode(text: str, rng: Draws) -> Outcome:
     """Each emoji sequence (a whole cluster) becomes its ``:short_name:``.
 
@@ -826,8 +847,11 @@ def emoji_shortcode(text: str, rng: Draws) -> Outcome:
 _SHORTCODE = re.compile(r"(?<![^\s(\[\"])(?=(:[^\s:]+:)(?![^\s.,!?;:)\]\"]))")
 
 
-@perturbation("shortcode_emoji", family=_FAMILY,
-              description="Render standalone :short_name: codes as emoji (emoji package).")
+@perturbation(
+    "shortcode_emoji",
+    family=_FAMILY,
+    description="Render standalone :short_name: codes as emoji (emoji package).",
+)
 def shortcode_emoji(text: str, rng: Draws) -> Outcome:
     """Standalone known ``:short_name:`` codes become the emoji.
 

@@ -16,8 +16,13 @@ def _pad(text: str, char: str, n: int) -> Outcome:
     return Outcome(pad + " " + text + " " + pad, 1)
 
 
-@perturbation("quotes", family="padding", params=[_n(5)], intensity="n",
-              description='Pad with n double quotes and one space on each side.')
+@perturbation(
+    "quotes",
+    family="padding",
+    params=[_n(5)],
+    intensity="n",
+    description="Pad with n double quotes and one space on each side.",
+)
 def quotes(text: str, rng: Draws, *, n: int) -> Outcome:
     """``n`` double quotes, a space, the text, a space, ``n`` double quotes.
 
@@ -27,8 +32,13 @@ def quotes(text: str, rng: Draws, *, n: int) -> Outcome:
     return _pad(text, '"', n)
 
 
-@perturbation("spaces", family="padding", params=[_n(5)], intensity="n",
-              description="Pad with n spaces plus one space on each side.")
+@perturbation(
+    "spaces",
+    family="padding",
+    params=[_n(5)],
+    intensity="n",
+    description="Pad with n spaces plus one space on each side.",
+)
 def spaces(text: str, rng: Draws, *, n: int) -> Outcome:
     """``n + 1`` spaces on each side.
 
@@ -38,8 +48,13 @@ def spaces(text: str, rng: Draws, *, n: int) -> Outcome:
     return _pad(text, " ", n)
 
 
-@perturbation("new_lines", family="padding", params=[_n(5)], intensity="n",
-              description="Pad with n line feeds and one space on each side.")
+@perturbation(
+    "new_lines",
+    family="padding",
+    params=[_n(5)],
+    intensity="n",
+    description="Pad with n line feeds and one space on each side.",
+)
 def new_lines(text: str, rng: Draws, *, n: int) -> Outcome:
     """``n`` line feeds and a space on each side (always LF, for tier parity).
 
@@ -49,9 +64,13 @@ def new_lines(text: str, rng: Draws, *, n: int) -> Outcome:
     return _pad(text, "\n", n)
 
 
-@perturbation("trailing_newline", family="padding",
-              params=[Param("n", int, 1, "number of line breaks appended", 1, 100)],
-              intensity="n", description="Append n line breaks in the text's own style.")
+@perturbation(
+    "trailing_newline",
+    family="padding",
+    params=[Param("n", int, 1, "number of line breaks appended", 1, 100)],
+    intensity="n",
+    description="Append n line breaks in the text's own style.",
+)
 def trailing_newline(text: str, rng: Draws, *, n: int) -> Outcome:
     """The text's line-break style, ``n`` times, at the end.
 

@@ -24,72 +24,96 @@ REGISTERS = {
 }
 
 model_entry(
-    "lexical_paraphrasing", family=_FAMILY,
+    "lexical_paraphrasing",
+    family=_FAMILY,
     description="Replace words and short phrases with synonyms, keeping structure and facts.",
     intent="Task: replace individual words and short phrases of the text with synonyms or "
-           "equivalent expressions, keeping the sentence structure and every fact, number and name.")
+    "equivalent expressions, keeping the sentence structure and every fact, number and name.",
+)
 
 model_entry(
-    "syntactic_paraphrasing", family=_FAMILY,
+    "syntactic_paraphrasing",
+    family=_FAMILY,
     description="Change the grammatical structure while keeping the wording close.",
     intent="Task: change the grammatical structure of the text (clause order, active or passive "
-           "voice, splitting or joining sentences) while keeping the wording as close to the "
-           "original as possible.")
+    "voice, splitting or joining sentences) while keeping the wording as close to the "
+    "original as possible.",
+)
 
 model_entry(
-    "rule_free_paraphrasing", family=_FAMILY,
+    "rule_free_paraphrasing",
+    family=_FAMILY,
     description="Rephrase freely, keeping the exact meaning.",
     intent="Task: rephrase the text freely in natural English, keeping its exact meaning and every "
-           "fact, number and constraint.")
+    "fact, number and constraint.",
+)
 
 model_entry(
-    "simplification", family=_FAMILY,
+    "simplification",
+    family=_FAMILY,
     description="Rewrite in plain language a 12-year-old can read.",
     intent="Task: rewrite the text in plain language, with short sentences and common words, "
-           "readable by a 12-year-old, without dropping or adding any information.")
+    "readable by a 12-year-old, without dropping or adding any information.",
+)
 
 model_entry(
-    "register_shift", family=_FAMILY,
+    "register_shift",
+    family=_FAMILY,
     description="Rewrite in the chosen register, keeping the content.",
     params=[choice("target_register", "formal", tuple(REGISTERS), "register of the rewrite")],
     tables={"target_register": REGISTERS},
-    intent="Task: rewrite the text in {target_register}, keeping its content.")
+    intent="Task: rewrite the text in {target_register}, keeping its content.",
+)
 
 model_entry(
-    "verbose_expansion", family=_FAMILY, expand=True,
+    "verbose_expansion",
+    family=_FAMILY,
+    expand=True,
     description="Make the text wordier and more roundabout without adding information.",
     intent="Task: make the text wordier and more roundabout (filler phrases, circumlocution) "
-           "while adding no new information and keeping every fact.")
+    "while adding no new information and keeping every fact.",
+)
 
 model_entry(
-    "translate_roundtrip", family=_FAMILY,
+    "translate_roundtrip",
+    family=_FAMILY,
     description="Translate into the chosen language, then (fresh request) back into English.",
     params=[choice("language", "French", LANGUAGES, "pivot language")],
     tables={"language": {lang: lang for lang in LANGUAGES}},
     details=lambda params: {"language": params["language"]},
-    intent=("Task: translate the text faithfully into {language}.",
-            "Task: translate the text faithfully into English."))
+    intent=(
+        "Task: translate the text faithfully into {language}.",
+        "Task: translate the text faithfully into English.",
+    ),
+)
 
 model_entry(
-    "typo_paraphrase", family=_FAMILY,
+    "typo_paraphrase",
+    family=_FAMILY,
     description="Reproduce the text as a hurried typist would, with a few natural typos.",
     intent="Task: reproduce the text as a hurried person would type it: the same words with a few "
-           "natural typos (slips, missing or swapped letters), with numbers, names and symbols "
-           "left intact.")
+    "natural typos (slips, missing or swapped letters), with numbers, names and symbols "
+    "left intact.",
+)
 
 model_entry(
-    "persona_paraphrase", family=_FAMILY,
+    "persona_paraphrase",
+    family=_FAMILY,
     description="Rewrite the text as one plausible person would ask it.",
     intent="Task: rewrite the text as one plausible person of your choosing (for example a busy "
-           "nurse or a curious student) would ask it, keeping the request and every fact, and "
-           "adding no constraint or information.")
+    "nurse or a curious student) would ask it, keeping the request and every fact, and "
+    "adding no constraint or information.",
+)
 
 model_entry(
-    "code_switch", family=_FAMILY, in_scope=False,
+    "code_switch",
+    family=_FAMILY,
+    in_scope=False,
     description="Mix English with the chosen language (some words and short phrases switched).",
     params=[choice("language", "Spanish", LANGUAGES, "language mixed in")],
     tables={"language": {lang: lang for lang in LANGUAGES}},
     details=lambda params: {"language": params["language"]},
     intent="Task: mix English with {language}: switch some words and short phrases into "
-           "{language}, keep most of the text in English, and leave numbers, names and technical "
-           "terms unchanged.")
+    "{language}, keep most of the text in English, and leave numbers, names and technical "
+    "terms unchanged.",
+)

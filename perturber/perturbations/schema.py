@@ -32,8 +32,13 @@ from ..registry import Outcome, perturbation, rate, unchanged
 from ..rng import Draws, permutation, select
 
 __all__ = [
-    "reorder_properties", "reorder_enum", "reorder_union", "expand_type_shorthand", "inline_defs",
-    "add_redundant_constraints", "additional_properties_false",
+    "reorder_properties",
+    "reorder_enum",
+    "reorder_union",
+    "expand_type_shorthand",
+    "inline_defs",
+    "add_redundant_constraints",
+    "additional_properties_false",
 ]
 
 MAX_SCHEMA_LEVEL = 100  # schema nodes deeper than this below the root are not walked (§8)
@@ -65,12 +70,13 @@ def _load(text: str):
     if root is None:
         return None
     lead = len(text) - len(text.lstrip())
-    return _Doc(text, text[:lead], body, text[lead + len(body):], root)
+    return _Doc(text, text[:lead], body, text[lead + len(body) :], root)
 
 
 # --------------------------------------------------------------------------------------------
 # Re-emission in the input's style
 # --------------------------------------------------------------------------------------------
+
 
 def _emit(doc: _Doc, root, limit: int | None = None):
     """``(text, copies)`` of the whole edited document, or None past ``limit`` code points.
@@ -81,8 +87,9 @@ def _emit(doc: _Doc, root, limit: int | None = None):
     """
     if limit is None:
         limit = 8 * len(doc.text) + 100_000
-    done = dump(root, detect_style(doc.body, tm.newline_style(doc.text)),
-                limit - len(doc.lead) - len(doc.trail))
+    done = dump(
+        root, detect_style(doc.body, tm.newline_style(doc.text)), limit - len(doc.lead) - len(doc.trail)
+    )
     if done is None:
         return None
     return doc.lead + done[0] + doc.trail, done[1]
@@ -103,13 +110,27 @@ def _finish(text: str, doc: _Doc, edits: int, limit: int | None = None) -> Outco
 
 _MAP, _ARRAY, _SINGLE, _ITEMS = range(4)
 _KINDS = {
-    "properties": _MAP, "patternProperties": _MAP, "$defs": _MAP, "definitions": _MAP,
+    "properties": _MAP,
+    "patternProperties": _MAP,
+    "$defs": _MAP,
+    "definitions": _MAP,
     "dependentSchemas": _MAP,
-    "anyOf": _ARRAY, "oneOf": _ARRAY, "allOf": _ARRAY, "prefixItems": _ARRAY,
+    "anyOf": _ARRAY,
+    "oneOf": _ARRAY,
+    "allOf": _ARRAY,
+    "prefixItems": _ARRAY,
     "items": _ITEMS,
-    "additionalItems": _SINGLE, "contains": _SINGLE, "additionalProperties": _SINGLE,
-    "unevaluatedItems": _SINGLE, "unevaluatedProperties": _SINGLE, "propertyNames": _SINGLE,
-    "not": _SINGLE, "if": _SINGLE, "then": _SINGLE, "else": _SINGLE, "contentSchema": _SINGLE,
+    "additionalItems": _SINGLE,
+    "contains": _SINGLE,
+    "additionalProperties": _SINGLE,
+    "unevaluatedItems": _SINGLE,
+    "unevaluatedProperties": _SINGLE,
+    "propertyNames": _SINGLE,
+    "not": _SINGLE,
+    "if": _SINGLE,
+    "then": _SINGLE,
+    "else": _SINGLE,
+    "contentSchema": _SINGLE,
 }
 _UNIONS = ("anyOf", "oneOf", "allOf")
 _DEF_CONTAINERS = ("$defs", "definitions")
@@ -274,10 +295,15 @@ def _open(text: str, intensity=None):
 # 8.1–8.3 reorderings (seeded)
 # --------------------------------------------------------------------------------------------
 
-@perturbation("reorder_properties", family="schema", seed_sensitive=True, skip_zero_intensity=False,
-              params=[rate(1.0, "fraction of eligible nodes")],
-              description="Reorder the keys of `properties` objects; `required` follows the new "
-                          "order.")
+
+@perturbation(
+    "reorder_properties",
+    family="schema",
+    seed_sensitive=True,
+    skip_zero_intensity=False,
+    params=[rate(1.0, "fraction of eligible nodes")],
+    description="Reorder the keys of `properties` objects; `required` follows the new order.",
+)
 def reorder_properties(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Non-identity reorder of ``properties`` at a fraction of the nodes that have ≥ 2 of them.
 
@@ -289,8 +315,11 @@ def reorder_properties(text: str, rng: Draws, *, rate: float) -> Outcome:
     doc, early = _open(text, rate)
     if early:
         return early
-    nodes = [e[0] for e in _walk(doc.root)
-             if type(e[0].get("properties")) is Obj and len(e[0].index["properties"].members) >= 2]
+    nodes = [
+        e[0]
+        for e in _walk(doc.root)
+        if type(e[0].get("properties")) is Obj and len(e[0].index["properties"].members) >= 2
+    ]
     if not nodes:
         return unchanged(text, "no_candidates")
     chosen = select(nodes, rng, rate=rate)
@@ -301,15 +330,19 @@ def reorder_properties(text: str, rng: Draws, *, rate: float) -> Outcome:
         if type(required) is list and all(_is_str(x) for x in required):
             where = {m[0]: i for i, m in enumerate(props.members)}
             last = len(where)
-            keyed = sorted(range(len(required)),
-                           key=lambda i: (where.get(_dec(required[i]), last), i))
+            keyed = sorted(range(len(required)), key=lambda i: (where.get(_dec(required[i]), last), i))
             required[:] = [required[i] for i in keyed]
     return _finish(text, doc, len(chosen))
 
 
-@perturbation("reorder_enum", family="schema", seed_sensitive=True, skip_zero_intensity=False,
-              params=[rate(1.0, "fraction of eligible enum arrays")],
-              description="Reorder the members of `enum` arrays at schema positions.")
+@perturbation(
+    "reorder_enum",
+    family="schema",
+    seed_sensitive=True,
+    skip_zero_intensity=False,
+    params=[rate(1.0, "fraction of eligible enum arrays")],
+    description="Reorder the members of `enum` arrays at schema positions.",
+)
 def reorder_enum(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Non-identity reorder of a fraction of the ``enum`` arrays with ≥ 2 members.
 
@@ -320,17 +353,25 @@ def reorder_enum(text: str, rng: Draws, *, rate: float) -> Outcome:
     doc, early = _open(text, rate)
     if early:
         return early
-    arrays = [e[0].index["enum"] for e in _walk(doc.root)
-              if type(e[0].get("enum")) is list and len(e[0].index["enum"]) >= 2]
+    arrays = [
+        e[0].index["enum"]
+        for e in _walk(doc.root)
+        if type(e[0].get("enum")) is list and len(e[0].index["enum"]) >= 2
+    ]
     if not arrays:
         return unchanged(text, "no_candidates")
     edits = sum(_permute(items, rng) for items in select(arrays, rng, rate=rate))
     return _finish(text, doc, edits)
 
 
-@perturbation("reorder_union", family="schema", seed_sensitive=True, skip_zero_intensity=False,
-              params=[rate(1.0, "fraction of eligible anyOf/oneOf/allOf arrays")],
-              description="Reorder the branches of `anyOf`, `oneOf` and `allOf` arrays.")
+@perturbation(
+    "reorder_union",
+    family="schema",
+    seed_sensitive=True,
+    skip_zero_intensity=False,
+    params=[rate(1.0, "fraction of eligible anyOf/oneOf/allOf arrays")],
+    description="Reorder the branches of `anyOf`, `oneOf` and `allOf` arrays.",
+)
 def reorder_union(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Non-identity reorder of a fraction of the union arrays with ≥ 2 branches.
 
@@ -363,8 +404,12 @@ def reorder_union(text: str, rng: Draws, *, rate: float) -> Outcome:
 # 8.4, 8.6, 8.7 member rewrites (not seeded)
 # --------------------------------------------------------------------------------------------
 
-@perturbation("expand_type_shorthand", family="schema",
-              description="Rewrite a `type` array as an `anyOf` of single-type branches.")
+
+@perturbation(
+    "expand_type_shorthand",
+    family="schema",
+    description="Rewrite a `type` array as an `anyOf` of single-type branches.",
+)
 def expand_type_shorthand(text: str, rng: Draws) -> Outcome:
     """``"type":[t1,t2,…]`` becomes ``"anyOf":[{"type":t1},…]`` at the same key position.
 
@@ -402,9 +447,11 @@ def expand_type_shorthand(text: str, rng: Draws) -> Outcome:
     return _finish(text, doc, edits)
 
 
-@perturbation("add_redundant_constraints", family="schema",
-              description='Add `"minItems":0` to array nodes and `"minProperties":0` to object '
-                          'nodes that lack them.')
+@perturbation(
+    "add_redundant_constraints",
+    family="schema",
+    description='Add `"minItems":0` to array nodes and `"minProperties":0` to object nodes that lack them.',
+)
 def add_redundant_constraints(text: str, rng: Draws) -> Outcome:
     """Append always-true bounds at the end of array- and object-typed nodes.
 
@@ -429,13 +476,23 @@ def add_redundant_constraints(text: str, rng: Draws) -> Outcome:
     return _finish(text, doc, edits)
 
 
-_OPENERS = ("additionalProperties", "unevaluatedProperties", "patternProperties", "$ref",
-            "allOf", "anyOf", "oneOf")
+_OPENERS = (
+    "additionalProperties",
+    "unevaluatedProperties",
+    "patternProperties",
+    "$ref",
+    "allOf",
+    "anyOf",
+    "oneOf",
+)
 
 
-@perturbation("additional_properties_false", family="schema", in_scope=False,
-              description='Close object nodes with `"additionalProperties":false` (narrows the '
-                          'accepted set).')
+@perturbation(
+    "additional_properties_false",
+    family="schema",
+    in_scope=False,
+    description='Close object nodes with `"additionalProperties":false` (narrows the accepted set).',
+)
 def additional_properties_false(text: str, rng: Draws) -> Outcome:
     """Append ``"additionalProperties":false`` to plain object nodes outside composition branches.
 
@@ -477,7 +534,7 @@ def _def_target(ref: str):
     """
     for prefix, container in (("#/$defs/", "$defs"), ("#/definitions/", "definitions")):
         if ref.startswith(prefix):
-            raw = ref[len(prefix):]
+            raw = ref[len(prefix) :]
             if "/" in raw:
                 return None
             name = unquote(raw)
@@ -666,9 +723,12 @@ def _drop_inlined(new_root: Obj, order: list, replaced: set, done: dict) -> Obj:
     return Obj(members)
 
 
-@perturbation("inline_defs", family="schema",
-              description="Replace `$ref`s to root definitions with copies of them and drop the "
-                          "definitions no longer referenced.")
+@perturbation(
+    "inline_defs",
+    family="schema",
+    description="Replace `$ref`s to root definitions with copies of them and drop the "
+    "definitions no longer referenced.",
+)
 def inline_defs(text: str, rng: Draws) -> Outcome:
     """Inline every non-recursive, identity-free root definition at its references.
 
@@ -770,8 +830,10 @@ def inline_defs(text: str, rng: Draws) -> Outcome:
                 return value
             return rewrite(value, down, inside, path + (key,) if legacy else None)
         if tv is list and (kind == _ARRAY or kind == _ITEMS):
-            return [rewrite(v, down, inside, path + (key, str(i)) if legacy else None)
-                    if type(v) is Obj else v for i, v in enumerate(value)]
+            return [
+                rewrite(v, down, inside, path + (key, str(i)) if legacy else None) if type(v) is Obj else v
+                for i, v in enumerate(value)
+            ]
         return value
 
     # Rewrite the inlinable definitions before anything that copies them (they form a DAG).

@@ -21,8 +21,14 @@ from ..data import load_table
 from ..registry import Outcome, Param, choice, count, perturbation, rate, unchanged
 from ..rng import Draws, permutation, select
 
-__all__ = ["reorder_bullets", "question_to_end", "markdown_structure", "irrelevant_preamble",
-           "irrelevant_trailer", "key_sentence_to_middle"]
+__all__ = [
+    "reorder_bullets",
+    "question_to_end",
+    "markdown_structure",
+    "irrelevant_preamble",
+    "irrelevant_trailer",
+    "key_sentence_to_middle",
+]
 
 _FAMILY = "structure"
 
@@ -157,7 +163,7 @@ def _render_lists(text: str, chosen: list, perms: list) -> str:
         kind = task[0]
         if kind == "copy":
             if task[1] < task[2]:
-                parts.append(text[task[1]:task[2]])
+                parts.append(text[task[1] : task[2]])
         elif kind == "range":
             a, b = task[1], task[2]
             seq: list[tuple] = []
@@ -185,9 +191,13 @@ def _render_lists(text: str, chosen: list, perms: list) -> str:
     return "".join(parts)
 
 
-@perturbation("reorder_bullets", family=_FAMILY, seed_sensitive=True,
-              params=[rate(1.0, "fraction of eligible bullet lists to reorder")],
-              description="Reorder the items of bullet lists (never numbered lists or options).")
+@perturbation(
+    "reorder_bullets",
+    family=_FAMILY,
+    seed_sensitive=True,
+    params=[rate(1.0, "fraction of eligible bullet lists to reorder")],
+    description="Reorder the items of bullet lists (never numbered lists or options).",
+)
 def reorder_bullets(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Permute the items of a fraction of the bullet lists; markers, indentation and
     separators stay in place, item bodies (with their sub-items) move.
@@ -205,7 +215,7 @@ def reorder_bullets(text: str, rng: Draws, *, rate: float) -> Outcome:
     realised = 0
     for items, perm in zip(chosen, perms):
         for i, j in enumerate(perm):
-            if i != j and text[items[i][1]:items[i][2]] != text[items[j][1]:items[j][2]]:
+            if i != j and text[items[i][1] : items[i][2]] != text[items[j][1] : items[j][2]]:
                 realised += 1
                 break
     if not realised:
@@ -217,8 +227,12 @@ def reorder_bullets(text: str, rng: Draws, *, rate: float) -> Outcome:
 # 15.2 question_to_end
 # --------------------------------------------------------------------------------------------
 
-@perturbation("question_to_end", family=_FAMILY,
-              description="Move a question that opens the prompt to its end (before an answer cue).")
+
+@perturbation(
+    "question_to_end",
+    family=_FAMILY,
+    description="Move a question that opens the prompt to its end (before an answer cue).",
+)
 def question_to_end(text: str, rng: Draws) -> Outcome:
     """``L + R + G + Q + (W + C) + T`` for a leading question ``Q`` with gap ``G``.
 
@@ -234,14 +248,14 @@ def question_to_end(text: str, rng: Draws) -> Outcome:
     rest = us[1].start
     if rest >= body_end:  # only the answer cue follows
         return unchanged(text, "no_candidates")
-    out = text[:q.start] + text[rest:body_end] + text[q.end:rest] + text[q.start:q.end] \
-        + text[body_end:]
+    out = text[: q.start] + text[rest:body_end] + text[q.end : rest] + text[q.start : q.end] + text[body_end:]
     return Outcome(out, 1)
 
 
 # --------------------------------------------------------------------------------------------
 # 15.3 markdown_structure
 # --------------------------------------------------------------------------------------------
+
 
 def _paragraphs(ls: list) -> list[tuple[int, int]]:
     """(start, end) of each plain paragraph: a maximal run of consecutive plain lines."""
@@ -259,10 +273,19 @@ def _paragraphs(ls: list) -> list[tuple[int, int]]:
     return out
 
 
-@perturbation("markdown_structure", family=_FAMILY,
-              params=[choice("style", "bullets", ("bullets", "numbered", "quote", "bold_question"),
-                             "the Markdown form given to plain paragraphs")],
-              description="Give plain paragraphs Markdown structure (bullets, numbers, quote, bold).")
+@perturbation(
+    "markdown_structure",
+    family=_FAMILY,
+    params=[
+        choice(
+            "style",
+            "bullets",
+            ("bullets", "numbered", "quote", "bold_question"),
+            "the Markdown form given to plain paragraphs",
+        )
+    ],
+    description="Give plain paragraphs Markdown structure (bullets, numbers, quote, bold).",
+)
 def markdown_structure(text: str, rng: Draws, *, style: str) -> Outcome:
     """Restructure plain paragraphs only; existing Markdown and the answer cue are untouched.
 
@@ -313,9 +336,14 @@ def markdown_structure(text: str, rng: Draws, *, style: str) -> Outcome:
 # 15.4 irrelevant_preamble, 15.5 irrelevant_trailer
 # --------------------------------------------------------------------------------------------
 
-@perturbation("irrelevant_preamble", family=_FAMILY, seed_sensitive=True,
-              params=[count(1, 3, "number of preamble sentences (bank B3)")],
-              description="Prepend a courtesy preamble of 1-3 sentences from bank B3.")
+
+@perturbation(
+    "irrelevant_preamble",
+    family=_FAMILY,
+    seed_sensitive=True,
+    params=[count(1, 3, "number of preamble sentences (bank B3)")],
+    description="Prepend a courtesy preamble of 1-3 sentences from bank B3.",
+)
 def irrelevant_preamble(text: str, rng: Draws, *, count: int) -> Outcome:
     """Prepend rule (§1.9) with ``count`` distinct B3 sentences in draw order.
 
@@ -327,9 +355,13 @@ def irrelevant_preamble(text: str, rng: Draws, *, count: int) -> Outcome:
     return Outcome(tm.prepend_material(text, " ".join(bank[i] for i in ids)), count)
 
 
-@perturbation("irrelevant_trailer", family=_FAMILY, seed_sensitive=True,
-              params=[count(1, 3, "number of trailer sentences (bank B4)")],
-              description="Append a courtesy trailer of 1-3 sentences from bank B4 (before an answer cue).")
+@perturbation(
+    "irrelevant_trailer",
+    family=_FAMILY,
+    seed_sensitive=True,
+    params=[count(1, 3, "number of trailer sentences (bank B4)")],
+    description="Append a courtesy trailer of 1-3 sentences from bank B4 (before an answer cue).",
+)
 def irrelevant_trailer(text: str, rng: Draws, *, count: int) -> Outcome:
     """Append rule (§1.9) with ``count`` distinct B4 sentences in draw order.
 
@@ -345,12 +377,25 @@ def irrelevant_trailer(text: str, rng: Draws, *, count: int) -> Outcome:
 # 15.6 key_sentence_to_middle
 # --------------------------------------------------------------------------------------------
 
-@perturbation("key_sentence_to_middle", family=_FAMILY, in_scope=False,
-              params=[count(40, 500, "number of filler sentences (bank B2)"),
-                      Param("depth", float, 0.5,
-                            "relative position of the key inside the filler (0 top, 1 bottom)",
-                            0.0, 1.0, step=0.01)],
-              description="Bury the first unit (the key fact) at a relative depth inside filler.")
+
+@perturbation(
+    "key_sentence_to_middle",
+    family=_FAMILY,
+    in_scope=False,
+    params=[
+        count(40, 500, "number of filler sentences (bank B2)"),
+        Param(
+            "depth",
+            float,
+            0.5,
+            "relative position of the key inside the filler (0 top, 1 bottom)",
+            0.0,
+            1.0,
+            step=0.01,
+        ),
+    ],
+    description="Bury the first unit (the key fact) at a relative depth inside filler.",
+)
 def key_sentence_to_middle(text: str, rng: Draws, *, count: int, depth: float) -> Outcome:
     """``L + block + (NL NL + R) + T``, the key at filler position ``b``.
 
@@ -366,11 +411,11 @@ def key_sentence_to_middle(text: str, rng: Draws, *, count: int, depth: float) -
         # lines: the block would stop being code and could swallow what follows (alters the key).
         return unchanged(text, "no_candidates")
     end = len(text.rstrip())
-    rest = text[us[1].start:end] if len(us) > 1 else ""
+    rest = text[us[1].start : end] if len(us) > 1 else ""
     b = (count * round(depth * 100) + 50) // 100
     bank = _bank("b02_filler")
     filler = [bank[i % len(bank)] for i in range(count)]
-    block = " ".join(filler[:b] + [text[key.start:key.end]] + filler[b:])
+    block = " ".join(filler[:b] + [text[key.start : key.end]] + filler[b:])
     nl = tm.newline_style(text)
-    out = text[:key.start] + block + (nl + nl + rest if rest else "") + text[end:]
+    out = text[: key.start] + block + (nl + nl + rest if rest else "") + text[end:]
     return Outcome(out, count, None, {"key_position": b})

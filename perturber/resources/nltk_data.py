@@ -42,8 +42,7 @@ REPO_BUILD_DIR = Path(__file__).resolve().parents[2] / "build" / "nltk_data"
 _WORDNET_MARKER = ("corpora", "wordnet", "index.noun")
 _WORDNET_SUBDIR = ("corpora", "wordnet")
 _TAGGER_SUBDIR = ("taggers", "averaged_perceptron_tagger_eng")
-_TAGGER_FILES = tuple(f"averaged_perceptron_tagger_eng.{a}.json"
-                      for a in ("weights", "tagdict", "classes"))
+_TAGGER_FILES = tuple(f"averaged_perceptron_tagger_eng.{a}.json" for a in ("weights", "tagdict", "classes"))
 _INFO_NAME = "BUILD_INFO.json"
 
 _lock = threading.Lock()
@@ -71,7 +70,8 @@ def find_nltk_data() -> Path:
         f"Build it offline with: {BUILD_HINT} (then set NLTK_DATA=<repo>/build/nltk_data "
         f"or leave it unset to use build/nltk_data), or attach the nltk_data layer "
         f"(/opt/nltk_data) on Lambda.",
-        searched=[str(c) for c in candidates], hint=BUILD_HINT,
+        searched=[str(c) for c in candidates],
+        hint=BUILD_HINT,
     )
 
 
@@ -150,8 +150,11 @@ def _reader_class() -> type:
                             lines = stream.read().splitlines()
                         finally:
                             stream.close()
-                        self._counts = {line.split(" ", 1)[0]: int(line.rsplit(" ", 1)[-1])
-                                        for line in lines if line.strip()}
+                        self._counts = {
+                            line.split(" ", 1)[0]: int(line.rsplit(" ", 1)[-1])
+                            for line in lines
+                            if line.strip()
+                        }
                     counts = self._counts
             return counts.get(lemma._key, 0)
 
@@ -202,7 +205,8 @@ def tagger() -> PerceptronTagger:
                 raise ResourceUnavailable(
                     f"POS tagger model missing in {tdir} ({', '.join(missing)}); "
                     f"rebuild with the tagger: {BUILD_HINT}",
-                    searched=[str(tdir)], hint=BUILD_HINT,
+                    searched=[str(tdir)],
+                    hint=BUILD_HINT,
                 )
             _require_nltk()
             _authorize(root)

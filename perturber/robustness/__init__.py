@@ -12,18 +12,20 @@ from __future__ import annotations
 
 from .assertions import assert_invariant
 
-__all__ = ["assert_invariant", "build_suite", "write_report", "export_failures", "write_suite",
-           "Checker"]
+__all__ = ["assert_invariant", "build_suite", "write_report", "export_failures", "write_suite", "Checker"]
 
 
 def __getattr__(name: str):
     if name in ("build_suite", "write_suite"):
         from . import suite
+
         return getattr(suite, name)
     if name in ("write_report", "export_failures"):
         from . import report
+
         return getattr(report, name)
     if name == "Checker":
         from .checking import Checker
+
         return Checker
     raise AttributeError(name)

@@ -19,10 +19,16 @@ from .checking import Checker
 from .report import diff
 
 
-def assert_invariant(model: Callable[[str], str], inputs: Iterable[str], *,
-                     perturbations: Sequence[str | tuple[str, dict]] | None = None,
-                     seeds: Iterable[int] = (0,), max_failure_rate: float = 0.0,
-                     checker: Checker | None = None, category: str = "native") -> None:
+def assert_invariant(
+    model: Callable[[str], str],
+    inputs: Iterable[str],
+    *,
+    perturbations: Sequence[str | tuple[str, dict]] | None = None,
+    seeds: Iterable[int] = (0,),
+    max_failure_rate: float = 0.0,
+    checker: Checker | None = None,
+    category: str = "native",
+) -> None:
     """Assert that ``model`` gives the same answer on every applied perturbation of every input as
     on the input itself. Failures are grouped by perturbation in the ``AssertionError`` message.
 
@@ -31,9 +37,11 @@ def assert_invariant(model: Callable[[str], str], inputs: Iterable[str], *,
     (default: exact, stripped, case-insensitive)."""
     checker = checker or Checker(mode="exact")
     if perturbations is None:
-        perturbations = [e["name"] for e in core.list_perturbations(in_scope=True, expectation="invariant",
-                                                                     model_backed=False)
-                         if e["family"] not in ("control", "schema")]
+        perturbations = [
+            e["name"]
+            for e in core.list_perturbations(in_scope=True, expectation="invariant", model_backed=False)
+            if e["family"] not in ("control", "schema")
+        ]
     specs = [(p, {}) if isinstance(p, str) else (p[0], dict(p[1])) for p in perturbations]
     seeds = list(seeds)
     groups: dict[str, list[str]] = {}
@@ -43,7 +51,7 @@ def assert_invariant(model: Callable[[str], str], inputs: Iterable[str], *,
         expected = checker.extract(model(text))
         for name, params in specs:
             info = core.describe(name, category)
-            for seed in (seeds if info["seed_sensitive"] else seeds[:1]):
+            for seed in seeds if info["seed_sensitive"] else seeds[:1]:
                 result = core.apply(text, name, params, seed, category)
                 if not result.applied:
                     continue
@@ -53,14 +61,15 @@ def assert_invariant(model: Callable[[str], str], inputs: Iterable[str], *,
                 if not checker.same(got, expected):
                     failed += 1
                     groups.setdefault(name, []).append(
-                        f"    {diff(text, result.text, 120)}: {expected!r} -> {got!r}")
+                        f"    {diff(text, result.text, 120)}: {expected!r} -> {got!r}"
+                    )
     rate = failed / total if total else 0.0
     if rate > max_failure_rate:
-        lines = [f"{failed} of {total} perturbed inputs changed the model's answer "
-                 f"(max allowed rate {max_failure_rate}):"]
+        lines = [
+            f"{failed} of {total} perturbed inputs changed the model's answer "
+            f"(max allowed rate {max_failure_rate}):"
+        ]
         for name, rows in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
             lines.append(f"  {name}: {len(rows)}/{counts[name]} failing")
             lines.extend(rows[:3])
         raise AssertionError("\n".join(lines))
-
-

@@ -20,39 +20,61 @@ from ..errors import InvalidParams
 
 def _parser(prog: str, description: str) -> argparse.ArgumentParser:
     from ..cli import _Parser
+
     return _Parser(prog=prog, description=description)
 
 
 def cmd_suite(argv: Sequence[str]) -> int:
     from . import ladder, suite
-    p = _parser("perturber suite", "Turn an eval set (JSONL, CSV, Parquet) into a robustness suite: "
-                "passing cases to -o, rejected ones (with the gate's reason) to OUT.rejected.jsonl, "
-                "counts and unreachable ladder levels to OUT.summary.json.")
+
+    p = _parser(
+        "perturber suite",
+        "Turn an eval set (JSONL, CSV, Parquet) into a robustness suite: "
+        "passing cases to -o, rejected ones (with the gate's reason) to OUT.rejected.jsonl, "
+        "counts and unreachable ladder levels to OUT.summary.json.",
+    )
     p.add_argument("examples")
     p.add_argument("--field", required=True, help="field holding the input text")
     p.add_argument("--answer-field", help="field holding the gold answer (optional)")
     p.add_argument("--id-field", help="field holding the example id (default: line number)")
-    p.add_argument("--select", help='catalog filter, e.g. "family=word_level,character;expectation=invariant"')
+    p.add_argument(
+        "--select", help='catalog filter, e.g. "family=word_level,character;expectation=invariant"'
+    )
     p.add_argument("--in-scope", action="store_true", help="only in-scope entries")
     p.add_argument("--preset", help="graded-reasoning: the seven families of the graded framework")
     p.add_argument("--seeds", default="0", help="comma-separated seeds (default 0)")
     p.add_argument("--per-example", type=int, help="sample K perturbations per example (seeded)")
     p.add_argument("--ladder", action="store_true", help="scan each entry's intensity over L1..L5")
     p.add_argument("--bands", help="JSON/TOML file overriding the magnitude bands per family")
-    p.add_argument("--gate-judge", action="store_true",
-                   help="also ask an LLM judge (PERTURBER_LLM_BASE_URL / _DEFAULT_MODEL) whether the "
-                        "perturbed problem has the same answer")
+    p.add_argument(
+        "--gate-judge",
+        action="store_true",
+        help="also ask an LLM judge (PERTURBER_LLM_BASE_URL / _DEFAULT_MODEL) whether the "
+        "perturbed problem has the same answer",
+    )
     p.add_argument("-o", "--output", required=True)
     args = p.parse_args(argv)
     judge = _gate_judge() if args.gate_judge else None
     stats = suite.write_suite(
-        args.examples, args.output, field=args.field, answer_field=args.answer_field,
-        id_field=args.id_field, select=args.select, in_scope=args.in_scope, preset=args.preset,
-        seeds=suite.parse_seeds(args.seeds), per_example=args.per_example, ladder_scan=args.ladder,
-        bands=ladder.load_bands(args.bands), judge=judge)
+        args.examples,
+        args.output,
+        field=args.field,
+        answer_field=args.answer_field,
+        id_field=args.id_field,
+        select=args.select,
+        in_scope=args.in_scope,
+        preset=args.preset,
+        seeds=suite.parse_seeds(args.seeds),
+        per_example=args.per_example,
+        ladder_scan=args.ladder,
+        bands=ladder.load_bands(args.bands),
+        judge=judge,
+    )
     info = stats.to_dict()
-    sys.stderr.write(f"perturber: {info['examples']} examples -> {info['passed']} cases "
-                     f"({info['cases'] - info['passed']} rejected) in {args.output}\n")
+    sys.stderr.write(
+        f"perturber: {info['examples']} examples -> {info['passed']} cases "
+        f"({info['cases'] - info['passed']} rejected) in {args.output}\n"
+    )
     for fam, missing in info["unavailable"].items():
         sys.stderr.write(f"perturber: {fam}: unavailable ({', '.join(missing)})\n")
     return 0
@@ -67,15 +89,23 @@ def _gate_judge():
     model = settings.default_model
 
     def judge(original: str, perturbed: str) -> bool:
-        return judge_says_same(endpoint.chat(judge_messages(original, perturbed), model=model,
-                                             temperature=0.0, max_tokens=8).text)
+        return judge_says_same(
+            endpoint.chat(
+                judge_messages(original, perturbed), model=model, temperature=0.0, max_tokens=8
+            ).text
+        )
+
     return judge
 
 
 def cmd_evaluate(argv: Sequence[str]) -> int:
     from . import checking, evaluate
-    p = _parser("perturber evaluate", "Run a model on a suite; resumable (results are keyed by "
-                "case id, append-only). The API key comes from PERTURBER_LLM_API_KEY.")
+
+    p = _parser(
+        "perturber evaluate",
+        "Run a model on a suite; resumable (results are keyed by "
+        "case id, append-only). The API key comes from PERTURBER_LLM_API_KEY.",
+    )
     p.add_argument("cases")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
@@ -88,13 +118,17 @@ def cmd_evaluate(argv: Sequence[str]) -> int:
     p.add_argument("--tolerance", type=float, default=1e-3, help="relative tolerance (numeric)")
     p.add_argument("--answer-regex", help="regex extracting the answer (first group)")
     p.add_argument("--json-field", help="JSON field holding the answer (default ground_truth/answer)")
-    p.add_argument("--refusal-judge", action="store_true",
-                   help="score refusal cases with the LLM judge (4-point rubric) instead of the rule")
+    p.add_argument(
+        "--refusal-judge",
+        action="store_true",
+        help="score refusal cases with the LLM judge (4-point rubric) instead of the rule",
+    )
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
     p.add_argument("-o", "--output", required=True)
     args = p.parse_args(argv)
-    checker = checking.Checker(mode=args.check, tolerance=args.tolerance, regex=args.answer_regex,
-                               json_field=args.json_field)
+    checker = checking.Checker(
+        mode=args.check, tolerance=args.tolerance, regex=args.answer_regex, json_field=args.json_field
+    )
     judge = None
     model: evaluate.EndpointModel | Callable
     if args.base_url:
@@ -106,9 +140,16 @@ def cmd_evaluate(argv: Sequence[str]) -> int:
                 with open(args.system_prompt, encoding="utf-8") as fh:
                     system = fh.read()
             except OSError as err:
-                raise InvalidParams(f"cannot read {args.system_prompt}: {err}", field="system_prompt") from None
-        model = evaluate.EndpointModel(args.base_url, args.model, system_prompt=system,
-                                       concurrency=args.concurrency, max_tokens=args.max_tokens)
+                raise InvalidParams(
+                    f"cannot read {args.system_prompt}: {err}", field="system_prompt"
+                ) from None
+        model = evaluate.EndpointModel(
+            args.base_url,
+            args.model,
+            system_prompt=system,
+            concurrency=args.concurrency,
+            max_tokens=args.max_tokens,
+        )
         if args.refusal_judge:
             judge = evaluate.rubric_judge(model)
     else:
@@ -116,17 +157,28 @@ def cmd_evaluate(argv: Sequence[str]) -> int:
         target, _, attr = args.callable.rpartition(":")
         name = f"{target.rsplit('/', 1)[-1].removesuffix('.py')}:{attr}"
     show = sys.stderr.isatty() if args.progress is None else args.progress
-    summary = evaluate.evaluate(args.cases, model, args.output, checker=checker,
-                                concurrency=args.concurrency, progress=show, refusal_judge=judge,
-                                model_name=None if args.base_url else name)
+    summary = evaluate.evaluate(
+        args.cases,
+        model,
+        args.output,
+        checker=checker,
+        concurrency=args.concurrency,
+        progress=show,
+        refusal_judge=judge,
+        model_name=None if args.base_url else name,
+    )
     sys.stderr.write(f"perturber: {summary.describe()}\n")
     return 0
 
 
 def cmd_report(argv: Sequence[str]) -> int:
     from . import report
-    p = _parser("perturber report", "Write report.md, report.json, report.html and PNG plots from "
-                "one or more results files (one per model); optionally export failing cases.")
+
+    p = _parser(
+        "perturber report",
+        "Write report.md, report.json, report.html and PNG plots from "
+        "one or more results files (one per model); optionally export failing cases.",
+    )
     p.add_argument("results", nargs="+")
     p.add_argument("-o", "--output", help="report directory")
     p.add_argument("--tau", type=float, default=0.8, help="collapse threshold (default 0.80)")
@@ -142,8 +194,13 @@ def cmd_report(argv: Sequence[str]) -> int:
         data = report.write_report(args.results, args.output, tau=args.tau, plots_enabled=not args.no_plots)
         sys.stderr.write(f"perturber: report of {len(data['models'])} model(s) in {args.output}\n")
     if args.export_failures:
-        n = report.export_failures(args.results, args.export_failures, perturbation=args.perturbation,
-                                   family=args.family, level=args.level)
+        n = report.export_failures(
+            args.results,
+            args.export_failures,
+            perturbation=args.perturbation,
+            family=args.family,
+            level=args.level,
+        )
         sys.stderr.write(f"perturber: exported {n} failing cases to {args.export_failures}\n")
     return 0
 

@@ -41,30 +41,45 @@ class EndpointModel:
     """A model behind an OpenAI-compatible endpoint (``perturber.llm.Endpoint``); the API key
     comes from the environment (``PERTURBER_LLM_API_KEY``) and is never written anywhere."""
 
-    def __init__(self, base_url: str, model: str, *, system_prompt: str | None = None,
-                 concurrency: int = 8, temperature: float = 0.0, max_tokens: int = 512,
-                 timeout: float = 60.0, max_retries: int = 2, api_key: str | None = None) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        system_prompt: str | None = None,
+        concurrency: int = 8,
+        temperature: float = 0.0,
+        max_tokens: int = 512,
+        timeout: float = 60.0,
+        max_retries: int = 2,
+        api_key: str | None = None,
+    ) -> None:
         from .. import credentials
         from ..llm import Endpoint
 
         self.name = model
         self.system_prompt = system_prompt
         self.temperature, self.max_tokens = temperature, max_tokens
-        self.endpoint = Endpoint(base_url, api_key if api_key is not None else credentials.api_key(),
-                                 timeout=timeout, max_retries=max_retries, concurrency=concurrency)
+        self.endpoint = Endpoint(
+            base_url,
+            api_key if api_key is not None else credentials.api_key(),
+            timeout=timeout,
+            max_retries=max_retries,
+            concurrency=concurrency,
+        )
 
     def messages(self, text: str) -> list[dict]:
         system = [{"role": "system", "content": self.system_prompt}] if self.system_prompt else []
         return [*system, {"role": "user", "content": text}]
 
     async def __call__(self, text: str) -> str:
-        completion = await self.endpoint.achat(self.messages(text), model=self.name,
-                                               temperature=self.temperature, max_tokens=self.max_tokens)
+        completion = await self.endpoint.achat(
+            self.messages(text), model=self.name, temperature=self.temperature, max_tokens=self.max_tokens
+        )
         return completion.text if completion.text is not None else ""
 
     async def ask(self, messages: list[dict]) -> str:
-        completion = await self.endpoint.achat(messages, model=self.name, temperature=0.0,
-                                               max_tokens=16)
+        completion = await self.endpoint.achat(messages, model=self.name, temperature=0.0, max_tokens=16)
         return completion.text or ""
 
     async def aclose(self) -> None:
@@ -82,9 +97,12 @@ def rubric_judge(judge: EndpointModel) -> Callable[[str, str], Awaitable[float]]
     """An LLM refusal judge on the four-point rubric 0 / 0.25 / 0.75 / 1.0."""
 
     async def score(question: str, response: str) -> float:
-        reply = await judge.ask([{"role": "system", "content": checking.RUBRIC_PROMPT},
-                                 {"role": "user",
-                                  "content": f"Question:\n{question}\n\nResponse:\n{response}"}])
+        reply = await judge.ask(
+            [
+                {"role": "system", "content": checking.RUBRIC_PROMPT},
+                {"role": "user", "content": f"Question:\n{question}\n\nResponse:\n{response}"},
+            ]
+        )
         letter = reply.strip().upper()[:1]
         if letter not in checking.RUBRIC:
             raise PerturberError(f"refusal judge answered {reply[:40]!r}, not A-D", code="judge_error")
@@ -105,8 +123,10 @@ class Summary:
 
     def describe(self) -> str:
         errors = ", ".join(f"{k}: {v}" for k, v in self.errors.most_common()) or "none"
-        return (f"{self.calls} model calls in {self.seconds:.1f} s, {self.skipped} already done, "
-                f"{self.written} results written; errors by type: {errors}")
+        return (
+            f"{self.calls} model calls in {self.seconds:.1f} s, {self.skipped} already done, "
+            f"{self.written} results written; errors by type: {errors}"
+        )
 
 
 class Progress:
@@ -126,15 +146,18 @@ class Progress:
         rate = self.done / max(now - self.start, 1e-9)
         eta = (self.total - self.done) / rate if rate else 0.0
         frac = self.done / self.total if self.total else 1.0
-        self.stream.write(f"\r[{'#' * int(30 * frac):<30}] {self.done}/{self.total} "
-                          f"{rate:,.1f}/s ETA {eta:,.0f}s")
+        self.stream.write(
+            f"\r[{'#' * int(30 * frac):<30}] {self.done}/{self.total} {rate:,.1f}/s ETA {eta:,.0f}s"
+        )
         if self.done >= self.total:
             self.stream.write("\n")
         self.stream.flush()
 
 
 def _as_async(model: Any, pool: ThreadPoolExecutor) -> Callable[[str], Awaitable[str]]:
-    if inspect.iscoroutinefunction(model) or (callable(model) and inspect.iscoroutinefunction(model.__call__)):
+    if inspect.iscoroutinefunction(model) or (
+        callable(model) and inspect.iscoroutinefunction(model.__call__)
+    ):
         return model
     if not callable(model):
         raise InvalidParams("model must be a callable model(text) -> str, sync or async", field="model")
@@ -155,10 +178,17 @@ def _error(err: BaseException) -> dict:
     return {"code": type(err).__name__, "message": str(err)[:300]}
 
 
-def evaluate(cases: str | os.PathLike | Iterable[dict], model: Any, out_path: str | os.PathLike, *,
-             checker: checking.Checker | None = None, concurrency: int = 8,
-             model_name: str | None = None, progress: bool = False,
-             refusal_judge: Callable[[str, str], Awaitable[float]] | None = None) -> Summary:
+def evaluate(
+    cases: str | os.PathLike | Iterable[dict],
+    model: Any,
+    out_path: str | os.PathLike,
+    *,
+    checker: checking.Checker | None = None,
+    concurrency: int = 8,
+    model_name: str | None = None,
+    progress: bool = False,
+    refusal_judge: Callable[[str, str], Awaitable[float]] | None = None,
+) -> Summary:
     """Query ``model`` on every passing case (and each example's original once), append scored
     results to ``out_path``; returns a :class:`Summary`. See the module docstring."""
     if type(concurrency) is not int or not 1 <= concurrency <= 256:
@@ -171,8 +201,19 @@ def evaluate(cases: str | os.PathLike | Iterable[dict], model: Any, out_path: st
     else:
         source = [c for c in cases]
         total = sum(1 for c in source if c.get("gate", "pass") == "pass")
-    return asyncio.run(_run(source, total, model, str(out_path), checker, concurrency,
-                            model_name or _model_name(model), progress, refusal_judge))
+    return asyncio.run(
+        _run(
+            source,
+            total,
+            model,
+            str(out_path),
+            checker,
+            concurrency,
+            model_name or _model_name(model),
+            progress,
+            refusal_judge,
+        )
+    )
 
 
 async def _run(source, total, model, out_path, checker, concurrency, name, show, judge) -> Summary:
@@ -203,15 +244,25 @@ async def _run(source, total, model, out_path, checker, concurrency, name, show,
 
     async def do_original(case: dict) -> None:
         output, err, ms = await ask(case["original"])
-        rec = {"kind": "original", "key": f"orig:{case['example_id']}", "example_id": case["example_id"],
-               "original": case["original"], "answer": case.get("answer"), "model": name,
-               "exported_case_id": case.get("exported_case_id")}
+        rec = {
+            "kind": "original",
+            "key": f"orig:{case['example_id']}",
+            "example_id": case["example_id"],
+            "original": case["original"],
+            "answer": case.get("answer"),
+            "model": name,
+            "exported_case_id": case.get("exported_case_id"),
+        }
         if err is not None:
             rec["error"] = _error(err)
             summary.errors[rec["error"]["code"]] += 1
         else:
-            rec.update(output=output, extracted=checker.extract(output), latency_ms=round(ms, 1),
-                       sim=checking.score_original(checker, case.get("answer"), output))
+            rec.update(
+                output=output,
+                extracted=checker.extract(output),
+                latency_ms=round(ms, 1),
+                sim=checking.score_original(checker, case.get("answer"), output),
+            )
             originals[case["example_id"]] = rec
         log.append(rec)
         summary.written += 1
@@ -234,11 +285,15 @@ async def _run(source, total, model, out_path, checker, concurrency, name, show,
                     except Exception as jerr:
                         rec["error"] = _error(jerr)
                 if "error" not in rec:
-                    rec.update(output=output, extracted=checker.extract(output),
-                               latency_ms=round(ms, 1),
-                               original_output=orig["output"], original_extracted=orig["extracted"],
-                               original_sim=orig["sim"],
-                               sim=checking.score_case(checker, case, output, orig["output"], refusal))
+                    rec.update(
+                        output=output,
+                        extracted=checker.extract(output),
+                        latency_ms=round(ms, 1),
+                        original_output=orig["output"],
+                        original_extracted=orig["extracted"],
+                        original_sim=orig["sim"],
+                        sim=checking.score_case(checker, case, output, orig["output"], refusal),
+                    )
         if "error" in rec:
             summary.errors[rec["error"]["code"]] += 1
         log.append(rec)
@@ -260,8 +315,11 @@ async def _run(source, total, model, out_path, checker, concurrency, name, show,
                 continue
             missing = [k for k in _CASE_FIELDS if not isinstance(case.get(k), str)]
             if missing:
-                raise InvalidParams(f"case {index} lacks {', '.join(missing)}: evaluate reads the "
-                                    "output of `perturber suite`", field="cases")
+                raise InvalidParams(
+                    f"case {index} lacks {', '.join(missing)}: evaluate reads the "
+                    "output of `perturber suite`",
+                    field="cases",
+                )
             if case["case_id"] in done:
                 summary.skipped += 1
                 bar.update()
@@ -275,8 +333,7 @@ async def _run(source, total, model, out_path, checker, concurrency, name, show,
                 for t in finished:
                     t.result()
                 if len(first_ask) > WINDOW * concurrency:
-                    first_ask = {k: t for k, t in first_ask.items()
-                                 if not (t.done() and k in originals)}
+                    first_ask = {k: t for k, t in first_ask.items() if not (t.done() and k in originals)}
         if pending:
             for outcome in await asyncio.gather(*pending, return_exceptions=True):
                 if isinstance(outcome, BaseException):
@@ -315,4 +372,3 @@ def load_callable(spec: str) -> Callable:
     if not callable(fn):
         raise InvalidParams(f"--callable {spec!r} is not callable", field="callable")
     return fn
-

@@ -22,9 +22,18 @@ from __future__ import annotations
 from ..number_words import numbers_in
 
 
-def check_gate(*, original: str, perturbed: str, applied: bool, reason: str | None,
-               expectation: str, name: str, details: dict, original_numbers=None,
-               ratio_band: tuple[float, float] | None = None) -> str | None:
+def check_gate(
+    *,
+    original: str,
+    perturbed: str,
+    applied: bool,
+    reason: str | None,
+    expectation: str,
+    name: str,
+    details: dict,
+    original_numbers=None,
+    ratio_band: tuple[float, float] | None = None,
+) -> str | None:
     """The reason a case is rejected, or None when it passes every (non-judge) gate."""
     if not applied:
         return f"not_applied:{reason or 'no_change'}"
@@ -44,13 +53,16 @@ def check_gate(*, original: str, perturbed: str, applied: bool, reason: str | No
 
 JUDGE_PROMPT = (
     "You compare two versions of a problem. Answer with exactly one word: SAME if the second "
-    "version has exactly the same correct answer as the first, DIFFERENT otherwise.")
+    "version has exactly the same correct answer as the first, DIFFERENT otherwise."
+)
 
 
 def judge_messages(original: str, perturbed: str) -> list[dict]:
     """The chat messages of the entailment judge (``--gate-judge``)."""
-    return [{"role": "system", "content": JUDGE_PROMPT},
-            {"role": "user", "content": f"First version:\n{original}\n\nSecond version:\n{perturbed}"}]
+    return [
+        {"role": "system", "content": JUDGE_PROMPT},
+        {"role": "user", "content": f"First version:\n{original}\n\nSecond version:\n{perturbed}"},
+    ]
 
 
 def judge_says_same(text: str | None) -> bool:

@@ -40,8 +40,9 @@ def _iter_parquet(path: str, batch_size: int = 4096) -> Iterator[dict]:
     try:
         import pyarrow.parquet as pq
     except ImportError:
-        raise ResourceUnavailable("reading Parquet needs pyarrow: pip install 'perturber[parquet]'",
-                                  extra="parquet") from None
+        raise ResourceUnavailable(
+            "reading Parquet needs pyarrow: pip install 'perturber[parquet]'", extra="parquet"
+        ) from None
     pf = pq.ParquetFile(path)
     for batch in pf.iter_batches(batch_size=batch_size):
         yield from batch.to_pylist()

@@ -89,6 +89,7 @@ def load_bands(path: str | Path | None) -> dict[str, tuple[float, ...]]:
         raw = path.read_bytes()
         if path.suffix.lower() == ".toml":
             import tomllib
+
             data = tomllib.loads(raw.decode("utf-8"))
         else:
             data = json.loads(raw)
@@ -98,12 +99,17 @@ def load_bands(path: str | Path | None) -> dict[str, tuple[float, ...]]:
     if not isinstance(data, dict):
         raise InvalidParams(f"{path}: expected a table of family = [5 upper edges]", field="bands")
     for family, edges in data.items():
-        ok = (isinstance(edges, list) and len(edges) == 5
-              and all(isinstance(e, (int, float)) and not isinstance(e, bool) for e in edges)
-              and edges[0] > 0 and all(a < b for a, b in zip(edges, edges[1:])))
+        ok = (
+            isinstance(edges, list)
+            and len(edges) == 5
+            and all(isinstance(e, (int, float)) and not isinstance(e, bool) for e in edges)
+            and edges[0] > 0
+            and all(a < b for a, b in zip(edges, edges[1:]))
+        )
         if not ok:
-            raise InvalidParams(f"{path}: bands of {family!r} must be 5 increasing numbers > 0, "
-                                f"got {edges!r}", field="bands")
+            raise InvalidParams(
+                f"{path}: bands of {family!r} must be 5 increasing numbers > 0, got {edges!r}", field="bands"
+            )
         bands[family] = tuple(float(e) for e in edges)
     return bands
 

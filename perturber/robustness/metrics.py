@@ -63,10 +63,12 @@ class Bucket:
         self.weighted += sim * score
 
     def to_dict(self) -> dict:
-        return {"n": self.n,
-                "accuracy": self.sim / self.n if self.n else None,
-                "magnitude": self.score / self.n if self.n else None,
-                "stability": self.weighted / self.score if self.score > 0 else None}
+        return {
+            "n": self.n,
+            "accuracy": self.sim / self.n if self.n else None,
+            "magnitude": self.score / self.n if self.n else None,
+            "stability": self.weighted / self.score if self.score > 0 else None,
+        }
 
 
 @dataclass

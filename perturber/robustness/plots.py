@@ -15,11 +15,13 @@ from ..errors import ResourceUnavailable
 def _pyplot():
     try:
         import matplotlib
+
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise ResourceUnavailable("plots need matplotlib: pip install 'perturber[robustness]'",
-                                  extra="robustness") from None
+        raise ResourceUnavailable(
+            "plots need matplotlib: pip install 'perturber[robustness]'", extra="robustness"
+        ) from None
     return plt
 
 
@@ -76,10 +78,21 @@ def quadrant_png(points: dict[str, tuple[float, float]], threshold: float) -> by
     right = max([*mags, mean_mag * 2, 0.1]) * 1.1
     ax.set_xlim(0, right)
     ax.set_ylim(-0.03, 1.05)
-    for x, y, label in ((0.01, 1.0, "stable"), (right * 0.99, 1.0, "robust"),
-                        (0.01, 0.02, "failure"), (right * 0.99, 0.02, "unstable")):
-        ax.text(x, y, label, ha="left" if x < right / 2 else "right", va="top" if y > 0.5 else "bottom",
-                fontsize=9, color="dimgray")
+    for x, y, label in (
+        (0.01, 1.0, "stable"),
+        (right * 0.99, 1.0, "robust"),
+        (0.01, 0.02, "failure"),
+        (right * 0.99, 0.02, "unstable"),
+    ):
+        ax.text(
+            x,
+            y,
+            label,
+            ha="left" if x < right / 2 else "right",
+            va="top" if y > 0.5 else "bottom",
+            fontsize=9,
+            color="dimgray",
+        )
     ax.set_xlabel("mean magnitude")
     ax.set_ylabel("Stability")
     ax.set_title("Magnitude - stability quadrants")

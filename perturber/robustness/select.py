@@ -15,8 +15,17 @@ from dataclasses import dataclass, field
 from .. import core
 from ..errors import InvalidParams
 
-FIELDS = ("family", "name", "category", "expectation", "kind", "intensity", "in_scope",
-          "model_backed", "seed_sensitive")
+FIELDS = (
+    "family",
+    "name",
+    "category",
+    "expectation",
+    "kind",
+    "intensity",
+    "in_scope",
+    "model_backed",
+    "seed_sensitive",
+)
 _BOOL = {"true": True, "false": False, "1": True, "0": False, "yes": True, "no": False}
 # Entries that are not text perturbations of a question: the identity and JSON-Schema rewrites.
 _DEFAULT_EXCLUDED_FAMILIES = ("control", "schema")
@@ -31,8 +40,10 @@ def parse_select(expr: str | None) -> dict[str, set]:
         key, sep, values = part.partition("=")
         key = key.strip()
         if not sep or key not in FIELDS:
-            raise InvalidParams(f"--select {part.strip()!r}: expected FIELD=V1,V2 with FIELD in "
-                                f"{', '.join(FIELDS)}", field="select")
+            raise InvalidParams(
+                f"--select {part.strip()!r}: expected FIELD=V1,V2 with FIELD in {', '.join(FIELDS)}",
+                field="select",
+            )
         vals: set = {v.strip() for v in values.split(",") if v.strip()}
         if key in ("in_scope", "model_backed", "seed_sensitive"):
             try:
@@ -43,8 +54,9 @@ def parse_select(expr: str | None) -> dict[str, set]:
     return wanted
 
 
-def select_entries(expr: str | None = None, *, in_scope: bool = False,
-                   catalog: list[dict] | None = None) -> list[dict]:
+def select_entries(
+    expr: str | None = None, *, in_scope: bool = False, catalog: list[dict] | None = None
+) -> list[dict]:
     """Catalog entries matching ``expr`` (catalog order). Without a family or name filter the
     ``control`` and ``schema`` families are left out; without a category filter, only the
     ``native`` category is used (the brittlebench tier is chosen explicitly)."""
@@ -85,22 +97,35 @@ class GradedFamily:
 # The seven families of the graded multi-family framework, mapped onto the catalog.
 GRADED_REASONING = (
     GradedFamily("Semantic Variation", families=("paraphrasing",)),
-    GradedFamily("Input Quality", families=("character",),
-                 names=("realistic_typos", "typos", "confusable_words", "repeated_chars",
-                        "word_merge", "word_split", "typo_paraphrase")),
+    GradedFamily(
+        "Input Quality",
+        families=("character",),
+        names=(
+            "realistic_typos",
+            "typos",
+            "confusable_words",
+            "repeated_chars",
+            "word_merge",
+            "word_split",
+            "typo_paraphrase",
+        ),
+    ),
     GradedFamily("Structural/Format", families=("formatting", "structure")),
     GradedFamily("Context Interference", names=("irrelevant_context", "distractor_injection")),
     GradedFamily("Context Load", names=("context_load",), level_by="ratio"),
-    GradedFamily("Conflict Instruction Stress", names=("conflicting_instruction",),
-                 level_by="param:tier"),
+    GradedFamily("Conflict Instruction Stress", names=("conflicting_instruction",), level_by="param:tier"),
     GradedFamily("Knowledge Boundary", names=("knowledge_boundary",), level_by="choice:boundary"),
 )
 PRESETS = {"graded-reasoning": GRADED_REASONING}
 # The names the preset expects; those missing from the catalog are reported as unavailable.
-PRESET_EXPECTED = {"graded-reasoning": {"Context Interference": ("irrelevant_context", "distractor_injection"),
-                                        "Context Load": ("context_load",),
-                                        "Conflict Instruction Stress": ("conflicting_instruction",),
-                                        "Knowledge Boundary": ("knowledge_boundary",)}}
+PRESET_EXPECTED = {
+    "graded-reasoning": {
+        "Context Interference": ("irrelevant_context", "distractor_injection"),
+        "Context Load": ("context_load",),
+        "Conflict Instruction Stress": ("conflicting_instruction",),
+        "Knowledge Boundary": ("knowledge_boundary",),
+    }
+}
 
 
 @dataclass
@@ -111,8 +136,13 @@ class Plan:
     unavailable: dict[str, list[str]]
 
 
-def plan(expr: str | None = None, *, in_scope: bool = False, preset: str | None = None,
-         catalog: list[dict] | None = None) -> Plan:
+def plan(
+    expr: str | None = None,
+    *,
+    in_scope: bool = False,
+    preset: str | None = None,
+    catalog: list[dict] | None = None,
+) -> Plan:
     """Resolve ``--select``/``--in-scope``/``--preset`` into the entries to run."""
     entries = catalog if catalog is not None else core.list_perturbations()
     if preset is None:
@@ -130,12 +160,12 @@ def plan(expr: str | None = None, *, in_scope: bool = False, preset: str | None 
 
     def home(entry: dict) -> GradedFamily | None:
         """An entry belongs to one graded family: one that names it, else one of its family."""
-        return (next((f for f in families if entry["name"] in f.names), None)
-                or next((f for f in families if entry["family"] in f.families), None))
+        return next((f for f in families if entry["name"] in f.names), None) or next(
+            (f for f in families if entry["family"] in f.families), None
+        )
 
     for fam in families:
-        chosen = [e for e in entries if home(e) is fam
-                  and all(e.get(k) in v for k, v in narrowed.items())]
+        chosen = [e for e in entries if home(e) is fam and all(e.get(k) in v for k, v in narrowed.items())]
         missing = [n for n in PRESET_EXPECTED[preset].get(fam.name, ()) if n not in names]
         if not chosen and not missing:
             missing = [f"family {f}" for f in fam.families] or list(fam.names)

@@ -28,8 +28,12 @@ UNPERTURBED_LEVEL = 0
 
 def case_id(example_id: str, entry: dict, params: dict, seed: int) -> str:
     """Deterministic id: hash of example id, entry (category/name), version, params and seed."""
-    key = json.dumps([str(example_id), entry["category"], entry["name"], entry["version"],
-                      params, seed], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    key = json.dumps(
+        [str(example_id), entry["category"], entry["name"], entry["version"], params, seed],
+        sort_keys=True,
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
 
 
@@ -38,15 +42,23 @@ def _harness_rng(seed: int, example_id: str) -> random.Random:
     return random.Random(int.from_bytes(digest[:8], "big"))
 
 
-def measured_level(gfam: select_mod.GradedFamily | None, entry: dict, original: str, perturbed: str,
-                   magnitude: float | None, params: dict, bands: dict) -> int | None:
+def measured_level(
+    gfam: select_mod.GradedFamily | None,
+    entry: dict,
+    original: str,
+    perturbed: str,
+    magnitude: float | None,
+    params: dict,
+    bands: dict,
+) -> int | None:
     """The level of a perturbed text: by the graded family's rule, else by magnitude bands."""
     if perturbed == original:
         return UNPERTURBED_LEVEL
     rule = gfam.level_by if gfam else "magnitude"
     if rule == "ratio" or (gfam is None and entry["name"] == "context_load"):
-        return ladder.level_from_edges(len(perturbed) / max(len(original), 1),
-                                       ladder.CONTEXT_LOAD_RATIO_BANDS)
+        return ladder.level_from_edges(
+            len(perturbed) / max(len(original), 1), ladder.CONTEXT_LOAD_RATIO_BANDS
+        )
     if rule.startswith("param:"):
         value: Any = params.get(rule[6:])
         return int(value) if ladder.is_number(value) and 1 <= value <= 5 else None
@@ -95,24 +107,44 @@ class SuiteStats:
     unavailable: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
-        unreachable = {name: {f"L{k}": self.attempted[name] - levels.get(k, 0)
-                              for k in ladder.LEVELS if self.attempted[name] - levels.get(k, 0)}
-                       for name, levels in sorted(self.reached.items())}
+        unreachable = {
+            name: {
+                f"L{k}": self.attempted[name] - levels.get(k, 0)
+                for k in ladder.LEVELS
+                if self.attempted[name] - levels.get(k, 0)
+            }
+            for name, levels in sorted(self.reached.items())
+        }
         for name in self.attempted:
             if name not in self.reached:
                 unreachable[name] = {f"L{k}": self.attempted[name] for k in ladder.LEVELS}
-        return {"examples": self.examples, "cases": self.cases, "passed": self.passed,
-                "rejected": dict(sorted(self.rejected.items())),
-                "ladder_unreachable": {k: v for k, v in sorted(unreachable.items()) if v},
-                "unavailable": self.unavailable}
+        return {
+            "examples": self.examples,
+            "cases": self.cases,
+            "passed": self.passed,
+            "rejected": dict(sorted(self.rejected.items())),
+            "ladder_unreachable": {k: v for k, v in sorted(unreachable.items()) if v},
+            "unavailable": self.unavailable,
+        }
 
 
-def build_suite(records: Iterable[dict], *, field: str = "input", answer_field: str | None = None,
-                id_field: str | None = None, select: str | None = None,
-                in_scope: bool = False, preset: str | None = None, seeds: Iterable[int] = (0,),
-                per_example: int | None = None, ladder_scan: bool = False,
-                bands: dict | None = None, judge: Callable[[str, str], bool] | None = None,
-                stats: SuiteStats | None = None, catalog: list[dict] | None = None) -> Iterator[dict]:
+def build_suite(
+    records: Iterable[dict],
+    *,
+    field: str = "input",
+    answer_field: str | None = None,
+    id_field: str | None = None,
+    select: str | None = None,
+    in_scope: bool = False,
+    preset: str | None = None,
+    seeds: Iterable[int] = (0,),
+    per_example: int | None = None,
+    ladder_scan: bool = False,
+    bands: dict | None = None,
+    judge: Callable[[str, str], bool] | None = None,
+    stats: SuiteStats | None = None,
+    catalog: list[dict] | None = None,
+) -> Iterator[dict]:
     """Yield the cases (passing and rejected, ``gate`` tells) of ``records``, streaming."""
     the_plan = select_mod.plan(select, in_scope=in_scope, preset=preset, catalog=catalog)
     seeds = [core.check_seed(s) for s in seeds] or [0]
@@ -132,16 +164,21 @@ def build_suite(records: Iterable[dict], *, field: str = "input", answer_field: 
         if per_example is not None and per_example < len(items):
             picks = sorted(_harness_rng(seeds[0], example_id).sample(range(len(items)), per_example))
             items = [items[i] for i in picks]
-        base = {"example_id": example_id, "original": text, "input_field": field,
-                "id_field": id_field, "answer_field": answer_field,
-                "answer": record.get(answer_field) if answer_field else None,
-                "example": {k: v for k, v in record.items() if k != field},
-                "catalog_digest": digest}
+        base = {
+            "example_id": example_id,
+            "original": text,
+            "input_field": field,
+            "id_field": id_field,
+            "answer_field": answer_field,
+            "answer": record.get(answer_field) if answer_field else None,
+            "example": {k: v for k, v in record.items() if k != field},
+            "catalog_digest": digest,
+        }
         if isinstance(record.get("provenance"), dict):
             base["exported_case_id"] = record["provenance"].get("case_id")
         orig_numbers = None
         for entry, gfam in items:
-            for seed in (seeds if entry["seed_sensitive"] else seeds[:1]):
+            for seed in seeds if entry["seed_sensitive"] else seeds[:1]:
                 variants = _variants(entry, gfam) if ladder_scan else [{}]
                 kept_levels: set[int] = set()
                 if ladder_scan:
@@ -150,12 +187,12 @@ def build_suite(records: Iterable[dict], *, field: str = "input", answer_field: 
                     try:
                         result = core.apply(text, entry["name"], params, seed, entry["category"])
                     except PerturberError as err:
-                        case = _case(base, entry, gfam, params, seed, None, None, None,
-                                     f"error:{err.code}")
+                        case = _case(base, entry, gfam, params, seed, None, None, None, f"error:{err.code}")
                         yield from _emit(case, stats)
                         break
-                    level = measured_level(gfam, entry, text, result.text, result.magnitude,
-                                           result.params, bands)
+                    level = measured_level(
+                        gfam, entry, text, result.text, result.magnitude, result.params, bands
+                    )
                     if ladder_scan:
                         if level in kept_levels or not level:
                             continue
@@ -168,9 +205,16 @@ def build_suite(records: Iterable[dict], *, field: str = "input", answer_field: 
                     if orig_numbers is None:
                         orig_numbers = numbers_in(text)
                     reason = gates.check_gate(
-                        original=text, perturbed=result.text, applied=result.applied,
-                        reason=result.reason, expectation=result.expectation, name=entry["name"],
-                        details=result.details, original_numbers=orig_numbers, ratio_band=ratio_band)
+                        original=text,
+                        perturbed=result.text,
+                        applied=result.applied,
+                        reason=result.reason,
+                        expectation=result.expectation,
+                        name=entry["name"],
+                        details=result.details,
+                        original_numbers=orig_numbers,
+                        ratio_band=ratio_band,
+                    )
                     if reason is None and judge is not None and not judge(text, result.text):
                         reason = "judge_rejected"
                     case = _case(base, entry, gfam, result.params, seed, result, requested, level, reason)
@@ -179,18 +223,26 @@ def build_suite(records: Iterable[dict], *, field: str = "input", answer_field: 
                     yield from _emit(case, stats)
 
 
-def _case(base: dict, entry: dict, gfam, params: dict, seed: int, result, requested, level,
-          reason: str | None) -> dict:
+def _case(
+    base: dict, entry: dict, gfam, params: dict, seed: int, result, requested, level, reason: str | None
+) -> dict:
     return {
         **base,
         "case_id": case_id(base["example_id"], entry, params, seed),
-        "category": entry["category"], "name": entry["name"], "family": entry["family"],
-        "graded_family": gfam.name if gfam else None, "version": entry["version"],
-        "params": params, "seed": seed, "expectation": entry["expectation"],
+        "category": entry["category"],
+        "name": entry["name"],
+        "family": entry["family"],
+        "graded_family": gfam.name if gfam else None,
+        "version": entry["version"],
+        "params": params,
+        "seed": seed,
+        "expectation": entry["expectation"],
         "perturbed": result.text if result is not None else None,
         "magnitude": result.magnitude if result is not None else None,
-        "requested_level": requested, "level": level,
-        "gate": "pass" if reason is None else "rejected", "reason": reason,
+        "requested_level": requested,
+        "level": level,
+        "gate": "pass" if reason is None else "rejected",
+        "reason": reason,
     }
 
 
@@ -203,8 +255,9 @@ def _emit(case: dict, stats: SuiteStats) -> Iterator[dict]:
     yield case
 
 
-def write_suite(examples_path: str, out_path: str, rejected_path: str | None = None,
-                **options: Any) -> SuiteStats:
+def write_suite(
+    examples_path: str, out_path: str, rejected_path: str | None = None, **options: Any
+) -> SuiteStats:
     """Stream ``examples_path`` into ``out_path`` (passing cases) and ``rejected_path``
     (default ``<out>.rejected.jsonl``), both written atomically; a summary goes to
     ``<out>.summary.json``. Returns the counts."""

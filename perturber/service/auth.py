@@ -43,16 +43,21 @@ class Access:
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Access:
         env = os.environ if environ is None else environ
-        digests = tuple(d.strip().lower() for d in env.get("PERTURBER_LLM_BEARER_SHA256", "").split(",")
-                        if d.strip())
+        digests = tuple(
+            d.strip().lower() for d in env.get("PERTURBER_LLM_BEARER_SHA256", "").split(",") if d.strip()
+        )
         for d in digests:
             if not _HEX64.match(d):
-                raise ConfigurationError("PERTURBER_LLM_BEARER_SHA256 must list sha256 hex digests "
-                                         "(64 hex characters each)", field="PERTURBER_LLM_BEARER_SHA256")
+                raise ConfigurationError(
+                    "PERTURBER_LLM_BEARER_SHA256 must list sha256 hex digests (64 hex characters each)",
+                    field="PERTURBER_LLM_BEARER_SHA256",
+                )
         raw = env.get("PERTURBER_LLM_REQUIRE_AUTH", "true").strip().lower()
         if raw not in ("true", "false", "1", "0", "yes", "no"):
-            raise ConfigurationError(f"PERTURBER_LLM_REQUIRE_AUTH must be true or false, got {raw!r}",
-                                     field="PERTURBER_LLM_REQUIRE_AUTH")
+            raise ConfigurationError(
+                f"PERTURBER_LLM_REQUIRE_AUTH must be true or false, got {raw!r}",
+                field="PERTURBER_LLM_REQUIRE_AUTH",
+            )
         return cls(digests, raw in ("true", "1", "yes"))
 
     def bearer_ok(self, authorization: str | None) -> bool:
@@ -97,6 +102,7 @@ class EndpointChoice:
         if self._endpoint is None:
             if self._make is None:
                 from ..model_tier import shared_endpoint  # the configured endpoint, server key
+
                 self._endpoint = shared_endpoint()
             else:
                 self._endpoint = self._make()
@@ -122,30 +128,45 @@ def choose_endpoint(headers: Mapping[str, str], event: Mapping | None, access: A
         if not _KEY_CHARS.match(key):
             raise InvalidParams("X-LLM-API-Key must be 1-1024 printable ASCII characters", field=KEY_HEADER)
     url = headers.get(URL_HEADER)
-    options = dict(timeout=s.timeout, connect_timeout=s.connect_timeout, max_retries=s.max_retries,
-                   concurrency=s.concurrency)
+    options = dict(
+        timeout=s.timeout,
+        connect_timeout=s.connect_timeout,
+        max_retries=s.max_retries,
+        concurrency=s.concurrency,
+    )
     if url is not None:
         if not s.allowed_hosts:
-            raise InvalidParams("X-LLM-Base-URL is not accepted: PERTURBER_LLM_ALLOWED_HOSTS is empty",
-                                field=URL_HEADER)
+            raise InvalidParams(
+                "X-LLM-Base-URL is not accepted: PERTURBER_LLM_ALLOWED_HOSTS is empty", field=URL_HEADER
+            )
         try:
             url = check_base_url(url, s.allowed_hosts)
         except InvalidParams as err:
             raise InvalidParams(f"X-LLM-Base-URL: {err.message}", field=URL_HEADER) from None
         return EndpointChoice(lambda: Endpoint(url, key or None, **options))  # never the server's key
     if key:
+
         def own_key():
             if not s.base_url:
-                raise ResourceUnavailable("no model endpoint is configured (set PERTURBER_LLM_BASE_URL)",
-                                          code="model_unavailable")
+                raise ResourceUnavailable(
+                    "no model endpoint is configured (set PERTURBER_LLM_BASE_URL)", code="model_unavailable"
+                )
             return Endpoint(s.base_url, key, **options)
+
         return EndpointChoice(own_key)
-    if access.require_auth and iam_caller(event) is None and not access.bearer_ok(headers.get("authorization")):
+    if (
+        access.require_auth
+        and iam_caller(event) is None
+        and not access.bearer_ok(headers.get("authorization"))
+    ):
+
         def refuse():
             raise AuthenticationRequired(
                 "model-backed entries spend the server's model key only for authenticated callers: "
                 "sign the request (API Gateway IAM), send a listed bearer token, or bring your own "
-                "key in X-LLM-API-Key")
+                "key in X-LLM-API-Key"
+            )
+
         return EndpointChoice(refuse)
     return EndpointChoice(None)
 

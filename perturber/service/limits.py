@@ -41,12 +41,20 @@ class BodySizeLimit:
             await self._reject(send, seen)
 
     async def _reject(self, send, size: int) -> None:
-        err = InputTooLarge(f"request body of {size} bytes is over the limit of {self.max_bytes} bytes",
-                            limit=self.max_bytes)
+        err = InputTooLarge(
+            f"request body of {size} bytes is over the limit of {self.max_bytes} bytes", limit=self.max_bytes
+        )
         body = json.dumps({"error": err.to_dict()}).encode()
-        await send({"type": "http.response.start", "status": err.http_status,
-                    "headers": [(b"content-type", b"application/json"),
-                                (b"content-length", str(len(body)).encode())]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": err.http_status,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                ],
+            }
+        )
         await send({"type": "http.response.body", "body": body})
 
 

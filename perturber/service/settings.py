@@ -32,14 +32,16 @@ class Settings:
     @cached_property
     def limits(self) -> Limits:
         """The library limits of this app's calls."""
-        return Limits(max_text_chars=self.max_text_chars,
-                      magnitude_max_chars=self.magnitude_max_chars)
+        return Limits(max_text_chars=self.max_text_chars, magnitude_max_chars=self.magnitude_max_chars)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
         """Read the ``PERTURBER_*`` variables (a bad value raises ``ConfigurationError``)."""
         env = from_env([f.name for f in fields(cls)], environ)
-        return cls(max_text_chars=int(env["max_text_chars"]), max_texts=int(env["max_texts"]),
-                   max_body_bytes=int(env["max_body_bytes"]),
-                   magnitude_max_chars=int(env["magnitude_max_chars"]),
-                   root_path=str(env["root_path"]))
+        return cls(
+            max_text_chars=int(env["max_text_chars"]),
+            max_texts=int(env["max_texts"]),
+            max_body_bytes=int(env["max_body_bytes"]),
+            magnitude_max_chars=int(env["magnitude_max_chars"]),
+            root_path=str(env["root_path"]),
+        )

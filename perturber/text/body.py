@@ -11,6 +11,7 @@ from .units import _lstrip_start, _rstrip_end
 # Answer cue, body, append / prepend (§1.9)
 # --------------------------------------------------------------------------------------------
 
+
 def answer_cue(text: str) -> tuple[int, int] | None:
     """Span of the answer cue (stripped of surrounding whitespace), or None.
 
@@ -31,6 +32,7 @@ def answer_cue(text: str) -> tuple[int, int] | None:
 
 class Body(NamedTuple):
     """``text == lead + body + cue_gap + cue + trail`` (L, body, W, cue, T of §1.9)."""
+
     lead: str
     body: str
     cue_gap: str
@@ -57,8 +59,8 @@ def split_body(text: str) -> Body:
     else:
         be = _rstrip_end(text, ls, cue[0])
         body = text[ls:be]
-        gap = text[be:cue[0]]
-        cue_text = text[cue[0]:cue[1]]
+        gap = text[be : cue[0]]
+        cue_text = text[cue[0] : cue[1]]
     nl = newline_style(text)
     sep = nl + nl if ("\n" in body or "\r" in body) else " "
     return Body(text[:ls], body, gap, cue_text, text[stripped_end:], sep)
@@ -85,4 +87,4 @@ def prepend_material(text: str, material: str, sep: str | None = None) -> str:
     b = split_body(text)
     if not b.body:
         return material + text
-    return b.lead + material + (b.sep if sep is None else sep) + text[len(b.lead):]
+    return b.lead + material + (b.sep if sep is None else sep) + text[len(b.lead) :]

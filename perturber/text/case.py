@@ -10,6 +10,7 @@ import regex
 # Case (§1.6, §1.7, §6)
 # --------------------------------------------------------------------------------------------
 
+
 @lru_cache(maxsize=4096)
 def _cased_nonascii(c: str) -> bool:
     s = c.swapcase()
@@ -79,7 +80,7 @@ def match_case(source: str, replacement: str) -> str:
                     if is_cased_letter(c):
                         u = c.upper()
                         if len(u) == 1:
-                            out = out[:i] + u + out[i + 1:]
+                            out = out[:i] + u + out[i + 1 :]
                         break
     if "i" in out:
         out = _PRONOUN_I.sub("I", out)

@@ -9,8 +9,10 @@ import unicodedata
 # --------------------------------------------------------------------------------------------
 
 #: Every code point with ``str.isspace()`` true (checked against Python in the tests).
-WHITESPACE = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004"
-              "\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
+WHITESPACE = (
+    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004"
+    "\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
 #: Horizontal whitespace (§1.5): every whitespace character except ``\r`` and ``\n``.
 HSPACE = WHITESPACE.replace("\r", "").replace("\n", "")
 

@@ -90,6 +90,7 @@ def newline_style(text: str) -> str:
 
 class Line(NamedTuple):
     """A line: content ``text[start:end]``, the next line starts at ``next``."""
+
     start: int
     end: int
     next: int
@@ -102,12 +103,14 @@ _LINE_CLS = _re.compile(
     r"|(?P<ordered>[ \t]*[0-9]{1,3}[.)][ \t])"
     r"|(?P<option> {0,3}\(?[A-Za-z][.)][ \t])"
     r"|(?P<quote> {0,3}>)"
-    r"|(?P<table> {0,3}\|)")
+    r"|(?P<table> {0,3}\|)"
+)
 _BLANK = _re.compile(r"[" + _HS_C + r"]*\Z")
 _CUE = _re.compile(
     r"[" + _HS_C + r"]*(?:[aA][nN][sS][wW][eE][rR]|[fF][iI][nN][aA][lL][" + _HS_C + r"]+"
     r"[aA][nN][sS][wW][eE][rR]|[aA]|[rR][eE][sS][pP][oO][nN][sS][eE]|[oO][uU][tT][pP][uU][tT]"
-    r"|[sS][oO][lL][uU][tT][iI][oO][nN])[" + _HS_C + r"]*:[" + _HS_C + r"]*\Z")
+    r"|[sS][oO][lL][uU][tT][iI][oO][nN])[" + _HS_C + r"]*:[" + _HS_C + r"]*\Z"
+)
 _NON_WS = _re.compile(r"[^" + _WS_C + r"]")
 
 
@@ -135,7 +138,7 @@ def _cue_line(text: str, lb, fences) -> int | None:
 def _classify(text: str, lb, fences) -> list[str]:
     code = bytearray(len(lb))
     for a, b, _, _ in fences:
-        code[a:b + 1] = b"\x01" * (b + 1 - a)
+        code[a : b + 1] = b"\x01" * (b + 1 - a)
     cue = _cue_line(text, lb, fences)
     out = []
     blank, match = _BLANK.match, _LINE_CLS.match

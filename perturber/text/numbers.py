@@ -16,9 +16,11 @@ from .spans import Spans, _as_spans
 # Numbers (§1.10)
 # --------------------------------------------------------------------------------------------
 
+
 class Number(NamedTuple):
     """A numeric literal; ``text`` includes a leading ``-``.  ``quantity`` is False when one of
     the nine exclusions applies; ``excluded`` names the first that does."""
+
     start: int
     end: int
     text: str
@@ -54,7 +56,7 @@ def numeric_literals(text: str, spans: Spans | Iterable[tuple[int, int]] | None 
     """
     if _ANY_DIGIT.search(text) is None:
         return []
-    if spans is None and len(text) <= _MEMO_MAX_CHARS:   # memoised like the tokens
+    if spans is None and len(text) <= _MEMO_MAX_CHARS:  # memoised like the tokens
         return list(_numeric_literals_memo(text))
     return _numeric_literals(text, _as_spans(text, spans))
 
@@ -90,9 +92,9 @@ def _numeric_literals(text: str, sp: Spans) -> list[Number]:
         if j > i:
             digits = 0
             for k in range(i, j + 1):
-                digits += len(_DIGITS_ONLY.sub("", text[starts[k]:ends[k]]))
+                digits += len(_DIGITS_ONLY.sub("", text[starts[k] : ends[k]]))
                 if digits >= 7:
-                    phone[i:j + 1] = b"\x01" * (j + 1 - i)
+                    phone[i : j + 1] = b"\x01" * (j + 1 - i)
                     break
         i = j + 1
     out = []
@@ -107,7 +109,8 @@ def _numeric_literals(text: str, sp: Spans) -> list[Number]:
         fdig = len(fp)
         ex = None
         if (s > 1 and text[s - 1] in _CONNECT and _digit(text[s - 2])) or (
-                e + 1 < n and text[e] in _CONNECT and _digit(text[e + 1])):
+            e + 1 < n and text[e] in _CONNECT and _digit(text[e + 1])
+        ):
             ex = "connected"
         elif idig >= 2 and ip[0] == "0":
             ex = "leading_zero"
@@ -117,8 +120,14 @@ def _numeric_literals(text: str, sp: Spans) -> list[Number]:
             ex = "identifier"
         elif phone[k]:
             ex = "phone"
-        elif (idig == 4 and not fdig and not grouped and not neg and "1000" <= ip <= "2099"
-              and not (s > 0 and text[s - 1] in _CURRENCY)):
+        elif (
+            idig == 4
+            and not fdig
+            and not grouped
+            and not neg
+            and "1000" <= ip <= "2099"
+            and not (s > 0 and text[s - 1] in _CURRENCY)
+        ):
             ex = "year"
         elif not neg and _MARKER.match(text, s) and not (sp and sp.contains(s)):
             ex = "list_marker"

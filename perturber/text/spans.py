@@ -17,6 +17,7 @@ from .lines import _fences, _line_bounds
 # Protected spans (§1.8)
 # --------------------------------------------------------------------------------------------
 
+
 class Spans:
     """Sorted, non-overlapping ``(start, end)`` spans with bisect look-ups.
 
@@ -80,7 +81,8 @@ def _as_spans(text: str, spans) -> Spans:
 
 _BT_RUN = _re.compile(r"`+")
 _URL = regex.compile(
-    r"(?<![\p{L}\p{N}])(?:[hH][tT][tT][pP][sS]?://|[fF][tT][pP]://|[wW][wW][wW]\.)[^" + _WS_C + r"]*")
+    r"(?<![\p{L}\p{N}])(?:[hH][tT][tT][pP][sS]?://|[fF][tT][pP]://|[wW][wW][wW]\.)[^" + _WS_C + r"]*"
+)
 _URL_HINT = _re.compile(r"(?i)://|www\.")
 _URL_TRIM = frozenset(".,;:!?'\"’”")
 _URL_PAIRS = {")": "(", "]": "[", "}": "{", ">": "<"}
@@ -181,7 +183,7 @@ def _merge(*lists: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 #: An escape sequence inside a JSON string (a protected token of a prose interior).
-_JSON_ESCAPE = _re.compile(r'\\(?:u[0-9a-fA-F]{4}|.)', _re.S)
+_JSON_ESCAPE = _re.compile(r"\\(?:u[0-9a-fA-F]{4}|.)", _re.S)
 
 
 def _json_spans(text: str, earlier: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -193,7 +195,7 @@ def _json_spans(text: str, earlier: list[tuple[int, int]]) -> list[tuple[int, in
         pos = r.start
         for s in r.prose:
             out.append((pos, s.start))
-            if "\\" in text[s.start:s.end]:
+            if "\\" in text[s.start : s.end]:
                 out.extend(m.span() for m in _JSON_ESCAPE.finditer(text, s.start, s.end))
             pos = s.end
         out.append((pos, r.end))
@@ -222,8 +224,11 @@ def prose_interiors(text: str) -> list[tuple[int, int]]:
         return []
     earlier = _protected(text, json=False)
     sp = Spans(earlier)
-    return [(s.start, s.end) for r in jsontext.regions(text, skip=sp.contains if earlier else None)
-            for s in r.prose]
+    return [
+        (s.start, s.end)
+        for r in jsontext.regions(text, skip=sp.contains if earlier else None)
+        for s in r.prose
+    ]
 
 
 def _protected(text: str, lb=None, fences=None, json: bool = True) -> list[tuple[int, int]]:

@@ -13,6 +13,7 @@ _JSON_UNSAFE = re.compile(r'["\\\x00-\x1f]')
 # Assembly (G1)
 # --------------------------------------------------------------------------------------------
 
+
 def splice(text: str, edits: Iterable[tuple[int, int, str]]) -> str:
     """Rebuild ``text`` from untouched slices plus replacements.  ``edits`` are
     ``(start, end, replacement)``, ascending and non-overlapping (insertions have

@@ -22,8 +22,7 @@ _RI = r"[\U0001F1E6-\U0001F1FF]"
 # Anything that can make a cluster longer than one code point.
 _NEEDS_FULL = regex.compile(_EXT[:-1] + r"\u200d\U0001F1E6-\U0001F1FF\r]")
 # Only the multi-code-point clusters; every position not inside one is a one-code-point cluster.
-_MULTI = regex.compile(
-    r"(?:" + _RI + r"{2}|[^\r\n])(?:" + _EXT + r"|\u200d[^\r\n]?)+|" + _RI + r"{2}|\r\n")
+_MULTI = regex.compile(r"(?:" + _RI + r"{2}|[^\r\n])(?:" + _EXT + r"|\u200d[^\r\n]?)+|" + _RI + r"{2}|\r\n")
 
 
 def clusters(text: str) -> list[int]:
@@ -38,7 +37,7 @@ def clusters(text: str) -> list[int]:
     mask = bytearray(b"\x01") * n
     for m in _MULTI.finditer(text):
         s, e = m.span()
-        mask[s + 1:e] = bytes(e - s - 1)
+        mask[s + 1 : e] = bytes(e - s - 1)
     return list(compress(range(n), mask))
 
 
@@ -77,12 +76,12 @@ def cluster_spans(text: str, start: int = 0, end: int | None = None) -> list[tup
 # Word tokens (§1.6)
 # --------------------------------------------------------------------------------------------
 
-_WORD_RE = regex.compile(
-    r"[\p{L}\p{N}][\p{L}\p{N}\p{M}]*(?:['’\-‐‑][\p{L}\p{N}][\p{L}\p{N}\p{M}]*)*")
+_WORD_RE = regex.compile(r"[\p{L}\p{N}][\p{L}\p{N}\p{M}]*(?:['’\-‐‑][\p{L}\p{N}][\p{L}\p{N}\p{M}]*)*")
 
 
 class Token(NamedTuple):
     """A word token: ``text[start:end] == text``."""
+
     start: int
     end: int
     text: str
@@ -135,15 +134,16 @@ def is_bound(text: str, token: Token | tuple[int, int]) -> bool:
     return _bound(text, token[0], token[1])
 
 
-def free_tokens(text: str, tokens: Sequence[Token] | None = None,
-                spans: Spans | Iterable[tuple[int, int]] | None = None) -> list[Token]:
+def free_tokens(
+    text: str, tokens: Sequence[Token] | None = None, spans: Spans | Iterable[tuple[int, int]] | None = None
+) -> list[Token]:
     """The tokens that are neither bound nor overlapping a protected span.
 
     >>> [t.text for t in free_tokens("see a.b and `code` now")]
     ['see', 'and', 'now']
     """
     if tokens is None:
-        if spans is None and len(text) <= _MEMO_MAX_CHARS:   # memoised like the tokens
+        if spans is None and len(text) <= _MEMO_MAX_CHARS:  # memoised like the tokens
             return list(_free_tokens_memo(text))
         tokens = word_tokens(text)
     sp = _as_spans(text, spans)

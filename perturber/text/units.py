@@ -17,11 +17,13 @@ from .spans import Spans, _protected
 # Units: sentences, lines, code blocks (§1.9)
 # --------------------------------------------------------------------------------------------
 
+
 class Unit(NamedTuple):
     """A unit span from its first to its last non-whitespace character."""
+
     start: int
     end: int
-    kind: str           # "sentence", "line" or "code"
+    kind: str  # "sentence", "line" or "code"
     is_question: bool
 
 
@@ -36,6 +38,7 @@ _DIGIT_AFTER = _re.compile(r" ?[0-9]")
 def _abbr() -> tuple[frozenset, frozenset, tuple]:
     """(plain abbreviations, those needing a following digit, dotted ones) of Table A13."""
     from ..data import load_table
+
     table = load_table("a13_abbreviations")
     digit = frozenset(table["digit_must_follow"])
     plain = frozenset(a for a in table["abbreviations"] if a not in digit and "." not in a)
@@ -55,8 +58,12 @@ def _no_end_before(text: str, p: int) -> bool:
             break
     if j == p:
         return False
-    if j > 1 and text[j - 1] in _JOINERS and (text[j - 2].isalnum() or _is_mark(text[j - 2])) \
-            and text[j].isalnum():
+    if (
+        j > 1
+        and text[j - 1] in _JOINERS
+        and (text[j - 2].isalnum() or _is_mark(text[j - 2]))
+        and text[j].isalnum()
+    ):
         return False  # the token goes on to the left: not an abbreviation, not one letter
     while j < p and _is_mark(text[j]):
         j += 1
@@ -74,8 +81,11 @@ def _no_end_before(text: str, p: int) -> bool:
             return _DIGIT_AFTER.match(text, p + 1) is not None
     for d in dotted:
         k = p - len(d)
-        if k >= 0 and text[k:p].lower() == d and (k == 0 or not (
-                text[k - 1].isalnum() or _is_mark(text[k - 1]))):
+        if (
+            k >= 0
+            and text[k:p].lower() == d
+            and (k == 0 or not (text[k - 1].isalnum() or _is_mark(text[k - 1])))
+        ):
             return True
     return False
 
@@ -100,8 +110,12 @@ def _sentences(text: str, ps: int, pe: int, sp: Spans, out: list) -> None:
             continue
         rs = m.start()
         re_ = m.start(1)
-        if re_ - rs == 1 and text[rs] == "." and _no_end_before(text, rs) and not (
-                sp and sp.contains(rs - 1)):
+        if (
+            re_ - rs == 1
+            and text[rs] == "."
+            and _no_end_before(text, rs)
+            and not (sp and sp.contains(rs - 1))
+        ):
             continue
         if rs > 0 and text[rs - 1].isdigit() and ce < pe and text[ce].isdigit():
             continue

@@ -51,10 +51,8 @@ def compute(spec: registry.Perturbation) -> dict:
     outputs = {}
     for case_id, text, params, seed in cases(spec):
         r = perturber.apply(text, spec.name, params, seed, spec.category)
-        outputs[case_id] = {"text": r.text, "reason": r.reason, "edits": r.edits,
-                            "details": r.details}
-    return {"name": spec.name, "category": spec.category, "version": spec.version,
-            "outputs": outputs}
+        outputs[case_id] = {"text": r.text, "reason": r.reason, "edits": r.edits, "details": r.details}
+    return {"name": spec.name, "category": spec.category, "version": spec.version, "outputs": outputs}
 
 
 def path_for(spec: registry.Perturbation) -> pathlib.Path:
@@ -79,26 +77,32 @@ def verdict(stored: dict | None, fresh: dict) -> str | None:
     changed = differences(stored, fresh)
     if not changed:
         if stored["version"] != fresh["version"]:
-            return (f"version changed ({stored['version']} -> {fresh['version']}) but outputs did "
-                    "not: regenerate the golden file")
+            return (
+                f"version changed ({stored['version']} -> {fresh['version']}) but outputs did "
+                "not: regenerate the golden file"
+            )
         return None
     if stored["version"] == fresh["version"]:
-        return (f"output changed without a version bump (still v{fresh['version']}) in "
-                f"{len(changed)} case(s), first {changed[0]!r}: bump the entry's version")
+        return (
+            f"output changed without a version bump (still v{fresh['version']}) in "
+            f"{len(changed)} case(s), first {changed[0]!r}: bump the entry's version"
+        )
     return f"version bumped to v{fresh['version']}: regenerate the golden file"
 
 
 def write(fresh: dict, spec: registry.Perturbation) -> None:
     path = path_for(spec)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(fresh, ensure_ascii=True, indent=1, sort_keys=True) + "\n",
-                    encoding="utf-8")
+    path.write_text(json.dumps(fresh, ensure_ascii=True, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--regenerate", action="store_true",
-                        help="write golden files that are missing or whose entry's version was bumped")
+    parser.add_argument(
+        "--regenerate",
+        action="store_true",
+        help="write golden files that are missing or whose entry's version was bumped",
+    )
     parser.add_argument("names", nargs="*", help="only these entries")
     args = parser.parse_args(argv)
     refused = 0

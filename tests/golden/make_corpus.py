@@ -20,13 +20,20 @@ SCHEMA = {
     },
     "required": ["id", "status", "items"],
     "$defs": {
-        "customer": {"type": "object", "properties": {"name": {"type": "string"},
-                                                       "email": {"type": "string", "format": "email"}},
-                     "required": ["name"]},
-        "item": {"type": "object", "properties": {"sku": {"type": "string"},
-                                                   "qty": {"type": "integer", "minimum": 1},
-                                                   "unit": {"enum": ["kg", "g", "piece"]}},
-                 "required": ["sku", "qty"]},
+        "customer": {
+            "type": "object",
+            "properties": {"name": {"type": "string"}, "email": {"type": "string", "format": "email"}},
+            "required": ["name"],
+        },
+        "item": {
+            "type": "object",
+            "properties": {
+                "sku": {"type": "string"},
+                "qty": {"type": "integer", "minimum": 1},
+                "unit": {"enum": ["kg", "g", "piece"]},
+            },
+            "required": ["sku", "qty"],
+        },
     },
 }
 
@@ -38,9 +45,19 @@ CORPUS = {
     "contractions": "I am sure it is not ready, and we do not know whether they will arrive. Don't worry, it's Sam's turn.",
     "chat": "hey!! can u help me w/ this :) i'm totally lost... thx 😊 👍",
     "contact": "Write to jane.doe@example.com or see https://example.com/docs/Setup_(v2)?x=1. Also www.Example.org, then reply.",
-    "markdown": "# Shopping list\n\n- Apples and pears\n- Fresh bread\n- Eggs\n- Cheese\n* Milk (2 litres)\n\n1. Go to the shop.\n2. Pay at the counter.\n\nUse `cart.add()` to add items, **not** the *old* API.\n\n```python\nprint(\"Hello, World\")\n```\n",
+    "markdown": '# Shopping list\n\n- Apples and pears\n- Fresh bread\n- Eggs\n- Cheese\n* Milk (2 litres)\n\n1. Go to the shop.\n2. Pay at the counter.\n\nUse `cart.add()` to add items, **not** the *old* API.\n\n```python\nprint("Hello, World")\n```\n',
     "schema": json.dumps(SCHEMA, indent=2),
-    "schema_compact": json.dumps({"type": "object", "properties": {"b": {"type": ["string", "integer"]}, "a": {"enum": [3, 1, 2]}, "c": {"oneOf": [{"type": "boolean"}, {"const": 0}, {"type": "null"}, {"enum": ["x", "y"]}]}}}, separators=(",", ":")),
+    "schema_compact": json.dumps(
+        {
+            "type": "object",
+            "properties": {
+                "b": {"type": ["string", "integer"]},
+                "a": {"enum": [3, 1, 2]},
+                "c": {"oneOf": [{"type": "boolean"}, {"const": 0}, {"type": "null"}, {"enum": ["x", "y"]}]},
+            },
+        },
+        separators=(",", ":"),
+    ),
     "multiline": "Dear team,\r\n\tThe meeting moved to Friday.\r\n  Please bring the report; it is due on March 3, 2026.\r\n\r\nThanks,\r\nAnna\r\n",
     "tabs": "name\tage\tcity\nBob\t42\tParis\n\nThe  quick   brown fox\tjumps over the lazy dog.",
     "story": "Dr. Smith arrived at 5 p.m. with Mr. Jones, e.g. for the review. The colour of the theatre was grey! Was it O'Neil's idea? They'd been there since 3.14 o'clock, believe me.",

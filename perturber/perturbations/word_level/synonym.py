@@ -114,9 +114,15 @@ def find_candidates(text: str, lookup=None) -> list:
     return candidates
 
 
-@perturbation("synonym", family="word_level", seed_sensitive=True, params=[rate(0.3)], version=3,
-              description="Replace a fraction of content words by a WordNet synonym of their "
-                          "most frequent sense (POS-aware; needs the NLTK data bundle).")
+@perturbation(
+    "synonym",
+    family="word_level",
+    seed_sensitive=True,
+    params=[rate(0.3)],
+    version=3,
+    description="Replace a fraction of content words by a WordNet synonym of their "
+    "most frequent sense (POS-aware; needs the NLTK data bundle).",
+)
 def synonym(text: str, rng: Draws, *, rate: float) -> Outcome:
     """>>> synonym("The movie was long.", Draws(0), rate=1.0).text   # doctest: +SKIP
     'The film was long.'
@@ -128,6 +134,5 @@ def synonym(text: str, rng: Draws, *, rate: float) -> Outcome:
     if not candidates:
         return Outcome(text, 0, "no_candidates", details)
     chosen = select(candidates, rng, rate=rate)
-    edits = [(tok.start, tok.end, tm.match_case(tok.text, rng.choice(options)))
-             for tok, options in chosen]
+    edits = [(tok.start, tok.end, tm.match_case(tok.text, rng.choice(options))) for tok, options in chosen]
     return Outcome(tm.splice(text, edits), len(edits), None, details)

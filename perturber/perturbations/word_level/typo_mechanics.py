@@ -65,8 +65,12 @@ def _typo_candidates(text: str, free: Sequence[tm.Token], min_letters: int) -> l
     out = []
     for i, tok in enumerate(free):
         word = tok.text
-        if (len(word) >= min_letters and _alpha_letters(word) >= min_letters
-                and _lower_or_title(word) and not _glued(text, tok)):
+        if (
+            len(word) >= min_letters
+            and _alpha_letters(word) >= min_letters
+            and _lower_or_title(word)
+            and not _glued(text, tok)
+        ):
             out.append(i)
     return out
 
@@ -149,8 +153,21 @@ class _Word:
     run the previous token brings in when ``missed_space`` deleted the space before this token.
     """
 
-    __slots__ = ("tok", "texts", "keys", "n", "offs", "_rs", "_re", "letters", "limit",
-                 "ext_key", "ext_len", "first", "last")
+    __slots__ = (
+        "tok",
+        "texts",
+        "keys",
+        "n",
+        "offs",
+        "_rs",
+        "_re",
+        "letters",
+        "limit",
+        "ext_key",
+        "ext_len",
+        "first",
+        "last",
+    )
 
     def __init__(self, tok: tm.Token, ext: tuple | None = None) -> None:
         self.tok = tok
@@ -159,10 +176,14 @@ class _Word:
         if _simple(word, low):
             n = len(word)
             self.texts: str | list[str] = word
-            joiners = (word.count("'") + word.count("-") if word.isascii()
-                       else sum(word.count(j) for j in tm.JOINERS))
-            self.keys: list[str | None] = ([None if c in tm.JOINERS else c for c in low] if joiners
-                                           else list(low))
+            joiners = (
+                word.count("'") + word.count("-")
+                if word.isascii()
+                else sum(word.count(j) for j in tm.JOINERS)
+            )
+            self.keys: list[str | None] = (
+                [None if c in tm.JOINERS else c for c in low] if joiners else list(low)
+            )
             self.offs = None
             self.letters = n - joiners
             self.first, self.last = 0, n - 1
@@ -211,8 +232,8 @@ class _Word:
         last = self.n - 1
         while b < last and keys[b + 1] == k:
             b += 1
-        rs[a:b + 1] = [a] * (b - a + 1)
-        re_[a:b + 1] = [b] * (b - a + 1)
+        rs[a : b + 1] = [a] * (b - a + 1)
+        re_[a : b + 1] = [b] * (b - a + 1)
         return a, b
 
     def left(self, i: int, c: str) -> int:
@@ -292,6 +313,7 @@ class _Word:
 # when ``c`` equals a neighbouring letter, so positions with more options than neighbours are
 # yielded without checking each option.
 
+
 def _swaps(w: _Word, min_letters: int):
     keys, n = w.keys, w.n
     for i in range(n - 1):
@@ -299,8 +321,9 @@ def _swaps(w: _Word, min_letters: int):
         if a is None or b is None or a == b:
             continue
         # A run of 3 needs two equal letters next to the moved one.
-        if ((w.before(i) == b and (i < 2 or keys[i - 2] == b))
-                or (i + 3 < n and keys[i + 2] == a and keys[i + 3] == a)):
+        if (w.before(i) == b and (i < 2 or keys[i - 2] == b)) or (
+            i + 3 < n and keys[i + 2] == a and keys[i + 3] == a
+        ):
             if not w.ok(i, i + 2, [b, a]):
                 continue
         yield i
@@ -326,9 +349,14 @@ def _drops(w: _Word, min_letters: int):
         if k is None:
             continue
         a = keys[i - 1]
-        if (a is not None and a != k and i + 1 < n and keys[i + 1] == a
-                and ((i >= 2 and keys[i - 2] == a) or i == 1 or (i + 2 < n and keys[i + 2] == a))
-                and not w.ok(i, i + 1, [])):
+        if (
+            a is not None
+            and a != k
+            and i + 1 < n
+            and keys[i + 1] == a
+            and ((i >= 2 and keys[i - 2] == a) or i == 1 or (i + 2 < n and keys[i + 2] == a))
+            and not w.ok(i, i + 1, [])
+        ):
             continue
         yield i
 
@@ -376,8 +404,7 @@ def _consonant_doubles(w: _Word, min_letters: int):
     keys, n = w.keys, w.n
     for i in range(w.first + 1, n):
         k = keys[i]
-        if (k in cons and keys[i - 1] != k and (i + 1 >= n or keys[i + 1] != k)
-                and w.is_ascii_letter(i)):
+        if k in cons and keys[i - 1] != k and (i + 1 >= n or keys[i + 1] != k) and w.is_ascii_letter(i):
             yield i
 
 
@@ -391,6 +418,7 @@ def _substitutes(w: _Word, min_letters: int):
 
 
 # Edits (absolute ``(start, end, replacement)``) for the positional mechanisms.
+
 
 def _edit_sub(w: _Word, i: int, letter: str) -> tuple:
     return (w.off(i), w.off(i + 1), _with_case(letter, w.texts[i]))

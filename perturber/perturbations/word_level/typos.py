@@ -133,9 +133,14 @@ def _run_profile_memo(word: str) -> tuple[str | None, int, int]:
 
 
 _RT_PRODUCERS = (
-    ("key_sub", _key_subs), ("key_insert", _key_inserts), ("transpose", _swaps),
-    ("double", _doubles), ("drop", _drops), ("caps_slip", _caps_slips),
-    ("vowel_swap", _vowel_swaps), ("consonant_double", _consonant_doubles),
+    ("key_sub", _key_subs),
+    ("key_insert", _key_inserts),
+    ("transpose", _swaps),
+    ("double", _doubles),
+    ("drop", _drops),
+    ("caps_slip", _caps_slips),
+    ("vowel_swap", _vowel_swaps),
+    ("consonant_double", _consonant_doubles),
 )
 
 
@@ -163,18 +168,18 @@ def _realise(w: _Word, mech: str, rng: Draws, positions: Sequence[int] | None = 
 
 def _rt_applicable(w: _Word) -> tuple[str, ...]:
     """The positional mechanisms of ``realistic_typos`` that have an option left for ``w``."""
-    return tuple(name for name, producer in _RT_PRODUCERS
-                 if next(producer(w, _RT_MIN), None) is not None)
+    return tuple(name for name, producer in _RT_PRODUCERS if next(producer(w, _RT_MIN), None) is not None)
 
 
 class _RtPlan(NamedTuple):
     """What ``realistic_typos`` needs of a token with no run carried in, token-relative."""
-    word: _Word                   # the token at offset 0
-    mechs: tuple[str, ...]        # applicable mechanisms except missed_space, in §5.1 order
-    misspelling: str | None       # the Table A1 replacement (case matched), when it applies
-    phonetic: tuple[tuple, ...]   # the Table A2 edits that apply
-    tail: tuple                   # (last key, its run length, run limit), for missed_space
-    positions: dict               # positional mechanism -> its positions, filled on use
+
+    word: _Word  # the token at offset 0
+    mechs: tuple[str, ...]  # applicable mechanisms except missed_space, in §5.1 order
+    misspelling: str | None  # the Table A1 replacement (case matched), when it applies
+    phonetic: tuple[tuple, ...]  # the Table A2 edits that apply
+    tail: tuple  # (last key, its run length, run limit), for missed_space
+    positions: dict  # positional mechanism -> its positions, filled on use
 
 
 @lru_cache(maxsize=4096)
@@ -204,10 +209,15 @@ def _rt_plan(word: str) -> _RtPlan:
     return _RtPlan(w, tuple(mechs), rep, phonetic, (a, w.left(w.n - 1, a), w.limit), {})  # type: ignore[arg-type]
 
 
-@perturbation("realistic_typos", version=2, family="word_level", seed_sensitive=True,
-              params=[count(3, description="number of tokens to mistype")],
-              description="Mistype words the way people do: common misspellings, phonetic "
-                          "spellings, keyboard slips, swapped, doubled or dropped letters.")
+@perturbation(
+    "realistic_typos",
+    version=2,
+    family="word_level",
+    seed_sensitive=True,
+    params=[count(3, description="number of tokens to mistype")],
+    description="Mistype words the way people do: common misspellings, phonetic "
+    "spellings, keyboard slips, swapped, doubled or dropped letters.",
+)
 def realistic_typos(text: str, rng: Draws, *, count: int) -> Outcome:
     """One human-like typo in each of ``count`` words (§5.1).
 
@@ -221,7 +231,7 @@ def realistic_typos(text: str, rng: Draws, *, count: int) -> Outcome:
         return unchanged(text, "no_candidates")
     edits: list[tuple] = []
     choice = rng.choice
-    inherit_at, inherit = -1, None   # a missed space joins free[inherit_at] to its predecessor
+    inherit_at, inherit = -1, None  # a missed space joins free[inherit_at] to its predecessor
     for idx in select(cands, rng, count=count):
         tok = free[idx]
         if idx == inherit_at:
@@ -252,8 +262,9 @@ def realistic_typos(text: str, rng: Draws, *, count: int) -> Outcome:
     return Outcome(tm.splice(text, edits), len(edits))
 
 
-def _rt_inherited(text: str, free: Sequence[tm.Token], idx: int, inherit: tuple | None,
-                  rng: Draws) -> tuple[tuple, tuple | None]:
+def _rt_inherited(
+    text: str, free: Sequence[tm.Token], idx: int, inherit: tuple | None, rng: Draws
+) -> tuple[tuple, tuple | None]:
     """The draw and edit of ``realistic_typos`` for a token that a missed space joined to its
     predecessor (it inherits that letter run), and the run it passes on when it draws
     ``missed_space`` itself."""
@@ -289,8 +300,7 @@ def _rt_inherited(text: str, free: Sequence[tm.Token], idx: int, inherit: tuple 
 
 _TY_MIN_CAND = 4
 _TY_MIN = 3
-_TY_OPS = (("swap", _swaps), ("delete", _drops), ("duplicate", _doubles),
-           ("substitute", _substitutes))
+_TY_OPS = (("swap", _swaps), ("delete", _drops), ("duplicate", _doubles), ("substitute", _substitutes))
 
 
 @lru_cache(maxsize=4096)
@@ -323,16 +333,30 @@ def _typo_plan(word: str) -> tuple[tuple, ...]:
         elif op == "duplicate":
             plan.append((tuple(_edit_double(w, i) for i in positions), False))
         else:
-            plan.append((tuple(tuple(_edit_sub(w, i, _shift(w.keys[i], d))  # type: ignore[arg-type]
-                                     for d in (-1, 1) if w.ok(i, i + 1, [_shift(w.keys[i], d)]))  # type: ignore[arg-type]
-                               for i in positions), True))
+            plan.append(
+                (
+                    tuple(
+                        tuple(
+                            _edit_sub(w, i, _shift(w.keys[i], d))  # type: ignore[arg-type]
+                            for d in (-1, 1)
+                            if w.ok(i, i + 1, [_shift(w.keys[i], d)])
+                        )  # type: ignore[arg-type]
+                        for i in positions
+                    ),
+                    True,
+                )
+            )
     return tuple(plan)
 
 
-@perturbation("typos", version=2, family="word_level", seed_sensitive=True,
-              params=[count(5, description="number of tokens to mistype")],
-              description="One mechanical typo (swap, delete, duplicate or shift a letter) in "
-                          "each of count words.")
+@perturbation(
+    "typos",
+    version=2,
+    family="word_level",
+    seed_sensitive=True,
+    params=[count(5, description="number of tokens to mistype")],
+    description="One mechanical typo (swap, delete, duplicate or shift a letter) in each of count words.",
+)
 def typos(text: str, rng: Draws, *, count: int) -> Outcome:
     """One swap, deletion, duplication or substitution in each of ``count`` words (§5.2).
 
@@ -358,10 +382,14 @@ def typos(text: str, rng: Draws, *, count: int) -> Outcome:
 # 5.3 confusable_words
 # --------------------------------------------------------------------------------------------
 
-@perturbation("confusable_words", family="word_level", seed_sensitive=True,
-              params=[rate(0.5)],
-              description="Swap words for their common real-word confusions "
-                          "(their/there, its/it's, then/than).")
+
+@perturbation(
+    "confusable_words",
+    family="word_level",
+    seed_sensitive=True,
+    params=[rate(0.5)],
+    description="Swap words for their common real-word confusions (their/there, its/it's, then/than).",
+)
 def confusable_words(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Replace a fraction of the Table A4 words by their confusion (§5.3).
 
@@ -369,8 +397,7 @@ def confusable_words(text: str, rng: Draws, *, rate: float) -> Outcome:
     >>> confusable_words("Their cat.", Draws(0), rate=1.0).text
     'There cat.'
     """
-    cands = (_confusable_sites(text) if len(text) <= _SITES_MEMO_MAX_CHARS
-             else _confusable_edits(text))
+    cands = _confusable_sites(text) if len(text) <= _SITES_MEMO_MAX_CHARS else _confusable_edits(text)
     if not cands:
         return unchanged(text, "no_candidates")
     edits = select(cands, rng, rate=rate)
@@ -408,7 +435,6 @@ def _confusable_sites(text: str) -> tuple[tuple[int, int, str], ...]:
 # --------------------------------------------------------------------------------------------
 
 
-
 def _terminal_runs(text: str) -> list[tuple[int, int]]:
     """Terminal runs (§1.9) of the sentences that consist of 1-3 ``!``/``?`` only."""
     if "!" not in text and "?" not in text:
@@ -425,12 +451,17 @@ def _last_cluster(text: str, tok: tm.Token) -> str:
     j = tok.end
     while j > tok.start + 1 and tm.is_mark(text[j - 1]):
         j -= 1
-    return text[j - 1:tok.end]
+    return text[j - 1 : tok.end]
 
 
-@perturbation("repeated_chars", version=2, family="word_level", seed_sensitive=True,
-              params=[rate(0.3)],
-              description="Stretch words and final !/? runs by repeating their last character.")
+@perturbation(
+    "repeated_chars",
+    version=2,
+    family="word_level",
+    seed_sensitive=True,
+    params=[rate(0.3)],
+    description="Stretch words and final !/? runs by repeating their last character.",
+)
 def repeated_chars(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Append 2-3 copies of the last cluster of chosen words and !/? runs (§5.4).
 
@@ -461,8 +492,13 @@ def _stretch_candidates(text: str) -> tuple[tuple[int, str], ...]:
     cands: list[tuple[int, int, str]] = []
     for tok in tm.free_tokens(text, spans=spans):
         word = tok.text
-        if (len(word) >= 2 and _alpha_letters(word) >= 2 and word not in units
-                and _lower_or_title(word) and not _glued(text, tok)):
+        if (
+            len(word) >= 2
+            and _alpha_letters(word) >= 2
+            and word not in units
+            and _lower_or_title(word)
+            and not _glued(text, tok)
+        ):
             cands.append((tok.start, tok.end, _last_cluster(text, tok)))
     runs = [(s, e) for s, e in _terminal_runs(text) if not spans.overlaps(s, e)]
     if runs:
@@ -491,8 +527,11 @@ def _next_is_word_char(text: str, pos: int) -> bool:
     return pos < len(text) and text[pos].isalnum()
 
 
-@perturbation("contractions", family="word_level",
-              description="Contract phrases such as 'do not' and 'I am' (Table A5).")
+@perturbation(
+    "contractions",
+    family="word_level",
+    description="Contract phrases such as 'do not' and 'I am' (Table A5).",
+)
 def contractions(text: str, rng: Draws) -> Outcome:
     """Contract Table A5 phrases in one left-to-right scan (§5.6).
 
@@ -524,8 +563,11 @@ def contractions(text: str, rng: Draws) -> Outcome:
             nxt = tokens[i + 1]
             value = two.get((low, nxt.text.lower()))
             if value is not None:
-                if (nxt.start in free_starts and nxt.start > tok.end
-                        and _HSPACE_RUN.fullmatch(text, tok.end, nxt.start) is not None):
+                if (
+                    nxt.start in free_starts
+                    and nxt.start > tok.end
+                    and _HSPACE_RUN.fullmatch(text, tok.end, nxt.start) is not None
+                ):
                     hit = (value, i + 1)
         if hit is None:
             value = one.get(low)
@@ -557,8 +599,11 @@ def contractions(text: str, rng: Draws) -> Outcome:
 _SUFFIXES = frozenset(("s", "t", "re", "ve", "ll", "d", "m"))
 
 
-@perturbation("apostrophe_drop", family="word_level",
-              description="Drop the apostrophe of contractions and possessives (don't -> dont).")
+@perturbation(
+    "apostrophe_drop",
+    family="word_level",
+    description="Drop the apostrophe of contractions and possessives (don't -> dont).",
+)
 def apostrophe_drop(text: str, rng: Draws) -> Outcome:
     """Delete the apostrophe before a final s, t, re, ve, ll, d or m (§5.7).
 
@@ -571,7 +616,7 @@ def apostrophe_drop(text: str, rng: Draws) -> Outcome:
     for tok in tm.free_tokens(text):
         word = tok.text
         j = max(word.rfind("'"), word.rfind("’"))
-        if j <= 0 or word[j + 1:].lower() not in _SUFFIXES:
+        if j <= 0 or word[j + 1 :].lower() not in _SUFFIXES:
             continue
         k = j - 1
         while k > 0 and tm.is_mark(word[k]):
@@ -587,8 +632,10 @@ def apostrophe_drop(text: str, rng: Draws) -> Outcome:
 # 5.8 spelling_uk
 # --------------------------------------------------------------------------------------------
 
-@perturbation("spelling_uk", family="word_level",
-              description="Respell US word forms the British way (Table A7).")
+
+@perturbation(
+    "spelling_uk", family="word_level", description="Respell US word forms the British way (Table A7)."
+)
 def spelling_uk(text: str, rng: Draws) -> Outcome:
     """Replace Table A7 US spellings by their UK forms (§5.8).
 
@@ -611,8 +658,11 @@ def spelling_uk(text: str, rng: Draws) -> Outcome:
             if number_ends is None:
                 if spans is None:
                     spans = tm.Spans(tm.protected_spans(text))
-                number_ends = {n.end for n in tm.numeric_literals(text, spans)
-                               if n.excluded not in ("glued", "protected")}
+                number_ends = {
+                    n.end
+                    for n in tm.numeric_literals(text, spans)
+                    if n.excluded not in ("glued", "protected")
+                }
             if s - 1 not in number_ends:
                 continue
         edits.append((tok.start, tok.end, tm.match_case(tok.text, rep)))
@@ -624,6 +674,7 @@ def spelling_uk(text: str, rng: Draws) -> Outcome:
 # --------------------------------------------------------------------------------------------
 # 5.9 number_format
 # --------------------------------------------------------------------------------------------
+
 
 def _zip_code(text: str, num) -> bool:
     """A 5-digit integer right after a two-letter upper-case token and one space."""
@@ -642,8 +693,11 @@ def _zip_code(text: str, num) -> bool:
     return not (c in tm.JOINERS and s >= 5 and (text[s - 5].isalnum() or tm.is_mark(text[s - 5])))
 
 
-@perturbation("number_format", family="word_level",
-              description="Group the digits of large numbers with commas (1250000 -> 1,250,000).")
+@perturbation(
+    "number_format",
+    family="word_level",
+    description="Group the digits of large numbers with commas (1250000 -> 1,250,000).",
+)
 def number_format(text: str, rng: Draws) -> Outcome:
     """Insert thousands separators into ungrouped quantities of 4+ integer digits (§5.9).
 
