@@ -339,8 +339,8 @@ def _typo_plan(word: str) -> tuple[tuple, ...]:
                         tuple(
                             _edit_sub(w, i, _shift(w.keys[i], d))  # type: ignore[arg-type]
                             for d in (-1, 1)
-                            if w.ok(i, i + 1, [_shift(w.keys[i], d)])
-                        )  # type: ignore[arg-type]
+                            if w.ok(i, i + 1, [_shift(w.keys[i], d)])  # type: ignore[arg-type]
+                        )
                         for i in positions
                     ),
                     True,
