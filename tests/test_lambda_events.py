@@ -62,3 +62,19 @@ def test_event_kinds(handler_module):
     assert kind({"requestContext": {}}) == "other"
     response = handler_module.handler(http_api_event("GET", "/health"), LocalContext())
     assert response["statusCode"] == 200
+
+
+def test_http_events_work_after_asyncio_run_left_no_event_loop(handler_module):
+    """``asyncio.run`` (a model batch, the harness) unsets the main thread's loop; Mangum needs one."""
+    import asyncio
+
+    async def nothing():
+        return None
+
+    asyncio.run(nothing())
+    body = json.dumps({"texts": ["Hi"], "n": 1}).encode()
+    event = http_api_event(
+        "POST", "/perturb/native/quotes", headers={"content-type": "application/json"}, body=body
+    )
+    response = handler_module.handle_event(event, LocalContext())
+    assert response["statusCode"] == 200 and json.loads(response["body"])["results"][0]["text"] == '" Hi "'

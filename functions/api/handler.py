@@ -20,6 +20,7 @@ context is what lets a model-backed request spend the server's key (``perturber.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -64,10 +65,20 @@ def event_kind(event: object) -> str:
     return "other"
 
 
+def _ensure_event_loop() -> None:
+    """Mangum runs the app on the thread's current event loop; ``asyncio.run`` elsewhere in the
+    process (a batch, the harness) leaves the main thread without one, so make a new one then."""
+    try:
+        asyncio.get_event_loop_policy().get_event_loop()
+    except RuntimeError:
+        asyncio.set_event_loop(asyncio.new_event_loop())
+
+
 def handle_event(event: object, context: object) -> dict:
     """The Lambda handler: HTTP events to the app, warm-ups answered, anything else a clear 400."""
     kind = event_kind(event)
     if kind == "http":
+        _ensure_event_loop()
         return http_handler(event, context)
     if kind == "warmup":
         log.info("warm-up event: nothing to do")
