@@ -21,6 +21,9 @@ from .rng import Draws
 from .settings import Limits, default_limits
 
 MAX_SEED = 2**63 - 1
+# The declared entries by (category, name), read directly on the hot path; ``registry.get``
+# loads the catalog on first use and raises for unknown names.
+_ENTRIES = registry.declared()
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -125,10 +128,15 @@ def perturb(
     limits: Limits | None = None,
 ) -> str:
     """Apply one perturbation and return the perturbed text (``limits``: see ``apply``)."""
-    spec = registry.get(name, category)
+    spec = _ENTRIES.get((category, name)) or registry.get(name, category)
     resolved = spec.resolve(params)
-    check_seed(seed)
-    return _run(spec, check_text(text, limits), resolved, seed).text
+    # The common case passes these inline guards; anything else gets the full checks (and their
+    # errors). A hot loop of a study calls this function millions of times.
+    if type(seed) is not int or not 0 <= seed <= MAX_SEED:
+        check_seed(seed)
+    if type(text) is not str or not text.isascii() or len(text) > (limits or default_limits()).max_text_chars:
+        check_text(text, limits)
+    return _run(spec, text, resolved, seed).text
 
 
 def _sequence_matcher():

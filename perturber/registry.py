@@ -18,6 +18,7 @@ import math
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from .errors import InvalidParams, UnknownPerturbation
@@ -73,8 +74,15 @@ class Outcome(NamedTuple):
 
 
 def unchanged(text: str, reason: str) -> Outcome:
-    """The input returned as is, with the reason code of CATALOG.md §1.2."""
-    return Outcome(text, 0, reason)
+    """The input returned as is, with the reason code of CATALOG.md §1.2.
+
+    >>> unchanged("Hi", "control")
+    Outcome(text='Hi', edits=0, reason='control', details=None, model=None)
+    """
+    return _new_tuple(Outcome, (text, 0, reason, None, None))  # Outcome(text, 0, reason), faster
+
+
+_new_tuple = tuple.__new__
 
 
 @dataclass(frozen=True)
@@ -212,7 +220,7 @@ class Perturbation:
     def resolve(self, params: Mapping[str, Any] | None) -> dict:
         """Validated effective parameters with defaults filled in (§1.3)."""
         if not params:
-            return self._model_default(self.defaults)
+            return self._model_default(self.defaults) if self.model_backed else self.defaults
         if not isinstance(params, Mapping):
             raise InvalidParams(
                 f"{self.name}: params must be an object, got {_type_name(params)}", field="params"
@@ -274,6 +282,7 @@ class Perturbation:
 
 _REGISTRY: dict[tuple[str, str], Perturbation] = {}
 _LOADED = False
+_READ_ONLY = MappingProxyType(_REGISTRY)
 _LOAD_LOCK = threading.Lock()
 
 
@@ -323,7 +332,7 @@ def perturbation(
             function=function,
             defaults={p.name: p.default for p in params},
             skip_empty=skip_empty,
-            skip_zero_intensity=skip_zero_intensity,
+            skip_zero_intensity=skip_zero_intensity and intensity in ZERO_INTENSITY,
         )
         return function
 
@@ -354,6 +363,15 @@ def _catalog_position(spec: Perturbation) -> tuple[int, int]:
         len(FAMILY_MODULES),
     )
     return CATEGORIES.index(spec.category), rank
+
+
+def declared() -> Mapping[tuple[str, str], Perturbation]:
+    """A read-only live view of the entries declared so far, by ``(category, name)``.
+
+    >>> get("baseline") is declared()[("native", "baseline")]
+    True
+    """
+    return _READ_ONLY
 
 
 def get(name: str, category: str = "native") -> Perturbation:

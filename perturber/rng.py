@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from functools import lru_cache
 from struct import Struct
 from threading import Lock
 
@@ -63,8 +64,9 @@ class Draws:
         """True once a draw has been made."""
         return self._buf is not None
 
-    def _refill(self) -> tuple[int, ...]:
-        """Make the next batch of words current (the old one is used up) and return it."""
+    def _refill(self, hint: int = 0) -> tuple[int, ...]:
+        """Make the next batch of words current (the old one is used up) and return it; a
+        later batch has at least ``hint`` words (up to the cap)."""
         gen = self._gen
         if self._buf is None:
             cached = _PREFIX_CACHE.get(self.seed)
@@ -81,7 +83,7 @@ class Draws:
             if gen is None:
                 gen = self._gen = random.Random(self.seed)
                 gen.getrandbits(32 * self._next)  # skip the cached words
-            buf = _words(gen, min(_MAX_BATCH, max(_FIRST_BATCH, self._next)))
+            buf = _words(gen, min(_MAX_BATCH, max(_FIRST_BATCH, self._next, hint)))
         self._buf = buf
         self._pos = 0
         self._next += len(buf)
@@ -164,34 +166,35 @@ class Draws:
         if buf is None:
             buf = self._refill()
         pos = self._pos
-        # m = n - i shrinks by one per draw; its bit length drops when m falls below ``low``.
-        m = n
-        shift = 32 - m.bit_length()
-        low = 1 << (m.bit_length() - 1)
-        while True:
+        out: list = []
+        append = out.append
+        i = 0
+        while i < k:
+            # Draw i is below(n - i) + i: one word shifted to the bit length of n - i, rejected
+            # while too large. Over [i, end) that bit length (so the shift) stays the same.
+            bits = (n - i).bit_length()
+            shift = 32 - bits
+            end = min(k, n - (1 << (bits - 1)) + 1)
             try:
-                # Draw i starts with m == n - i: after a refill, draw i restarts where it ran out.
-                for i in range(n - m, k):
-                    if m < low:
-                        shift += 1
-                        low >>= 1
-                    r = buf[pos] >> shift
+                for j in range(i, end):
+                    r = (buf[pos] >> shift) + j
                     pos += 1
-                    while r >= m:
-                        r = buf[pos] >> shift
+                    while r >= n:
+                        r = (buf[pos] >> shift) + j
                         pos += 1
-                    r += i
-                    pool[i], pool[r] = pool[r], pool[i]
-                    m -= 1
-                break
+                    # The swap of pool[j] and pool[r]; position j is never read again.
+                    append(pool[r])
+                    pool[r] = pool[j]
+                i = end
             except IndexError:
-                # The batch ran out inside draw i (before its swap): the words it rejected
-                # are spent, so draw i restarts on the next batch.
-                self._pos = pos
-                buf = self._refill()
+                # The batch ran out inside draw j (before its swap): the words it rejected
+                # are spent, so draw j restarts on the next batch, sized for what is left
+                # (a draw takes fewer than 2 words on average).
+                i = j
+                buf = self._refill(2 * (k - i))
                 pos = 0
         self._pos = pos
-        return pool[:k]
+        return out
 
 
 def quota(n: int, *, rate: float | None = None, count: int | None = None) -> int:
@@ -222,7 +225,18 @@ def select(candidates: Sequence, rng: Draws, *, rate: float | None = None, count
         return []
     if k == n:
         return list(candidates)
-    return list(pick(candidates, sorted(rng.sample(range(n), k))))
+    return list(pick(candidates, sorted(rng.sample(_positions(n), k))))
+
+
+@lru_cache(maxsize=16)
+def _cached_positions(n: int) -> tuple[int, ...]:
+    return tuple(range(n))
+
+
+def _positions(n: int) -> Sequence[int]:
+    """``range(n)`` as a shared tuple for candidate counts up to 16384: ``sample`` copies a
+    tuple of existing ints much faster than it makes new ones from a range."""
+    return _cached_positions(n) if n <= 16384 else range(n)
 
 
 PERM_TRIES = 10  # draws of P(m) before the rotation fallback (CATALOG.md §8)
