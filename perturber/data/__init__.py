@@ -11,12 +11,13 @@ keep the order printed in the catalog.  No other I/O happens here.
 from __future__ import annotations
 
 import json
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
+from itertools import cycle, islice
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["load_table", "table_digests", "write_sums"]
+__all__ = ["filler_run", "load_table", "table_digests", "write_sums"]
 
 
 def _freeze(obj):
@@ -44,6 +45,17 @@ def unit_symbols() -> frozenset[str]:
     True
     """
     return frozenset(s for row in load_table("a09_units")["rows"] for s in row["symbols"])
+
+
+@lru_cache(maxsize=64)
+def filler_run(count: int) -> tuple[str, ...]:
+    """The first ``count`` sentences of filler bank B2, cyclically from index 0 (§11.4, §15.6).
+
+    >>> run = filler_run(3); bank = load_table("b02_filler")["sentences"]
+    >>> run == bank[:3], filler_run(len(bank) + 1)[-1] == bank[0]
+    (True, True)
+    """
+    return tuple(islice(cycle(load_table("b02_filler")["sentences"]), count))
 
 
 def table_digests() -> dict[str, str]:

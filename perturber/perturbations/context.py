@@ -17,7 +17,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from .. import text as tm
-from ..data import load_table
+from ..data import filler_run, load_table
 from ..model_tier import model_entry
 from ..registry import Outcome, Param, choice, count, perturbation, unchanged
 from ..rng import Draws
@@ -157,7 +157,7 @@ def context_load(text: str, rng: Draws, *, ratio: float, position: str) -> Outco
                 out_len += (filled - first) + (m - head - 1) + sep
         else:
             out_len = n + filled + (m - 1) + sep
-    sentences = [bank[i % size] for i in range(m)]
+    sentences = filler_run(m)
     if position == "before":
         out = tm.prepend_material(text, " ".join(sentences), sep=nl + nl)
     elif position == "after":

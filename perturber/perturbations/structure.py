@@ -17,7 +17,7 @@ import re
 from bisect import bisect_left
 
 from .. import text as tm
-from ..data import load_table
+from ..data import filler_run, load_table
 from ..registry import Outcome, Param, choice, count, perturbation, rate, unchanged
 from ..rng import Draws, permutation, select
 
@@ -413,9 +413,8 @@ def key_sentence_to_middle(text: str, rng: Draws, *, count: int, depth: float) -
     end = len(text.rstrip())
     rest = text[us[1].start : end] if len(us) > 1 else ""
     b = (count * round(depth * 100) + 50) // 100
-    bank = _bank("b02_filler")
-    filler = [bank[i % len(bank)] for i in range(count)]
-    block = " ".join(filler[:b] + [text[key.start : key.end]] + filler[b:])
+    filler = filler_run(count)
+    block = " ".join((*filler[:b], text[key.start : key.end], *filler[b:]))
     nl = tm.newline_style(text)
     out = text[: key.start] + block + (nl + nl + rest if rest else "") + text[end:]
     return Outcome(out, count, None, {"key_position": b})

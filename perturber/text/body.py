@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from ..hot import per_text
 from .lines import _cue_line, _fences, _line_bounds, newline_style
 from .units import _lstrip_start, _rstrip_end
 
@@ -41,6 +42,7 @@ class Body(NamedTuple):
     sep: str
 
 
+@per_text
 def split_body(text: str) -> Body:
     """Split ``text`` into L, body, W, cue, T and the separator ``sep`` of §1.9.
     A whitespace-only text is all ``lead``.
