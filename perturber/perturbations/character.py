@@ -15,18 +15,20 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_left
-from collections.abc import Iterator, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cache
-from itertools import compress
+from itertools import compress, repeat
+from operator import itemgetter
 from types import MappingProxyType
 
 import regex
 
 from .. import text as tm
 from ..data import load_table, unit_symbols
-from ..hot import per_text, pick, replace_points
+from ..hot import per_text, replace_points
 from ..registry import Outcome, choice, perturbation, rate, unchanged
-from ..rng import Draws, select
+from ..rng import Draws, quota, select
 
 __all__ = [
     "random_case",
@@ -178,6 +180,89 @@ def _rate_edits(rng: Draws, rate_: float, candidates: Sequence) -> list | None:
     return select(candidates, rng, rate=rate_)
 
 
+def _draw(rng: Draws, rate_: float, n: int) -> Sequence[int] | None:
+    """The indices of the candidates that ``select(candidates, rng, rate=rate_)`` chooses out
+    of ``n``, with the same draws, in draw order rather than ascending; ``None`` when ``n == 0``.
+
+    >>> sorted(_draw(Draws(0), 0.5, 4)), select(range(4), Draws(0), rate=0.5)
+    ([2, 3], [2, 3])
+    """
+    if not n:
+        return None
+    k = quota(n, rate=rate_)
+    if k == n or k == 0:  # select draws nothing: all or none
+        return range(k)
+    return rng.sample(range(n), k)
+
+
+_consume: Callable[[Iterable], None] = deque(maxlen=0).extend  # runs an iterator to its end in C
+
+
+def _put(
+    text: str, idx: Sequence[int], sites: Sequence[int], new: Sequence, fn: Callable | None = None
+) -> str:
+    """``text`` with the code point at ``sites[i]`` replaced by ``new[i]`` (by ``fn(new[i])``
+    when ``fn`` is given) for every ``i`` of ``idx`` (distinct, in any order): one C-level pass
+    instead of a Python loop per edit.
+
+    >>> _put("abcd", [2, 0], (0, 1, 3), "XYZ", str.lower)
+    'xbcz'
+    """
+    k = len(idx)
+    if k * 8 < len(text) or k < 2:  # few edits in a long text: slice around them in order
+        order = sorted(idx)
+        vals = [new[i] for i in order]
+        return replace_points(text, [sites[i] for i in order], list(map(fn, vals)) if fn else vals)
+    g = itemgetter(*idx)
+    chars = list(text)
+    _consume(map(chars.__setitem__, g(sites), map(fn, g(new)) if fn else g(new)))
+    return "".join(chars)
+
+
+def _put_ascii(text: str, idx: Sequence[int], sites: Sequence[int], new: bytes | None) -> str:
+    """``_put`` for an ASCII ``text`` and one ASCII byte per site; ``new=None`` deletes the
+    chosen sites instead.
+
+    >>> _put_ascii("abcd", [2, 0], (0, 1, 3), b"XYZ"), _put_ascii("abcd", [1], (0, 2), None)
+    ('XbcZ', 'abd')
+    """
+    buf = bytearray(text, "ascii")
+    if len(idx) > 1:
+        g = itemgetter(*idx)
+        _consume(map(buf.__setitem__, g(sites), repeat(0x80) if new is None else g(new)))
+    else:
+        for i in idx:
+            buf[sites[i]] = 0x80 if new is None else new[i]
+    if new is None:  # 0x80 marks a deletion (an ASCII text holds none)
+        buf = buf.translate(None, b"\x80")
+    return buf.decode("ascii")
+
+
+def _put_any(text: str, idx: Sequence[int], sites: Sequence[int], new: bytes | str) -> str:
+    """``_put_ascii`` when ``new`` is bytes (an ASCII text), else ``_put``."""
+    if isinstance(new, bytes):
+        return _put_ascii(text, idx, sites, new)
+    return _put(text, idx, sites, new)
+
+
+def _ascii_or_str(text: str, new: str) -> bytes | str:
+    """The per-site replacements ``new`` (one code point each) as bytes when they and the text
+    are ASCII (for ``_put_ascii``), else as they are."""
+    return new.encode("ascii") if text.isascii() and new.isascii() else new
+
+
+def _chars_at(text: str, sites: Sequence[int]) -> str:
+    """The code points at ``sites``, as one string."""
+    return "".join(map(text.__getitem__, sites))
+
+
+def _flags(n: int, idx: Sequence[int]) -> bytearray:
+    """``f`` with ``f[i] == 1`` for every ``i`` of ``idx``, else 0 (``len(f) == n``)."""
+    f = bytearray(n)
+    _consume(map(f.__setitem__, idx, repeat(1)))
+    return f
+
+
 # ---------------------------------------------------------------------------------------------
 # 6.1 - 6.4 case
 # ---------------------------------------------------------------------------------------------
@@ -197,14 +282,11 @@ def random_case(text: str, rng: Draws, *, rate: float) -> Outcome:
     >>> random_case("hello `code` world", Draws(0), rate=1.0).text
     'HELLO `code` WORLD'
     """
-    chosen = _rate_edits(rng, rate, _case_sites(text))
-    if chosen is None:
+    sites, new = _case_sites(text)
+    idx = _draw(rng, rate, len(sites))
+    if idx is None:
         return unchanged(text, "no_candidates")
-    if text.isascii():  # one code point per letter, no context: swap the whole text once
-        new = pick(text.swapcase(), chosen)
-    else:
-        new = [text[p].swapcase() for p in chosen]
-    return Outcome(replace_points(text, chosen, new), len(chosen))
+    return Outcome(_put_any(text, idx, sites, new), len(idx))
 
 
 # 1 for an ASCII letter, else 0 (``bytes.translate`` table for the ASCII fast path).
@@ -212,14 +294,19 @@ _ASCII_LETTER_FLAGS = bytes(int(chr(b).isascii() and chr(b).isalpha()) for b in 
 
 
 @per_text
-def _case_sites(text: str) -> tuple[int, ...]:
-    """Cased letters (one-code-point cluster bases) outside protected spans."""
+def _case_sites(text: str) -> tuple[tuple[int, ...], bytes | str]:
+    """(cased letters (one-code-point cluster bases) outside protected spans, their
+    swapcase: bytes for an ASCII text, else a string of one code point per site)."""
     sp = _spans(text)
     if text.isascii():
-        flags = text.encode("ascii").translate(_ASCII_LETTER_FLAGS)
+        data = text.encode("ascii")
+        flags = data.translate(_ASCII_LETTER_FLAGS)
         if not sp:
-            return tuple(compress(range(len(text)), flags))
-        return tuple(p for s, e in _segments(text, sp) for p in compress(range(s, e), flags[s:e]))
+            sites = tuple(compress(range(len(text)), flags))
+        else:
+            sites = tuple(p for s, e in _segments(text, sp) for p in compress(range(s, e), flags[s:e]))
+        swapped = data.swapcase()
+        return sites, bytes(map(swapped.__getitem__, sites))
     mask = _starts_mask(text)
     cased = tm.is_cased_letter
     cands: list[int] = []
@@ -228,7 +315,9 @@ def _case_sites(text: str) -> tuple[int, ...]:
             p = m.start()
             if (text[p] < "\x80" or cased(text[p])) and (mask is None or mask[p]):
                 cands.append(p)
-    return tuple(cands)
+    # one letter at a time (a whole-string swapcase would apply the final-sigma rule); a
+    # cased letter's swapcase is one code point
+    return tuple(cands), "".join([text[p].swapcase() for p in cands])
 
 
 @perturbation(
@@ -337,47 +426,45 @@ def leetspeak(text: str, rng: Draws, *, rate: float) -> Outcome:
     >>> leetspeak("to I", Draws(0), rate=1.0).text
     '7o I'
     """
-    cands, full = _leet_sites(text)
-    chosen = _rate_edits(rng, rate, cands)
-    if chosen is None:
+    cands, full, new = _leet_sites(text)
+    n = len(cands)
+    idx = _draw(rng, rate, n)
+    if idx is None:
         return unchanged(text, "no_candidates")
-    # Guard: a token whose every letter is chosen drops its highest chosen position (which is
-    # then its last candidate).
-    drop = _fully_chosen(cands, chosen, full)
-    if drop:
-        chosen = [p for p in chosen if p not in drop]
-    table = _leet()[0]
-    return Outcome(replace_points(text, chosen, [table[text[p]] for p in chosen]), len(chosen))
+    if full and idx:
+        # Guard: a token whose every letter is chosen drops its highest chosen position (which
+        # is then its last candidate).
+        f = _flags(n, idx)
+        dropped = False
+        for i, j in full:
+            if f.find(0, i, j) == -1:
+                f[j - 1] = 0
+                dropped = True
+        if dropped:
+            idx = list(compress(range(n), f))
+    return Outcome(_put_any(text, idx, cands, new), len(idx))
 
 
 @per_text
-def _leet_sites(text: str) -> tuple[tuple[int, ...], tuple[tuple[int, int, int], ...]]:
-    """(candidate letters, ``(i, j, last)`` of each token whose every letter is a candidate)."""
-    hits = [m.start() for m in _leet()[1].finditer(text)]
+def _leet_sites(text: str) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...], bytes | str]:
+    """(candidate letters, ``(i, j)`` of each token whose every letter is a candidate, with
+    ``cands[i:j]`` its letters, the replacement of each candidate (see ``_ascii_or_str``))."""
+    table, pattern = _leet()
+    hits = [m.start() for m in pattern.finditer(text)]
     if not hits:
-        return (), ()
+        return (), (), ""
     mask = _starts_mask(text)
     cands: list[int] = []
-    full: list[tuple[int, int, int]] = []
+    full: list[tuple[int, int]] = []
     for tok, i, j in _by_token(hits, tm.free_tokens(text)):
         letters, alpha = _letters_and_alpha(tok.text)
         if alpha and letters >= 2:
             found = _single(hits[i:j], mask, tok)
             cands.extend(found)
             if len(found) == letters:
-                full.append((len(cands) - letters, len(cands), found[-1]))
-    return tuple(cands), tuple(full)
-
-
-def _fully_chosen(cands: Sequence[int], chosen: list[int], tokens: Sequence[tuple[int, int, int]]) -> set:
-    """The ``last`` of each ``(i, j, last)`` whose candidates ``cands[i:j]`` were all chosen."""
-    drop = set()  # membership tests only
-    if tokens:
-        for i, j, last in tokens:
-            a = bisect_left(chosen, cands[i])
-            if bisect_left(chosen, last + 1, a) - a == j - i:
-                drop.add(last)
-    return drop
+                full.append((len(cands) - letters, len(cands)))
+    new = "".join(map(table.__getitem__, _chars_at(text, cands)))
+    return tuple(cands), tuple(full), _ascii_or_str(text, new)
 
 
 @perturbation(
@@ -396,24 +483,32 @@ def disemvowel(text: str, rng: Draws, *, rate: float) -> Outcome:
     'a ct ets'
     """
     cands, capped = _disemvowel_sites(text)
-    chosen = _rate_edits(rng, rate, cands)
-    if chosen is None:
+    n = len(cands)
+    idx = _draw(rng, rate, n)
+    if idx is None:
         return unchanged(text, "no_candidates")
-    # Guard: at most (letters - 2) deletions per token; its highest chosen positions are dropped.
-    drop = set()  # membership tests only
-    for first, end, allowed in capped:
-        a = bisect_left(chosen, first)
-        b = bisect_left(chosen, end, a)
-        if b - a > allowed:
-            drop.update(chosen[a + allowed : b])
-    if drop:
-        chosen = [p for p in chosen if p not in drop]
-    return Outcome(replace_points(text, chosen, [""] * len(chosen)), len(chosen))
+    if capped and idx:
+        # Guard: at most (letters - 2) deletions per token; its highest chosen vowels are dropped.
+        f = _flags(n, idx)
+        dropped = False
+        for i, j, allowed in capped:
+            extra = f.count(1, i, j) - allowed
+            while extra > 0:
+                j = f.rindex(1, i, j)
+                f[j] = 0
+                extra -= 1
+                dropped = True
+        if dropped:
+            idx = list(compress(range(n), f))
+    if text.isascii():
+        return Outcome(_put_ascii(text, idx, cands, None), len(idx))
+    return Outcome(_put(text, idx, cands, ("",) * n), len(idx))
 
 
 @per_text
 def _disemvowel_sites(text: str) -> tuple[tuple[int, ...], tuple[tuple[int, int, int], ...]]:
-    """(candidate vowels, ``(first, end, allowed)`` of the tokens that may lose too many)."""
+    """(candidate vowels, ``(i, j, allowed)`` of the tokens that may lose too many, with
+    ``cands[i:j]`` the token's vowels)."""
     hits = [m.start() for m in _VOWEL_RE.finditer(text)]
     if not hits:
         return (), ()
@@ -440,7 +535,7 @@ def _disemvowel_sites(text: str) -> tuple[tuple[int, ...], tuple[tuple[int, int,
         if found:
             cands.extend(found)
             if len(found) > letters - 2:
-                capped.append((found[0], found[-1] + 1, letters - 2))
+                capped.append((len(cands) - len(found), len(cands), letters - 2))
     return tuple(cands), tuple(capped)
 
 
@@ -449,19 +544,20 @@ def _disemvowel_sites(text: str) -> tuple[tuple[int, ...], tuple[tuple[int, int,
 # ---------------------------------------------------------------------------------------------
 
 _PRECOMPOSED = {v: unicodedata.normalize("NFC", v + _ACUTE) for v in _VOWELS}
+_COMBINING = {v: v + _ACUTE for v in _VOWELS}
 
 
 @per_text
-def _vowel_sites(text: str) -> tuple[int, ...]:
-    """ASCII vowels that are a cluster of their own inside free word tokens."""
+def _vowel_sites(text: str) -> tuple[tuple[int, ...], str]:
+    """(ASCII vowels that are a cluster of their own inside free word tokens, those vowels)."""
     hits = [m.start() for m in _VOWEL_RE.finditer(text)]
     if not hits:
-        return ()
+        return (), ""
     mask = _starts_mask(text)
     out: list[int] = []
     for tok, i, j in _by_token(hits, tm.free_tokens(text)):
         out.extend(_single(hits[i:j], mask, tok))
-    return tuple(out)
+    return tuple(out), _chars_at(text, out)
 
 
 @perturbation(
@@ -488,14 +584,12 @@ def diacritics_add(text: str, rng: Draws, *, rate: float, form: str) -> Outcome:
     >>> diacritics_add("Open", Draws(0), rate=1.0, form="combining").text == "O\\u0301pe\\u0301n"
     True
     """
-    chosen = _rate_edits(rng, rate, _vowel_sites(text))
-    if chosen is None:
+    sites, vowels = _vowel_sites(text)
+    idx = _draw(rng, rate, len(sites))
+    if idx is None:
         return unchanged(text, "no_candidates")
-    if form == "combining":  # U+0301 inserted after the vowel
-        new = [text[p] + _ACUTE for p in chosen]
-    else:
-        new = [_PRECOMPOSED[text[p]] for p in chosen]
-    return Outcome(replace_points(text, chosen, new), len(chosen))
+    table = _COMBINING if form == "combining" else _PRECOMPOSED  # combining: U+0301 after it
+    return Outcome(_put(text, idx, sites, vowels, table.__getitem__), len(idx))
 
 
 # A code point that can start or sit in a strippable cluster: a canonically decomposable
@@ -589,24 +683,26 @@ def homoglyph(text: str, rng: Draws, *, rate: float) -> Outcome:
     >>> [hex(ord(c)) for c in homoglyph("Hi", Draws(0), rate=1.0).text]
     ['0x41d', '0x456']
     """
-    chosen = _rate_edits(rng, rate, _homoglyph_sites(text))
-    if chosen is None:
+    sites, new = _homoglyph_sites(text)
+    idx = _draw(rng, rate, len(sites))
+    if idx is None:
         return unchanged(text, "no_candidates")
-    table = _homoglyphs()[0]
-    return Outcome(replace_points(text, chosen, [table[text[p]] for p in chosen]), len(chosen))
+    return Outcome(_put(text, idx, sites, new), len(idx))
 
 
 @per_text
-def _homoglyph_sites(text: str) -> tuple[int, ...]:
-    """Table A8b letters that are a cluster of their own inside free word tokens."""
-    hits = [m.start() for m in _homoglyphs()[1].finditer(text)]
+def _homoglyph_sites(text: str) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """(Table A8b letters that are a cluster of their own inside free word tokens, their
+    look-alikes)."""
+    table, pattern = _homoglyphs()
+    hits = [m.start() for m in pattern.finditer(text)]
     if not hits:
-        return ()
+        return (), ()
     mask = _starts_mask(text)
     cands: list[int] = []
     for tok, i, j in _by_token(hits, tm.free_tokens(text)):
         cands.extend(_single(hits[i:j], mask, tok))
-    return tuple(cands)
+    return tuple(cands), tuple(map(table.__getitem__, _chars_at(text, cands)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -657,16 +753,17 @@ def zero_width(text: str, rng: Draws, *, rate: float, char: str) -> Outcome:
     >>> zero_width("ab c", Draws(0), rate=1.0, char="u2060").text == "a\\u2060b c"
     True
     """
-    chosen = _rate_edits(rng, rate, _in_word_boundaries(text))
-    if chosen is None:
+    sites, after = _in_word_boundaries(text)
+    idx = _draw(rng, rate, len(sites))
+    if idx is None:
         return unchanged(text, "no_candidates")
     z = _ZERO_WIDTH[char]  # inserted before the code point at each chosen boundary
-    return Outcome(replace_points(text, chosen, [z + text[p] for p in chosen]), len(chosen))
+    return Outcome(_put(text, idx, sites, after, z.__add__), len(idx))
 
 
 @per_text
-def _in_word_boundaries(text: str) -> tuple[int, ...]:
-    """Cluster boundaries strictly inside free word tokens."""
+def _in_word_boundaries(text: str) -> tuple[tuple[int, ...], str]:
+    """(cluster boundaries strictly inside free word tokens, the code point after each)."""
     mask = _starts_mask(text)
     cands: list[int] = []
     for tok in tm.free_tokens(text):
@@ -674,7 +771,7 @@ def _in_word_boundaries(text: str) -> tuple[int, ...]:
             cands.extend(range(tok.start + 1, tok.end))
         else:
             cands.extend([p for p in range(tok.start + 1, tok.end) if mask[p]])
-    return tuple(cands)
+    return tuple(cands), _chars_at(text, cands)
 
 
 _RLO, _PDF = "\u202e", "\u202c"
