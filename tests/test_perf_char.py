@@ -265,3 +265,64 @@ def test_leetspeak_guard_keeps_a_letter_of_a_fully_chosen_token():
 def test_random_case_final_sigma_is_per_letter():
     # str.swapcase() of "ΑΣ" gives a final sigma; a per-letter swap gives "σ"
     assert C.random_case("ΑΣ", Draws(0), rate=1.0).text == "ασ"
+
+
+def _check_ocr_noise(text, seed, rate):
+    starts, ends, new, deltas, _ = C._ocr_sites(text)
+    out = C.ocr_noise(text, Draws(seed), rate=rate)
+    if not starts:
+        assert out.reason == "no_candidates"
+        return
+    chosen = select(list(zip(starts, ends, new, deltas)), Draws(seed), rate=rate)
+    edits = []
+    for tok in tm.free_tokens(text):  # G3: drop the highest chosen until the token keeps 2 letters
+        mine = [c for c in chosen if tok.start <= c[0] < tok.end]
+        after = sum(map(str.isalpha, tok.text)) + sum(c[3] for c in mine)
+        while after < 2 and mine:
+            after -= mine.pop()[3]
+        edits.extend((s, e, r) for s, e, r, _ in mine)
+    assert out.text == tm.splice(text, edits)
+    assert out.edits == len(edits)
+
+
+@SETTINGS
+@given(text=any_text, seed=seeds, rate=rates)
+def test_ocr_noise_matches_the_reference(text, seed, rate):
+    _check_ocr_noise(text, seed, rate)
+
+
+def test_ocr_noise_guard_matches_the_reference_on_many_seeds():
+    texts = ["modern clinic lvv cloud rnrn Sol", "OIS BOSS modern", "clinic rnod SOB lvvl"]
+    assert any(C._ocr_sites(t)[4] for t in texts)  # tokens the guard may apply to
+    for text in texts + _VOWEL_HEAVY:
+        for seed in range(60):
+            for rate in (0.2, 0.5, 0.9, 1.0):
+                _check_ocr_noise(text, seed, rate)
+
+
+def test_ocr_replacements_are_json_safe():
+    # ocr_noise writes its edits without text.splice's JSON-interior filter: none would apply
+    for dst, _ in C._ocr()[2].values():
+        assert not any(c in dst for c in '"\\') and all(c >= " " for c in dst)
+
+
+@SETTINGS
+@given(text=any_text)
+def test_title_case_matches_the_reference(text):
+    points, edited, _ = C._title_sites(text)
+    out = C.title_case(text, None)
+    if not points:
+        assert out.reason == "no_change"
+        return
+    assert out.text == _ref_replace(text, list(points), [text[p].upper() for p in points])
+    assert out.edits == edited
+
+
+@SETTINGS
+@given(text=st.text(st.characters(max_codepoint=0x7F)) | any_text)
+def test_full_width_matches_translate(text):
+    out = C.full_width(text, None)
+    if out.reason is None:
+        assert out.text == text.translate(C._FULL_WIDTH)
+    else:
+        assert not any(" " <= c <= "~" for c in text)

@@ -28,7 +28,7 @@ from .. import text as tm
 from ..data import load_table, unit_symbols
 from ..hot import per_text, replace_points
 from ..registry import Outcome, choice, perturbation, rate, unchanged
-from ..rng import Draws, quota, select
+from ..rng import Draws, quota
 
 __all__ = [
     "random_case",
@@ -173,17 +173,11 @@ def _ocr() -> tuple:
     return pattern, tuple(src for src, _ in rows), MappingProxyType(info)
 
 
-def _rate_edits(rng: Draws, rate_: float, candidates: Sequence) -> list | None:
-    """Rate selection over ``candidates``; ``None`` when there are none."""
-    if not candidates:
-        return None
-    return select(candidates, rng, rate=rate_)
-
-
 def _draw(rng: Draws, rate_: float, n: int) -> Sequence[int] | None:
     """The indices of the candidates that ``select(candidates, rng, rate=rate_)`` chooses out
     of ``n``, with the same draws, in draw order rather than ascending; ``None`` when ``n == 0``.
 
+    >>> from perturber.rng import select
     >>> sorted(_draw(Draws(0), 0.5, 4)), select(range(4), Draws(0), rate=0.5)
     ([2, 3], [2, 3])
     """
@@ -369,6 +363,16 @@ def title_case(text: str, rng: Draws) -> Outcome:
     >>> title_case("a well-known o'neil", None).text
     "A Well-Known O'neil"
     """
+    points, edited, new = _title_sites(text)
+    if not points:
+        return unchanged(text, "no_change")
+    return Outcome(_put_any(text, range(len(points)), points, new), edited)
+
+
+@per_text
+def _title_sites(text: str) -> tuple[tuple[int, ...], int, bytes | str]:
+    """(part-initial lower-case cased letters of the edited tokens, number of edited tokens,
+    the upper case of each letter (see ``_ascii_or_str``))."""
     units = unit_symbols()
     mask = _starts_mask(text)
     case_class = tm.case_class
@@ -400,10 +404,9 @@ def title_case(text: str, rng: Draws) -> Outcome:
             if c.islower() and cased(c):
                 points.append(start + m.end())
         edited += len(points) > before
-    if not points:
-        return unchanged(text, "no_change")
     # a cased letter's swapcase is one other code point, so each edit changes its token
-    return Outcome(replace_points(text, points, [text[p].swapcase() for p in points]), edited)
+    new = "".join([text[p].swapcase() for p in points])
+    return tuple(points), edited, _ascii_or_str(text, new)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -711,6 +714,9 @@ def _homoglyph_sites(text: str) -> tuple[tuple[int, ...], tuple[str, ...]]:
 
 _FULL_WIDTH = {c: c + 0xFEE0 for c in range(0x21, 0x7F)}
 _FULL_WIDTH[0x20] = 0x3000
+# The low and high byte of each ASCII code point's UTF-16 code unit after ``_FULL_WIDTH``.
+_FW_LOW = bytes(_FULL_WIDTH.get(c, c) & 0xFF for c in range(256))
+_FW_HIGH = bytes(_FULL_WIDTH.get(c, c) >> 8 for c in range(256))
 _PRINTABLE_ASCII = re.compile(r"[\x20-\x7e]")
 
 
@@ -725,7 +731,14 @@ def full_width(text: str, rng: Draws) -> Outcome:
     """
     if _PRINTABLE_ASCII.search(text) is None:
         return unchanged(text, "no_candidates")
-    return Outcome(text.translate(_FULL_WIDTH), 1)
+    if not text.isascii():
+        return Outcome(text.translate(_FULL_WIDTH), 1)
+    # ASCII: write the UTF-16 code units directly, low and high bytes by two byte tables
+    data = text.encode("ascii")
+    units = bytearray(2 * len(data))
+    units[0::2] = data.translate(_FW_LOW)
+    units[1::2] = data.translate(_FW_HIGH)
+    return Outcome(units.decode("utf-16-le"), 1)
 
 
 _ZERO_WIDTH = {"u200b": "\u200b", "u200c": "\u200c", "u2060": "\u2060"}
@@ -839,53 +852,94 @@ def ocr_noise(text: str, rng: Draws, *, rate: float) -> Outcome:
     >>> ocr_noise("modern clinic", Draws(0), rate=1.0).text
     'rnoclcm dinie'
     """
-    info = _ocr()[2]
-    cands, letters_of = _ocr_sites(text)
-    chosen = _rate_edits(rng, rate, cands)
-    if chosen is None:
+    starts, ends, new, deltas, risky = _ocr_sites(text)
+    n = len(starts)
+    idx = _draw(rng, rate, n)
+    if idx is None:
         return unchanged(text, "no_candidates")
-    # G3 guard: per token, drop the highest chosen candidates until it keeps 2 letters.
-    edits = []
-    i, n = 0, len(chosen)
-    while i < n:
-        ti = chosen[i][3]
-        after = letters_of[ti]
-        j = i
-        while j < n and chosen[j][3] == ti:
-            after += info[chosen[j][2]][1]
-            j += 1
-        end = j
-        while after < 2 and end > i:
-            end -= 1
-            after -= info[chosen[end][2]][1]
-        edits.extend([(c[0], c[1], info[c[2]][0]) for c in chosen[i:end]])
-        i = j
-    return Outcome(tm.splice(text, edits), len(edits))
+    if risky and idx:
+        # G3 guard: per token, drop the highest chosen candidates until it keeps 2 letters.
+        f = _flags(n, idx)
+        dropped = False
+        for i, j, letters in risky:
+            after = letters + sum(compress(deltas[i:j], f[i:j]))
+            while after < 2:
+                j = f.rfind(1, i, j)
+                if j < 0:
+                    break
+                f[j] = 0
+                after -= deltas[j]
+                dropped = True
+        if dropped:
+            idx = list(compress(range(n), f))
+    return Outcome(_put_spans(text, idx, starts, ends, new), len(idx))
+
+
+def _put_spans(
+    text: str, idx: Sequence[int], starts: Sequence[int], ends: Sequence[int], new: Sequence[str]
+) -> str:
+    """``text`` with ``text[starts[i]:ends[i]]`` (one or two code points, not overlapping)
+    replaced by ``new[i]`` for every ``i`` of ``idx`` (distinct, in any order).
+
+    >>> _put_spans("modern", [1, 0], (0, 3), (1, 5), ("rn", "x"))
+    'rnodxn'
+    """
+    if len(idx) * 8 < len(text) or len(idx) < 2:  # few edits: slice around them in order
+        parts = []
+        pos = 0
+        for i in sorted(idx):
+            parts.append(text[pos : starts[i]])
+            parts.append(new[i])
+            pos = ends[i]
+        parts.append(text[pos:])
+        return "".join(parts)
+    g = itemgetter(*idx)
+    chars = list(text)
+    # the last code point of each source first: a one-code-point source then gets its new text
+    _consume(map(chars.__setitem__, [e - 1 for e in g(ends)], repeat("")))
+    _consume(map(chars.__setitem__, g(starts), g(new)))
+    return "".join(chars)
 
 
 @per_text
-def _ocr_sites(text: str) -> tuple[tuple[tuple[int, int, str, int], ...], tuple[int, ...]]:
-    """((start, end, source, token index) of each candidate, letters of each token)."""
-    pattern, sources, _ = _ocr()
+def _ocr_sites(
+    text: str,
+) -> tuple[
+    tuple[int, ...], tuple[int, ...], tuple[str, ...], tuple[int, ...], tuple[tuple[int, int, int], ...]
+]:
+    """Per candidate: start, end, replacement and letter delta; and ``(i, j, letters)`` of each
+    token whose candidates ``[i, j)`` could leave it with fewer than 2 letters (the G3 guard
+    never applies to the others). The table's replacements hold no JSON-unsafe character, so
+    ``text.splice`` would apply every edit (tests/test_perf_char.py checks both)."""
+    pattern, sources, info = _ocr()
     # One scan of the whole text: a two-letter source never spans two tokens (adjacent
     # letters always belong to one token), so this equals scanning each token on its own.
     matches = [(m.start(), m.end(), m.group()) for m in pattern.finditer(text)]
     if not matches:
-        return (), ()
-    starts = [m[0] for m in matches]
+        return (), (), (), (), ()
+    hits = [m[0] for m in matches]
     mask = _starts_mask(text)
-    cands: list[tuple[int, int, str, int]] = []  # (start, end, source, index of the token)
-    letters_of: list[int] = []
-    for tok, i, j in _by_token(starts, tm.free_tokens(text)):
+    starts: list[int] = []
+    ends: list[int] = []
+    new: list[str] = []
+    deltas: list[int] = []
+    risky: list[tuple[int, int, int]] = []
+    for tok, i, j in _by_token(hits, tm.free_tokens(text)):
         letters, alpha = _letters_and_alpha(tok.text)
         if not alpha or letters < 3:
             continue
-        ti = len(letters_of)
         if mask is None or _all_single(mask, tok.start, tok.end):
-            found = [(s, e, src, ti) for s, e, src in matches[i:j]]
+            found = matches[i:j]
         else:
-            found = [(s, e, src, ti) for s, e, src in _ocr_scan_slow(text, tok.start, tok.end, mask, sources)]
+            found = _ocr_scan_slow(text, tok.start, tok.end, mask, sources)
         if found:
-            letters_of.append(letters)
-            cands.extend(found)
-    return tuple(cands), tuple(letters_of)
+            first = len(starts)
+            for s, e, src in found:
+                dst, delta = info[src]
+                starts.append(s)
+                ends.append(e)
+                new.append(dst)
+                deltas.append(delta)
+            if letters + sum([d for d in deltas[first:] if d < 0]) < 2:
+                risky.append((first, len(starts), letters))
+    return tuple(starts), tuple(ends), tuple(new), tuple(deltas), tuple(risky)
