@@ -189,6 +189,16 @@ def _draw(rng: Draws, rate_: float, n: int) -> Sequence[int] | None:
     return rng.sample(range(n), k)
 
 
+def _same(seq: Sequence) -> Sequence:
+    return seq
+
+
+def _getter(idx: Sequence[int], n: int) -> Callable[[Sequence], Sequence]:
+    """A function that picks the items at ``idx`` (distinct, at least 2) out of a sequence of
+    ``n``: ``itemgetter``, or the sequence itself when every index is chosen (``range(n)``)."""
+    return _same if len(idx) == n else itemgetter(*idx)
+
+
 _consume: Callable[[Iterable], None] = deque(maxlen=0).extend  # runs an iterator to its end in C
 
 
@@ -207,7 +217,7 @@ def _put(
         order = sorted(idx)
         vals = [new[i] for i in order]
         return replace_points(text, [sites[i] for i in order], list(map(fn, vals)) if fn else vals)
-    g = itemgetter(*idx)
+    g = _getter(idx, len(sites))
     chars = list(text)
     _consume(map(chars.__setitem__, g(sites), map(fn, g(new)) if fn else g(new)))
     return "".join(chars)
@@ -222,7 +232,7 @@ def _put_ascii(text: str, idx: Sequence[int], sites: Sequence[int], new: bytes |
     """
     buf = bytearray(text, "ascii")
     if len(idx) > 1:
-        g = itemgetter(*idx)
+        g = _getter(idx, len(sites))
         _consume(map(buf.__setitem__, g(sites), repeat(0x80) if new is None else g(new)))
     else:
         for i in idx:
@@ -893,12 +903,15 @@ def _put_spans(
             pos = ends[i]
         parts.append(text[pos:])
         return "".join(parts)
-    g = itemgetter(*idx)
+    g = _getter(idx, len(starts))
     chars = list(text)
     # the last code point of each source first: a one-code-point source then gets its new text
     _consume(map(chars.__setitem__, [e - 1 for e in g(ends)], repeat("")))
     _consume(map(chars.__setitem__, g(starts), g(new)))
     return "".join(chars)
+
+
+_match_start = re.Match.start
 
 
 @per_text
@@ -914,32 +927,30 @@ def _ocr_sites(
     pattern, sources, info = _ocr()
     # One scan of the whole text: a two-letter source never spans two tokens (adjacent
     # letters always belong to one token), so this equals scanning each token on its own.
-    matches = [(m.start(), m.end(), m.group()) for m in pattern.finditer(text)]
-    if not matches:
+    hits = list(map(_match_start, pattern.finditer(text)))
+    if not hits:
         return (), (), (), (), ()
-    hits = [m[0] for m in matches]
+    found_src = pattern.findall(text)  # the same matches, in the same order
     mask = _starts_mask(text)
-    starts: list[int] = []
-    ends: list[int] = []
-    new: list[str] = []
-    deltas: list[int] = []
-    risky: list[tuple[int, int, int]] = []
+    keep: list[tuple[int, str]] = []  # (start, source) of the candidates
+    tokens: list[tuple[int, int, int]] = []  # (i, j, letters): keep[i:j] are a token's
     for tok, i, j in _by_token(hits, tm.free_tokens(text)):
         letters, alpha = _letters_and_alpha(tok.text)
         if not alpha or letters < 3:
             continue
         if mask is None or _all_single(mask, tok.start, tok.end):
-            found = matches[i:j]
+            found = list(zip(hits[i:j], found_src[i:j]))
         else:
-            found = _ocr_scan_slow(text, tok.start, tok.end, mask, sources)
+            found = [(s, src) for s, _, src in _ocr_scan_slow(text, tok.start, tok.end, mask, sources)]
         if found:
-            first = len(starts)
-            for s, e, src in found:
-                dst, delta = info[src]
-                starts.append(s)
-                ends.append(e)
-                new.append(dst)
-                deltas.append(delta)
-            if letters + sum([d for d in deltas[first:] if d < 0]) < 2:
-                risky.append((first, len(starts), letters))
-    return tuple(starts), tuple(ends), tuple(new), tuple(deltas), tuple(risky)
+            tokens.append((len(keep), len(keep) + len(found), letters))
+            keep.extend(found)
+    if not keep:
+        return (), (), (), (), ()
+    starts, srcs = zip(*keep)
+    new = tuple([info[src][0] for src in srcs])
+    deltas = tuple([info[src][1] for src in srcs])
+    ends = tuple(map(int.__add__, starts, map(len, srcs)))
+    # the lowest a token's letter count can fall: every negative delta applied
+    risky = tuple(t for t in tokens if t[2] + sum([d for d in deltas[t[0] : t[1]] if d < 0]) < 2)
+    return starts, ends, new, deltas, risky
