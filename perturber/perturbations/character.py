@@ -15,11 +15,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_left
-from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from functools import cache
-from itertools import compress, repeat
-from operator import itemgetter
+from itertools import compress
 from types import MappingProxyType
 
 import regex
@@ -173,7 +171,7 @@ def _ocr() -> tuple:
     return pattern, tuple(src for src, _ in rows), MappingProxyType(info)
 
 
-def _draw(rng: Draws, rate_: float, n: int) -> Sequence[int] | None:
+def _draw(rng: Draws, rate_: float, n: int) -> Collection[int] | None:
     """The indices of the candidates that ``select(candidates, rng, rate=rate_)`` chooses out
     of ``n``, with the same draws, in draw order rather than ascending; ``None`` when ``n == 0``.
 
@@ -189,60 +187,44 @@ def _draw(rng: Draws, rate_: float, n: int) -> Sequence[int] | None:
     return rng.sample(range(n), k)
 
 
-def _same(seq: Sequence) -> Sequence:
-    return seq
+def _put(text: str, idx: Collection[int], sites: Sequence[int], new: Sequence[str], prefix: str = "") -> str:
+    """``text`` with the code point at ``sites[i]`` replaced by ``prefix + new[i]`` for every
+    ``i`` of ``idx`` (distinct, in any order), without sorting unless few sites are chosen.
 
-
-def _getter(idx: Sequence[int], n: int) -> Callable[[Sequence], Sequence]:
-    """A function that picks the items at ``idx`` (distinct, at least 2) out of a sequence of
-    ``n``: ``itemgetter``, or the sequence itself when every index is chosen (``range(n)``)."""
-    return _same if len(idx) == n else itemgetter(*idx)
-
-
-_consume: Callable[[Iterable], None] = deque(maxlen=0).extend  # runs an iterator to its end in C
-
-
-def _put(
-    text: str, idx: Sequence[int], sites: Sequence[int], new: Sequence, fn: Callable | None = None
-) -> str:
-    """``text`` with the code point at ``sites[i]`` replaced by ``new[i]`` (by ``fn(new[i])``
-    when ``fn`` is given) for every ``i`` of ``idx`` (distinct, in any order): one C-level pass
-    instead of a Python loop per edit.
-
-    >>> _put("abcd", [2, 0], (0, 1, 3), "XYZ", str.lower)
-    'xbcz'
+    >>> _put("abcd", [2, 0], (0, 1, 3), "XYZ", "_")
+    '_Xbc_Z'
     """
-    k = len(idx)
-    if k * 8 < len(text) or k < 2:  # few edits in a long text: slice around them in order
+    if len(idx) * 8 < len(text) or len(idx) < 2:  # few edits in a long text: slice around them
         order = sorted(idx)
-        vals = [new[i] for i in order]
-        return replace_points(text, [sites[i] for i in order], list(map(fn, vals)) if fn else vals)
-    g = _getter(idx, len(sites))
+        return replace_points(text, [sites[i] for i in order], [prefix + new[i] for i in order])
     chars = list(text)
-    _consume(map(chars.__setitem__, g(sites), map(fn, g(new)) if fn else g(new)))
+    if prefix:
+        for i in idx:
+            chars[sites[i]] = prefix + new[i]
+    else:
+        for i in idx:
+            chars[sites[i]] = new[i]
     return "".join(chars)
 
 
-def _put_ascii(text: str, idx: Sequence[int], sites: Sequence[int], new: bytes | None) -> str:
-    """``_put`` for an ASCII ``text`` and one ASCII byte per site; ``new=None`` deletes the
-    chosen sites instead.
+def _put_ascii(text: str, idx: Collection[int], sites: Sequence[int], new: bytes | None) -> str:
+    """``_put`` for an ASCII ``text`` and one ASCII byte per site (a bytearray is written in
+    place); ``new=None`` deletes the chosen sites instead.
 
     >>> _put_ascii("abcd", [2, 0], (0, 1, 3), b"XYZ"), _put_ascii("abcd", [1], (0, 2), None)
     ('XbcZ', 'abd')
     """
     buf = bytearray(text, "ascii")
-    if len(idx) > 1:
-        g = _getter(idx, len(sites))
-        _consume(map(buf.__setitem__, g(sites), repeat(0x80) if new is None else g(new)))
-    else:
+    if new is None:
         for i in idx:
-            buf[sites[i]] = 0x80 if new is None else new[i]
-    if new is None:  # 0x80 marks a deletion (an ASCII text holds none)
-        buf = buf.translate(None, b"\x80")
+            buf[sites[i]] = 0x80  # marks a deletion (an ASCII text holds none)
+        return buf.translate(None, b"\x80").decode("ascii")
+    for i in idx:
+        buf[sites[i]] = new[i]
     return buf.decode("ascii")
 
 
-def _put_any(text: str, idx: Sequence[int], sites: Sequence[int], new: bytes | str) -> str:
+def _put_any(text: str, idx: Collection[int], sites: Sequence[int], new: bytes | str) -> str:
     """``_put_ascii`` when ``new`` is bytes (an ASCII text), else ``_put``."""
     if isinstance(new, bytes):
         return _put_ascii(text, idx, sites, new)
@@ -258,13 +240,6 @@ def _ascii_or_str(text: str, new: str) -> bytes | str:
 def _chars_at(text: str, sites: Sequence[int]) -> str:
     """The code points at ``sites``, as one string."""
     return "".join(map(text.__getitem__, sites))
-
-
-def _flags(n: int, idx: Sequence[int]) -> bytearray:
-    """``f`` with ``f[i] == 1`` for every ``i`` of ``idx``, else 0 (``len(f) == n``)."""
-    f = bytearray(n)
-    _consume(map(f.__setitem__, idx, repeat(1)))
-    return f
 
 
 # ---------------------------------------------------------------------------------------------
@@ -447,14 +422,11 @@ def leetspeak(text: str, rng: Draws, *, rate: float) -> Outcome:
     if full and idx:
         # Guard: a token whose every letter is chosen drops its highest chosen position (which
         # is then its last candidate).
-        f = _flags(n, idx)
-        dropped = False
-        for i, j in full:
-            if f.find(0, i, j) == -1:
-                f[j - 1] = 0
-                dropped = True
-        if dropped:
-            idx = list(compress(range(n), f))
+        chosen = set(idx)
+        drop = [j - 1 for i, j in full if chosen.issuperset(range(i, j))]
+        if drop:
+            chosen.difference_update(drop)
+            idx = chosen
     return Outcome(_put_any(text, idx, cands, new), len(idx))
 
 
@@ -502,17 +474,12 @@ def disemvowel(text: str, rng: Draws, *, rate: float) -> Outcome:
         return unchanged(text, "no_candidates")
     if capped and idx:
         # Guard: at most (letters - 2) deletions per token; its highest chosen vowels are dropped.
-        f = _flags(n, idx)
-        dropped = False
+        chosen = set(idx)
         for i, j, allowed in capped:
-            extra = f.count(1, i, j) - allowed
-            while extra > 0:
-                j = f.rindex(1, i, j)
-                f[j] = 0
-                extra -= 1
-                dropped = True
-        if dropped:
-            idx = list(compress(range(n), f))
+            mine = chosen.intersection(range(i, j))
+            if len(mine) > allowed:
+                chosen.difference_update(sorted(mine)[allowed:])
+                idx = chosen
     if text.isascii():
         return Outcome(_put_ascii(text, idx, cands, None), len(idx))
     return Outcome(_put(text, idx, cands, ("",) * n), len(idx))
@@ -557,20 +524,21 @@ def _disemvowel_sites(text: str) -> tuple[tuple[int, ...], tuple[tuple[int, int,
 # ---------------------------------------------------------------------------------------------
 
 _PRECOMPOSED = {v: unicodedata.normalize("NFC", v + _ACUTE) for v in _VOWELS}
-_COMBINING = {v: v + _ACUTE for v in _VOWELS}
 
 
 @per_text
-def _vowel_sites(text: str) -> tuple[tuple[int, ...], str]:
-    """(ASCII vowels that are a cluster of their own inside free word tokens, those vowels)."""
+def _vowel_sites(text: str) -> tuple[tuple[int, ...], tuple[str, ...], str]:
+    """(ASCII vowels that are a cluster of their own inside free word tokens, each vowel with
+    U+0301 after it, their precomposed accented letters)."""
     hits = [m.start() for m in _VOWEL_RE.finditer(text)]
     if not hits:
-        return (), ""
+        return (), (), ""
     mask = _starts_mask(text)
     out: list[int] = []
     for tok, i, j in _by_token(hits, tm.free_tokens(text)):
         out.extend(_single(hits[i:j], mask, tok))
-    return tuple(out), _chars_at(text, out)
+    vowels = _chars_at(text, out)
+    return tuple(out), tuple([v + _ACUTE for v in vowels]), "".join(map(_PRECOMPOSED.__getitem__, vowels))
 
 
 @perturbation(
@@ -597,12 +565,11 @@ def diacritics_add(text: str, rng: Draws, *, rate: float, form: str) -> Outcome:
     >>> diacritics_add("Open", Draws(0), rate=1.0, form="combining").text == "O\\u0301pe\\u0301n"
     True
     """
-    sites, vowels = _vowel_sites(text)
+    sites, combining, precomposed = _vowel_sites(text)
     idx = _draw(rng, rate, len(sites))
     if idx is None:
         return unchanged(text, "no_candidates")
-    table = _COMBINING if form == "combining" else _PRECOMPOSED  # combining: U+0301 after it
-    return Outcome(_put(text, idx, sites, vowels, table.__getitem__), len(idx))
+    return Outcome(_put(text, idx, sites, combining if form == "combining" else precomposed), len(idx))
 
 
 # A code point that can start or sit in a strippable cluster: a canonically decomposable
@@ -781,7 +748,7 @@ def zero_width(text: str, rng: Draws, *, rate: float, char: str) -> Outcome:
     if idx is None:
         return unchanged(text, "no_candidates")
     z = _ZERO_WIDTH[char]  # inserted before the code point at each chosen boundary
-    return Outcome(_put(text, idx, sites, after, z.__add__), len(idx))
+    return Outcome(_put(text, idx, sites, after, z), len(idx))
 
 
 @per_text
@@ -869,24 +836,20 @@ def ocr_noise(text: str, rng: Draws, *, rate: float) -> Outcome:
         return unchanged(text, "no_candidates")
     if risky and idx:
         # G3 guard: per token, drop the highest chosen candidates until it keeps 2 letters.
-        f = _flags(n, idx)
-        dropped = False
+        chosen = set(idx)
         for i, j, letters in risky:
-            after = letters + sum(compress(deltas[i:j], f[i:j]))
-            while after < 2:
-                j = f.rfind(1, i, j)
-                if j < 0:
-                    break
-                f[j] = 0
-                after -= deltas[j]
-                dropped = True
-        if dropped:
-            idx = list(compress(range(n), f))
+            mine = sorted(chosen.intersection(range(i, j)))
+            after = letters + sum([deltas[x] for x in mine])
+            while after < 2 and mine:
+                x = mine.pop()
+                chosen.discard(x)
+                after -= deltas[x]
+                idx = chosen
     return Outcome(_put_spans(text, idx, starts, ends, new), len(idx))
 
 
 def _put_spans(
-    text: str, idx: Sequence[int], starts: Sequence[int], ends: Sequence[int], new: Sequence[str]
+    text: str, idx: Collection[int], starts: Sequence[int], ends: Sequence[int], new: Sequence[str]
 ) -> str:
     """``text`` with ``text[starts[i]:ends[i]]`` (one or two code points, not overlapping)
     replaced by ``new[i]`` for every ``i`` of ``idx`` (distinct, in any order).
@@ -903,11 +866,11 @@ def _put_spans(
             pos = ends[i]
         parts.append(text[pos:])
         return "".join(parts)
-    g = _getter(idx, len(starts))
     chars = list(text)
-    # the last code point of each source first: a one-code-point source then gets its new text
-    _consume(map(chars.__setitem__, [e - 1 for e in g(ends)], repeat("")))
-    _consume(map(chars.__setitem__, g(starts), g(new)))
+    for i in idx:
+        # the last code point first: a one-code-point source then gets its new text
+        chars[ends[i] - 1] = ""
+        chars[starts[i]] = new[i]
     return "".join(chars)
 
 
