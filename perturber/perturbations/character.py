@@ -16,7 +16,7 @@ import re
 import unicodedata
 from bisect import bisect_left
 from collections.abc import Collection, Iterator, Sequence
-from functools import cache
+from functools import cache, lru_cache
 from itertools import compress
 from types import MappingProxyType
 
@@ -171,6 +171,12 @@ def _ocr() -> tuple:
     return pattern, tuple(src for src, _ in rows), MappingProxyType(info)
 
 
+@lru_cache(maxsize=4096)
+def _quota(n: int, rate_: float) -> int:
+    """``quota(n, rate=rate_)``, memoised (a study repeats a few rates over the same texts)."""
+    return quota(n, rate=rate_)
+
+
 def _draw(rng: Draws, rate_: float, n: int) -> Collection[int] | None:
     """The indices of the candidates that ``select(candidates, rng, rate=rate_)`` chooses out
     of ``n``, with the same draws, in draw order rather than ascending; ``None`` when ``n == 0``.
@@ -181,7 +187,7 @@ def _draw(rng: Draws, rate_: float, n: int) -> Collection[int] | None:
     """
     if not n:
         return None
-    k = quota(n, rate=rate_)
+    k = _quota(n, rate_)
     if k == n or k == 0:  # select draws nothing: all or none
         return range(k)
     return rng.sample(range(n), k)
