@@ -327,3 +327,11 @@ def test_full_width_matches_translate(text):
         assert out.text == text.translate(C._FULL_WIDTH)
     else:
         assert not any(" " <= c <= "~" for c in text)
+
+
+def test_table_replacements_are_one_code_point():
+    # _leet_sites and _title_sites index their replacements as one code point per site, and
+    # _put_ascii writes one byte per site: the tables must keep that shape.
+    leet = C._leet()[0]
+    assert all(len(v) == 1 and v.isascii() for v in leet.values())
+    assert all(len(v) == 1 for v in C._homoglyphs()[0].values())
