@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_left
-from collections.abc import Iterator, Sequence
-from functools import cache
+from collections.abc import Collection, Iterator, Sequence
+from functools import cache, lru_cache
 from itertools import compress
 from types import MappingProxyType
 
@@ -24,9 +24,9 @@ import regex
 
 from .. import text as tm
 from ..data import load_table, unit_symbols
-from ..hot import per_text, pick, replace_points
+from ..hot import per_text, replace_points
 from ..registry import Outcome, choice, perturbation, rate, unchanged
-from ..rng import Draws, select
+from ..rng import Draws, quota
 
 __all__ = [
     "random_case",
@@ -171,11 +171,81 @@ def _ocr() -> tuple:
     return pattern, tuple(src for src, _ in rows), MappingProxyType(info)
 
 
-def _rate_edits(rng: Draws, rate_: float, candidates: Sequence) -> list | None:
-    """Rate selection over ``candidates``; ``None`` when there are none."""
-    if not candidates:
+@lru_cache(maxsize=4096)
+def _quota(n: int, rate_: float) -> int:
+    """``quota(n, rate=rate_)``, memoised (a study repeats a few rates over the same texts)."""
+    return quota(n, rate=rate_)
+
+
+def _draw(rng: Draws, rate_: float, n: int) -> Collection[int] | None:
+    """The indices of the candidates that ``select(candidates, rng, rate=rate_)`` chooses out
+    of ``n``, with the same draws, in draw order rather than ascending; ``None`` when ``n == 0``.
+
+    >>> from perturber.rng import select
+    >>> sorted(_draw(Draws(0), 0.5, 4)), select(range(4), Draws(0), rate=0.5)
+    ([2, 3], [2, 3])
+    """
+    if not n:
         return None
-    return select(candidates, rng, rate=rate_)
+    k = _quota(n, rate_)
+    if k == n or k == 0:  # select draws nothing: all or none
+        return range(k)
+    return rng.sample(range(n), k)
+
+
+def _put(text: str, idx: Collection[int], sites: Sequence[int], new: Sequence[str], prefix: str = "") -> str:
+    """``text`` with the code point at ``sites[i]`` replaced by ``prefix + new[i]`` for every
+    ``i`` of ``idx`` (distinct, in any order), without sorting unless few sites are chosen.
+
+    >>> _put("abcd", [2, 0], (0, 1, 3), "XYZ", "_")
+    '_Xbc_Z'
+    """
+    if len(idx) * 8 < len(text) or len(idx) < 2:  # few edits in a long text: slice around them
+        order = sorted(idx)
+        return replace_points(text, [sites[i] for i in order], [prefix + new[i] for i in order])
+    chars = list(text)
+    if prefix:
+        for i in idx:
+            chars[sites[i]] = prefix + new[i]
+    else:
+        for i in idx:
+            chars[sites[i]] = new[i]
+    return "".join(chars)
+
+
+def _put_ascii(text: str, idx: Collection[int], sites: Sequence[int], new: bytes | None) -> str:
+    """``_put`` for an ASCII ``text`` and one ASCII byte per site (a bytearray is written in
+    place); ``new=None`` deletes the chosen sites instead.
+
+    >>> _put_ascii("abcd", [2, 0], (0, 1, 3), b"XYZ"), _put_ascii("abcd", [1], (0, 2), None)
+    ('XbcZ', 'abd')
+    """
+    buf = bytearray(text, "ascii")
+    if new is None:
+        for i in idx:
+            buf[sites[i]] = 0x80  # marks a deletion (an ASCII text holds none)
+        return buf.translate(None, b"\x80").decode("ascii")
+    for i in idx:
+        buf[sites[i]] = new[i]
+    return buf.decode("ascii")
+
+
+def _put_any(text: str, idx: Collection[int], sites: Sequence[int], new: bytes | str) -> str:
+    """``_put_ascii`` when ``new`` is bytes (an ASCII text), else ``_put``."""
+    if isinstance(new, bytes):
+        return _put_ascii(text, idx, sites, new)
+    return _put(text, idx, sites, new)
+
+
+def _ascii_or_str(text: str, new: str) -> bytes | str:
+    """The per-site replacements ``new`` (one code point each) as bytes when they and the text
+    are ASCII (for ``_put_ascii``), else as they are."""
+    return new.encode("ascii") if text.isascii() and new.isascii() else new
+
+
+def _chars_at(text: str, sites: Sequence[int]) -> str:
+    """The code points at ``sites``, as one string."""
+    return "".join(map(text.__getitem__, sites))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -197,14 +267,11 @@ def random_case(text: str, rng: Draws, *, rate: float) -> Outcome:
     >>> random_case("hello `code` world", Draws(0), rate=1.0).text
     'HELLO `code` WORLD'
     """
-    chosen = _rate_edits(rng, rate, _case_sites(text))
-    if chosen is None:
+    sites, new = _case_sites(text)
+    idx = _draw(rng, rate, len(sites))
+    if idx is None:
         return unchanged(text, "no_candidates")
-    if text.isascii():  # one code point per letter, no context: swap the whole text once
-        new = pick(text.swapcase(), chosen)
-    else:
-        new = [text[p].swapcase() for p in chosen]
-    return Outcome(replace_points(text, chosen, new), len(chosen))
+    return Outcome(_put_any(text, idx, sites, new), len(idx))
 
 
 # 1 for an ASCII letter, else 0 (``bytes.translate`` table for the ASCII fast path).
@@ -212,14 +279,19 @@ _ASCII_LETTER_FLAGS = bytes(int(chr(b).isascii() and chr(b).isalpha()) for b in 
 
 
 @per_text
-def _case_sites(text: str) -> tuple[int, ...]:
-    """Cased letters (one-code-point cluster bases) outside protected spans."""
+def _case_sites(text: str) -> tuple[tuple[int, ...], bytes | str]:
+    """(cased letters (one-code-point cluster bases) outside protected spans, their
+    swapcase: bytes for an ASCII text, else a string of one code point per site)."""
     sp = _spans(text)
     if text.isascii():
-        flags = text.encode("ascii").translate(_ASCII_LETTER_FLAGS)
+        data = text.encode("ascii")
+        flags = data.translate(_ASCII_LETTER_FLAGS)
         if not sp:
-            return tuple(compress(range(len(text)), flags))
-        return tuple(p for s, e in _segments(text, sp) for p in compress(range(s, e), flags[s:e]))
+            sites = tuple(compress(range(len(text)), flags))
+        else:
+            sites = tuple(p for s, e in _segments(text, sp) for p in compress(range(s, e), flags[s:e]))
+        swapped = data.swapcase()
+        return sites, bytes(map(swapped.__getitem__, sites))
     mask = _starts_mask(text)
     cased = tm.is_cased_letter
     cands: list[int] = []
@@ -228,7 +300,9 @@ def _case_sites(text: str) -> tuple[int, ...]:
             p = m.start()
             if (text[p] < "\x80" or cased(text[p])) and (mask is None or mask[p]):
                 cands.append(p)
-    return tuple(cands)
+    # one letter at a time (a whole-string swapcase would apply the final-sigma rule); a
+    # cased letter's swapcase is one code point
+    return tuple(cands), "".join([text[p].swapcase() for p in cands])
 
 
 @perturbation(
@@ -280,6 +354,16 @@ def title_case(text: str, rng: Draws) -> Outcome:
     >>> title_case("a well-known o'neil", None).text
     "A Well-Known O'neil"
     """
+    points, edited, new = _title_sites(text)
+    if not points:
+        return unchanged(text, "no_change")
+    return Outcome(_put_any(text, range(len(points)), points, new), edited)
+
+
+@per_text
+def _title_sites(text: str) -> tuple[tuple[int, ...], int, bytes | str]:
+    """(part-initial lower-case cased letters of the edited tokens, number of edited tokens,
+    the upper case of each letter (see ``_ascii_or_str``))."""
     units = unit_symbols()
     mask = _starts_mask(text)
     case_class = tm.case_class
@@ -311,10 +395,9 @@ def title_case(text: str, rng: Draws) -> Outcome:
             if c.islower() and cased(c):
                 points.append(start + m.end())
         edited += len(points) > before
-    if not points:
-        return unchanged(text, "no_change")
     # a cased letter's swapcase is one other code point, so each edit changes its token
-    return Outcome(replace_points(text, points, [text[p].swapcase() for p in points]), edited)
+    new = "".join([text[p].swapcase() for p in points])
+    return tuple(points), edited, _ascii_or_str(text, new)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -337,47 +420,42 @@ def leetspeak(text: str, rng: Draws, *, rate: float) -> Outcome:
     >>> leetspeak("to I", Draws(0), rate=1.0).text
     '7o I'
     """
-    cands, full = _leet_sites(text)
-    chosen = _rate_edits(rng, rate, cands)
-    if chosen is None:
+    cands, full, new = _leet_sites(text)
+    n = len(cands)
+    idx = _draw(rng, rate, n)
+    if idx is None:
         return unchanged(text, "no_candidates")
-    # Guard: a token whose every letter is chosen drops its highest chosen position (which is
-    # then its last candidate).
-    drop = _fully_chosen(cands, chosen, full)
-    if drop:
-        chosen = [p for p in chosen if p not in drop]
-    table = _leet()[0]
-    return Outcome(replace_points(text, chosen, [table[text[p]] for p in chosen]), len(chosen))
+    if full and idx:
+        # Guard: a token whose every letter is chosen drops its highest chosen position (which
+        # is then its last candidate).
+        chosen = set(idx)
+        drop = [j - 1 for i, j in full if chosen.issuperset(range(i, j))]
+        if drop:
+            chosen.difference_update(drop)
+            idx = chosen
+    return Outcome(_put_any(text, idx, cands, new), len(idx))
 
 
 @per_text
-def _leet_sites(text: str) -> tuple[tuple[int, ...], tuple[tuple[int, int, int], ...]]:
-    """(candidate letters, ``(i, j, last)`` of each token whose every letter is a candidate)."""
-    hits = [m.start() for m in _leet()[1].finditer(text)]
+def _leet_sites(text: str) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...], bytes | str]:
+    """(candidate letters, ``(i, j)`` of each token whose every letter is a candidate, with
+    ``cands[i:j]`` its letters, the replacement of each candidate (see ``_ascii_or_str``))."""
+    table, pattern = _leet()
+    hits = [m.start() for m in pattern.finditer(text)]
     if not hits:
-        return (), ()
+        return (), (), ""
     mask = _starts_mask(text)
     cands: list[int] = []
-    full: list[tuple[int, int, int]] = []
+    full: list[tuple[int, int]] = []
     for tok, i, j in _by_token(hits, tm.free_tokens(text)):
         letters, alpha = _letters_and_alpha(tok.text)
         if alpha and letters >= 2:
             found = _single(hits[i:j], mask, tok)
             cands.extend(found)
             if len(found) == letters:
-                full.append((len(cands) - letters, len(cands), found[-1]))
-    return tuple(cands), tuple(full)
-
-
-def _fully_chosen(cands: Sequence[int], chosen: list[int], tokens: Sequence[tuple[int, int, int]]) -> set:
-    """The ``last`` of each ``(i, j, last)`` whose candidates ``cands[i:j]`` were all chosen."""
-    drop = set()  # membership tests only
-    if tokens:
-        for i, j, last in tokens:
-            a = bisect_left(chosen, cands[i])
-            if bisect_left(chosen, last + 1, a) - a == j - i:
-                drop.add(last)
-    return drop
+                full.append((len(cands) - letters, len(cands)))
+    new = "".join(map(table.__getitem__, _chars_at(text, cands)))
+    return tuple(cands), tuple(full), _ascii_or_str(text, new)
 
 
 @perturbation(
@@ -396,24 +474,27 @@ def disemvowel(text: str, rng: Draws, *, rate: float) -> Outcome:
     'a ct ets'
     """
     cands, capped = _disemvowel_sites(text)
-    chosen = _rate_edits(rng, rate, cands)
-    if chosen is None:
+    n = len(cands)
+    idx = _draw(rng, rate, n)
+    if idx is None:
         return unchanged(text, "no_candidates")
-    # Guard: at most (letters - 2) deletions per token; its highest chosen positions are dropped.
-    drop = set()  # membership tests only
-    for first, end, allowed in capped:
-        a = bisect_left(chosen, first)
-        b = bisect_left(chosen, end, a)
-        if b - a > allowed:
-            drop.update(chosen[a + allowed : b])
-    if drop:
-        chosen = [p for p in chosen if p not in drop]
-    return Outcome(replace_points(text, chosen, [""] * len(chosen)), len(chosen))
+    if capped and idx:
+        # Guard: at most (letters - 2) deletions per token; its highest chosen vowels are dropped.
+        chosen = set(idx)
+        for i, j, allowed in capped:
+            mine = chosen.intersection(range(i, j))
+            if len(mine) > allowed:
+                chosen.difference_update(sorted(mine)[allowed:])
+                idx = chosen
+    if text.isascii():
+        return Outcome(_put_ascii(text, idx, cands, None), len(idx))
+    return Outcome(_put(text, idx, cands, ("",) * n), len(idx))
 
 
 @per_text
 def _disemvowel_sites(text: str) -> tuple[tuple[int, ...], tuple[tuple[int, int, int], ...]]:
-    """(candidate vowels, ``(first, end, allowed)`` of the tokens that may lose too many)."""
+    """(candidate vowels, ``(i, j, allowed)`` of the tokens that may lose too many, with
+    ``cands[i:j]`` the token's vowels)."""
     hits = [m.start() for m in _VOWEL_RE.finditer(text)]
     if not hits:
         return (), ()
@@ -440,7 +521,7 @@ def _disemvowel_sites(text: str) -> tuple[tuple[int, ...], tuple[tuple[int, int,
         if found:
             cands.extend(found)
             if len(found) > letters - 2:
-                capped.append((found[0], found[-1] + 1, letters - 2))
+                capped.append((len(cands) - len(found), len(cands), letters - 2))
     return tuple(cands), tuple(capped)
 
 
@@ -452,16 +533,18 @@ _PRECOMPOSED = {v: unicodedata.normalize("NFC", v + _ACUTE) for v in _VOWELS}
 
 
 @per_text
-def _vowel_sites(text: str) -> tuple[int, ...]:
-    """ASCII vowels that are a cluster of their own inside free word tokens."""
+def _vowel_sites(text: str) -> tuple[tuple[int, ...], tuple[str, ...], str]:
+    """(ASCII vowels that are a cluster of their own inside free word tokens, each vowel with
+    U+0301 after it, their precomposed accented letters)."""
     hits = [m.start() for m in _VOWEL_RE.finditer(text)]
     if not hits:
-        return ()
+        return (), (), ""
     mask = _starts_mask(text)
     out: list[int] = []
     for tok, i, j in _by_token(hits, tm.free_tokens(text)):
         out.extend(_single(hits[i:j], mask, tok))
-    return tuple(out)
+    vowels = _chars_at(text, out)
+    return tuple(out), tuple([v + _ACUTE for v in vowels]), "".join(map(_PRECOMPOSED.__getitem__, vowels))
 
 
 @perturbation(
@@ -488,14 +571,11 @@ def diacritics_add(text: str, rng: Draws, *, rate: float, form: str) -> Outcome:
     >>> diacritics_add("Open", Draws(0), rate=1.0, form="combining").text == "O\\u0301pe\\u0301n"
     True
     """
-    chosen = _rate_edits(rng, rate, _vowel_sites(text))
-    if chosen is None:
+    sites, combining, precomposed = _vowel_sites(text)
+    idx = _draw(rng, rate, len(sites))
+    if idx is None:
         return unchanged(text, "no_candidates")
-    if form == "combining":  # U+0301 inserted after the vowel
-        new = [text[p] + _ACUTE for p in chosen]
-    else:
-        new = [_PRECOMPOSED[text[p]] for p in chosen]
-    return Outcome(replace_points(text, chosen, new), len(chosen))
+    return Outcome(_put(text, idx, sites, combining if form == "combining" else precomposed), len(idx))
 
 
 # A code point that can start or sit in a strippable cluster: a canonically decomposable
@@ -589,24 +669,26 @@ def homoglyph(text: str, rng: Draws, *, rate: float) -> Outcome:
     >>> [hex(ord(c)) for c in homoglyph("Hi", Draws(0), rate=1.0).text]
     ['0x41d', '0x456']
     """
-    chosen = _rate_edits(rng, rate, _homoglyph_sites(text))
-    if chosen is None:
+    sites, new = _homoglyph_sites(text)
+    idx = _draw(rng, rate, len(sites))
+    if idx is None:
         return unchanged(text, "no_candidates")
-    table = _homoglyphs()[0]
-    return Outcome(replace_points(text, chosen, [table[text[p]] for p in chosen]), len(chosen))
+    return Outcome(_put(text, idx, sites, new), len(idx))
 
 
 @per_text
-def _homoglyph_sites(text: str) -> tuple[int, ...]:
-    """Table A8b letters that are a cluster of their own inside free word tokens."""
-    hits = [m.start() for m in _homoglyphs()[1].finditer(text)]
+def _homoglyph_sites(text: str) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """(Table A8b letters that are a cluster of their own inside free word tokens, their
+    look-alikes)."""
+    table, pattern = _homoglyphs()
+    hits = [m.start() for m in pattern.finditer(text)]
     if not hits:
-        return ()
+        return (), ()
     mask = _starts_mask(text)
     cands: list[int] = []
     for tok, i, j in _by_token(hits, tm.free_tokens(text)):
         cands.extend(_single(hits[i:j], mask, tok))
-    return tuple(cands)
+    return tuple(cands), tuple(map(table.__getitem__, _chars_at(text, cands)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -615,6 +697,9 @@ def _homoglyph_sites(text: str) -> tuple[int, ...]:
 
 _FULL_WIDTH = {c: c + 0xFEE0 for c in range(0x21, 0x7F)}
 _FULL_WIDTH[0x20] = 0x3000
+# The low and high byte of each ASCII code point's UTF-16 code unit after ``_FULL_WIDTH``.
+_FW_LOW = bytes(_FULL_WIDTH.get(c, c) & 0xFF for c in range(256))
+_FW_HIGH = bytes(_FULL_WIDTH.get(c, c) >> 8 for c in range(256))
 _PRINTABLE_ASCII = re.compile(r"[\x20-\x7e]")
 
 
@@ -629,7 +714,14 @@ def full_width(text: str, rng: Draws) -> Outcome:
     """
     if _PRINTABLE_ASCII.search(text) is None:
         return unchanged(text, "no_candidates")
-    return Outcome(text.translate(_FULL_WIDTH), 1)
+    if not text.isascii():
+        return Outcome(text.translate(_FULL_WIDTH), 1)
+    # ASCII: write the UTF-16 code units directly, low and high bytes by two byte tables
+    data = text.encode("ascii")
+    units = bytearray(2 * len(data))
+    units[0::2] = data.translate(_FW_LOW)
+    units[1::2] = data.translate(_FW_HIGH)
+    return Outcome(units.decode("utf-16-le"), 1)
 
 
 _ZERO_WIDTH = {"u200b": "\u200b", "u200c": "\u200c", "u2060": "\u2060"}
@@ -657,16 +749,17 @@ def zero_width(text: str, rng: Draws, *, rate: float, char: str) -> Outcome:
     >>> zero_width("ab c", Draws(0), rate=1.0, char="u2060").text == "a\\u2060b c"
     True
     """
-    chosen = _rate_edits(rng, rate, _in_word_boundaries(text))
-    if chosen is None:
+    sites, after = _in_word_boundaries(text)
+    idx = _draw(rng, rate, len(sites))
+    if idx is None:
         return unchanged(text, "no_candidates")
     z = _ZERO_WIDTH[char]  # inserted before the code point at each chosen boundary
-    return Outcome(replace_points(text, chosen, [z + text[p] for p in chosen]), len(chosen))
+    return Outcome(_put(text, idx, sites, after, z), len(idx))
 
 
 @per_text
-def _in_word_boundaries(text: str) -> tuple[int, ...]:
-    """Cluster boundaries strictly inside free word tokens."""
+def _in_word_boundaries(text: str) -> tuple[tuple[int, ...], str]:
+    """(cluster boundaries strictly inside free word tokens, the code point after each)."""
     mask = _starts_mask(text)
     cands: list[int] = []
     for tok in tm.free_tokens(text):
@@ -674,7 +767,7 @@ def _in_word_boundaries(text: str) -> tuple[int, ...]:
             cands.extend(range(tok.start + 1, tok.end))
         else:
             cands.extend([p for p in range(tok.start + 1, tok.end) if mask[p]])
-    return tuple(cands)
+    return tuple(cands), _chars_at(text, cands)
 
 
 _RLO, _PDF = "\u202e", "\u202c"
@@ -742,53 +835,91 @@ def ocr_noise(text: str, rng: Draws, *, rate: float) -> Outcome:
     >>> ocr_noise("modern clinic", Draws(0), rate=1.0).text
     'rnoclcm dinie'
     """
-    info = _ocr()[2]
-    cands, letters_of = _ocr_sites(text)
-    chosen = _rate_edits(rng, rate, cands)
-    if chosen is None:
+    starts, ends, new, deltas, risky = _ocr_sites(text)
+    n = len(starts)
+    idx = _draw(rng, rate, n)
+    if idx is None:
         return unchanged(text, "no_candidates")
-    # G3 guard: per token, drop the highest chosen candidates until it keeps 2 letters.
-    edits = []
-    i, n = 0, len(chosen)
-    while i < n:
-        ti = chosen[i][3]
-        after = letters_of[ti]
-        j = i
-        while j < n and chosen[j][3] == ti:
-            after += info[chosen[j][2]][1]
-            j += 1
-        end = j
-        while after < 2 and end > i:
-            end -= 1
-            after -= info[chosen[end][2]][1]
-        edits.extend([(c[0], c[1], info[c[2]][0]) for c in chosen[i:end]])
-        i = j
-    return Outcome(tm.splice(text, edits), len(edits))
+    if risky and idx:
+        # G3 guard: per token, drop the highest chosen candidates until it keeps 2 letters.
+        chosen = set(idx)
+        for i, j, letters in risky:
+            mine = sorted(chosen.intersection(range(i, j)))
+            after = letters + sum([deltas[x] for x in mine])
+            while after < 2 and mine:
+                x = mine.pop()
+                chosen.discard(x)
+                after -= deltas[x]
+                idx = chosen
+    return Outcome(_put_spans(text, idx, starts, ends, new), len(idx))
+
+
+def _put_spans(
+    text: str, idx: Collection[int], starts: Sequence[int], ends: Sequence[int], new: Sequence[str]
+) -> str:
+    """``text`` with ``text[starts[i]:ends[i]]`` (one or two code points, not overlapping)
+    replaced by ``new[i]`` for every ``i`` of ``idx`` (distinct, in any order).
+
+    >>> _put_spans("modern", [1, 0], (0, 3), (1, 5), ("rn", "x"))
+    'rnodxn'
+    """
+    if len(idx) * 8 < len(text) or len(idx) < 2:  # few edits: slice around them in order
+        parts = []
+        pos = 0
+        for i in sorted(idx):
+            parts.append(text[pos : starts[i]])
+            parts.append(new[i])
+            pos = ends[i]
+        parts.append(text[pos:])
+        return "".join(parts)
+    chars = list(text)
+    for i in idx:
+        # the last code point first: a one-code-point source then gets its new text
+        chars[ends[i] - 1] = ""
+        chars[starts[i]] = new[i]
+    return "".join(chars)
+
+
+_match_start = re.Match.start
 
 
 @per_text
-def _ocr_sites(text: str) -> tuple[tuple[tuple[int, int, str, int], ...], tuple[int, ...]]:
-    """((start, end, source, token index) of each candidate, letters of each token)."""
-    pattern, sources, _ = _ocr()
+def _ocr_sites(
+    text: str,
+) -> tuple[
+    tuple[int, ...], tuple[int, ...], tuple[str, ...], tuple[int, ...], tuple[tuple[int, int, int], ...]
+]:
+    """Per candidate: start, end, replacement and letter delta; and ``(i, j, letters)`` of each
+    token whose candidates ``[i, j)`` could leave it with fewer than 2 letters (the G3 guard
+    never applies to the others). The table's replacements hold no JSON-unsafe character, so
+    ``text.splice`` would apply every edit (tests/test_perf_char.py checks both)."""
+    pattern, sources, info = _ocr()
     # One scan of the whole text: a two-letter source never spans two tokens (adjacent
     # letters always belong to one token), so this equals scanning each token on its own.
-    matches = [(m.start(), m.end(), m.group()) for m in pattern.finditer(text)]
-    if not matches:
-        return (), ()
-    starts = [m[0] for m in matches]
+    hits = list(map(_match_start, pattern.finditer(text)))
+    if not hits:
+        return (), (), (), (), ()
+    found_src = pattern.findall(text)  # the same matches, in the same order
     mask = _starts_mask(text)
-    cands: list[tuple[int, int, str, int]] = []  # (start, end, source, index of the token)
-    letters_of: list[int] = []
-    for tok, i, j in _by_token(starts, tm.free_tokens(text)):
+    keep: list[tuple[int, str]] = []  # (start, source) of the candidates
+    tokens: list[tuple[int, int, int]] = []  # (i, j, letters): keep[i:j] are a token's
+    for tok, i, j in _by_token(hits, tm.free_tokens(text)):
         letters, alpha = _letters_and_alpha(tok.text)
         if not alpha or letters < 3:
             continue
-        ti = len(letters_of)
         if mask is None or _all_single(mask, tok.start, tok.end):
-            found = [(s, e, src, ti) for s, e, src in matches[i:j]]
+            found = list(zip(hits[i:j], found_src[i:j]))
         else:
-            found = [(s, e, src, ti) for s, e, src in _ocr_scan_slow(text, tok.start, tok.end, mask, sources)]
+            found = [(s, src) for s, _, src in _ocr_scan_slow(text, tok.start, tok.end, mask, sources)]
         if found:
-            letters_of.append(letters)
-            cands.extend(found)
-    return tuple(cands), tuple(letters_of)
+            tokens.append((len(keep), len(keep) + len(found), letters))
+            keep.extend(found)
+    if not keep:
+        return (), (), (), (), ()
+    starts, srcs = zip(*keep)
+    new = tuple([info[src][0] for src in srcs])
+    deltas = tuple([info[src][1] for src in srcs])
+    ends = tuple(map(int.__add__, starts, map(len, srcs)))
+    # the lowest a token's letter count can fall: every negative delta applied
+    risky = tuple(t for t in tokens if t[2] + sum([d for d in deltas[t[0] : t[1]] if d < 0]) < 2)
+    return starts, ends, new, deltas, risky
