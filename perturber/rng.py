@@ -225,7 +225,7 @@ def select(candidates: Sequence, rng: Draws, *, rate: float | None = None, count
         return []
     if k == n:
         return list(candidates)
-    return list(pick(candidates, sorted(rng.sample(_positions(n), k))))
+    return list(pick(candidates, sorted(rng.sample(positions(n), k))))
 
 
 @lru_cache(maxsize=16)
@@ -233,9 +233,13 @@ def _cached_positions(n: int) -> tuple[int, ...]:
     return tuple(range(n))
 
 
-def _positions(n: int) -> Sequence[int]:
-    """``range(n)`` as a shared tuple for candidate counts up to 16384: ``sample`` copies a
-    tuple of existing ints much faster than it makes new ones from a range."""
+def positions(n: int) -> Sequence[int]:
+    """``range(n)``, as a shared tuple for counts up to 16384: ``Draws.sample`` copies a tuple
+    of existing ints much faster than it makes new ones from a range.
+
+    >>> positions(3), positions(20000)
+    ((0, 1, 2), range(0, 20000))
+    """
     return _cached_positions(n) if n <= 16384 else range(n)
 
 

@@ -26,7 +26,7 @@ from .. import text as tm
 from ..data import load_table, unit_symbols
 from ..hot import per_text, replace_points
 from ..registry import Outcome, choice, perturbation, rate, unchanged
-from ..rng import Draws, quota
+from ..rng import Draws, positions, quota
 
 __all__ = [
     "random_case",
@@ -190,7 +190,7 @@ def _draw(rng: Draws, rate_: float, n: int) -> Collection[int] | None:
     k = _quota(n, rate_)
     if k == n or k == 0:  # select draws nothing: all or none
         return range(k)
-    return rng.sample(range(n), k)
+    return rng.sample(positions(n), k)
 
 
 def _put(text: str, idx: Collection[int], sites: Sequence[int], new: Sequence[str], prefix: str = "") -> str:
