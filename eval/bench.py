@@ -1,11 +1,13 @@
 """In-process latency of every deterministic perturbation (`make bench`).
 
 Prints, per entry, the median and p90 microseconds per call on a 20-word sentence and on a 2 KB
-paragraph (schema entries: on a 1 KB JSON Schema), per-family medians, the overall median of
+paragraph (schema entries: on a 1 KB JSON Schema), the same text with 50 seeds as a study
+applies it (per-text memos warm), and the cold cost: the mean over 300 distinct texts of those
+sizes, each call on a text no memo holds; per-family medians, the overall median of
 medians, `baseline` as the fixed overhead, `import perturber` time, and the time of one call on
 1 MB at maximum parameters. Timings are medians of repeated runs; compare ratios, not absolutes.
 
-    python eval/bench.py [--quick] [--json OUT] [--skip-megabyte] [--only NAME,NAME]
+    python eval/bench.py [--quick] [--json OUT] [--skip-megabyte] [--skip-cold] [--only NAME,NAME]
 """
 
 from __future__ import annotations
@@ -88,6 +90,28 @@ def time_calls(text: str, name: str, params: dict, seeds: range, rounds: int) ->
     return samples
 
 
+# Distinct texts for the cold figures: more than the 256 texts every per-text memo keeps, taken
+# in turn, so each call misses every memo (the first call on a new text, as a study sees it).
+COLD_TEXTS = 300
+
+
+def cold_texts(text: str) -> list[str]:
+    """``COLD_TEXTS`` variants of ``text``: a short reference number prepended."""
+    return [f"Ref {i}. {text}" for i in range(COLD_TEXTS)]
+
+
+def time_cold(texts: list[str], name: str, rounds: int) -> float:
+    """Median over ``rounds`` of the mean µs per call, each text once per round (seed = index)."""
+    perturb = perturber.perturb
+    samples = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for seed, text in enumerate(texts):
+            perturb(text, name, None, seed % 50)
+        samples.append((time.perf_counter() - start) / len(texts) * 1e6)
+    return statistics.median(samples)
+
+
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -111,6 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-megabyte", action="store_true")
     parser.add_argument("--json", help="also write the figures to this file")
     parser.add_argument("--only", help="comma-separated entry names (default: every entry)")
+    parser.add_argument("--skip-cold", action="store_true", help="no first-call-on-a-new-text figures")
     args = parser.parse_args(argv)
     rounds, seeds = (7, range(20)) if args.quick else (21, range(50))
     specs = [s for s in registry.entries() if s.category == "native" and not s.model_backed]
@@ -121,7 +146,11 @@ def main(argv: list[str] | None = None) -> int:
     for s in specs:
         perturber.perturb(SCHEMA_1K if s.family == "schema" else SENTENCE, s.name)
     rows = []
-    print(f"{'entry':32} {'20w med':>9} {'20w p90':>9} {'2KB med':>9} {'2KB p90':>9}   (µs/call)")
+    cold_short, cold_long = cold_texts(SENTENCE), cold_texts(PARAGRAPH)
+    print(
+        f"{'entry':32} {'20w med':>9} {'20w p90':>9} {'2KB med':>9} {'2KB p90':>9}"
+        f" {'20w cold':>9} {'2KB cold':>9}   (µs/call)"
+    )
     for s in specs:
         if s.family == "schema":
             short = time_calls(SCHEMA_1K, s.name, {}, seeds, rounds)
@@ -136,12 +165,20 @@ def main(argv: list[str] | None = None) -> int:
             "short_p90": pct(short, 0.9),
             "long_median": statistics.median(long_),
             "long_p90": pct(long_, 0.9),
+            "short_cold": None,
+            "long_cold": None,
         }
+        if s.family != "schema" and not args.skip_cold:
+            row["short_cold"] = time_cold(cold_short, s.name, 3 if args.quick else 5)
+            row["long_cold"] = time_cold(cold_long, s.name, 1)
         rows.append(row)
         label = s.name + (" (1 KB schema)" if s.family == "schema" else "")
+        cold = "".join(
+            f" {v:9.1f}" if v is not None else f" {'-':>9}" for v in (row["short_cold"], row["long_cold"])
+        )
         print(
             f"{label:32} {row['short_median']:9.1f} {row['short_p90']:9.1f} "
-            f"{row['long_median']:9.1f} {row['long_p90']:9.1f}"
+            f"{row['long_median']:9.1f} {row['long_p90']:9.1f}{cold}"
         )
     text_rows = [r for r in rows if r["family"] != "schema"]
     families = {}
