@@ -29,12 +29,13 @@ def test_handler_import_loads_neither_fastapi_nor_pydantic():
     assert out.stdout.strip() == "[]"
 
 
-def test_snapstart_init_builds_the_full_app(monkeypatch):
+@pytest.mark.parametrize("init_type", ["snap-start", "provisioned-concurrency"])
+def test_init_ahead_of_traffic_builds_the_full_app(monkeypatch, init_type):
     import importlib
 
     import functions.api.handler as module
 
-    monkeypatch.setenv("AWS_LAMBDA_INITIALIZATION_TYPE", "snap-start")
+    monkeypatch.setenv("AWS_LAMBDA_INITIALIZATION_TYPE", init_type)
     try:
         assert importlib.reload(module).app.full is not None
     finally:

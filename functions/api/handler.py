@@ -3,8 +3,8 @@
 The app is built once per container, at import (the INIT phase): ``perturber.service.lazy``'s
 ``LazyApp``, which serves ``POST /perturb`` and ``POST /perturb/{category}/{name}`` without
 importing FastAPI and builds the full FastAPI app (catalog, OpenAPI document, docs, gallery,
-playground) on the first request for anything else, or in INIT under SnapStart (the snapshot
-then holds it). Events that are not HTTP
+playground) on the first request for anything else, or in INIT when that runs ahead of traffic
+(SnapStart, whose snapshot then holds it, and provisioned concurrency). Events that are not HTTP
 requests do not reach Mangum (which would raise and count as a function error): a warm-up event
 (EventBridge ``Scheduled Event``, ``{"warmer": true}``, serverless-plugin-warmup) is a cheap
 no-op answered ``{"warm": true, ...}``; any other event (a console test event) is logged and
@@ -41,7 +41,8 @@ from .secrets import llm_api_key
 os.environ.setdefault("NLTK_DATA", "/opt/nltk_data")
 set_api_key_provider(llm_api_key)
 app = LazyApp(Settings.from_env())
-if os.environ.get("AWS_LAMBDA_INITIALIZATION_TYPE") == "snap-start":  # free in a snapshot
+# INIT ahead of traffic (a SnapStart snapshot, provisioned concurrency): build the full app too
+if os.environ.get("AWS_LAMBDA_INITIALIZATION_TYPE") in ("snap-start", "provisioned-concurrency"):
     app.full_app()
 
 if os.environ.get("PERTURBER_WARM_SYNONYM") == "1":  # pay the WordNet load in INIT, not per request
