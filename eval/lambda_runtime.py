@@ -157,6 +157,20 @@ class RuntimeAPI:
         self.server.server_close()
 
 
+def bytecode_tag(python: str | None = None) -> tuple[str, bytes]:
+    """``(cache_tag, MAGIC_NUMBER)`` of ``python`` (default ``PYTHON``): its .pyc names and header."""
+    if (python or PYTHON) == sys.executable:
+        import importlib.util
+
+        return sys.implementation.cache_tag, importlib.util.MAGIC_NUMBER
+    code = (
+        "import sys, importlib.util; print(sys.implementation.cache_tag, importlib.util.MAGIC_NUMBER.hex())"
+    )
+    out = subprocess.run([python or PYTHON, "-c", code], capture_output=True, text=True, check=True).stdout
+    tag, magic = out.split()
+    return tag, bytes.fromhex(magic)
+
+
 def _platform_args(version: str) -> str:
     plat = sysconfig.get_platform()  # e.g. linux-x86_64
     if not plat.startswith("linux-"):
