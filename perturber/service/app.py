@@ -24,21 +24,15 @@ from ..errors import InvalidParams, PerturberError
 from ..model_tier import settings as model_settings
 from ..params_model import params_model
 from .auth import Access
+from .gallery import add_gallery_routes
 from .limits import BodySizeLimit
-from .routes import (  # noqa: F401  (re-exported: gallery.py and older imports)
-    ERROR_SCHEMA,
+from .routes import (
     RESPONSE_SCHEMA,
-    RESULT_SCHEMA,
     SEED_SCHEMA,
     _error_responses,
-    _json,
-    _json_body,
-    _require_json,
-    _texts,
     error_response,
     generic_endpoint,
     perturber_error_handler,
-    run,
     typed_route,
     unexpected_error_handler,
 )
@@ -289,8 +283,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # first in the router: the hot route is matched before the docs and catalog routes (it only
     # matches POST /perturb/<category>/<name> of a catalog entry; not in FastAPI's document)
     app.router.routes.insert(0, typed_route(specs, settings, access))
-
-    from .gallery import add_gallery_routes  # here: gallery.py imports this module
 
     add_gallery_routes(app, settings)
 
