@@ -1,7 +1,7 @@
 """Lambda cold start and per-request overhead, this tree against another, side by side in one run.
 
     git worktree add --detach /tmp/prev <commit>
-    python eval/bench_lambda.py --prev /tmp/prev [--runs 9] [--seconds 3] [--json OUT]
+    python eval/bench_lambda.py --prev /tmp/prev [--runs 9] [--seconds 3] [--before-h11] [--json OUT]
 
 Figures (each alternating between the trees, so that load changes hit both alike):
 
@@ -13,7 +13,8 @@ Figures (each alternating between the trees, so that load changes hit both alike
 * zip: each tree's ``infra/Makefile build-ApiFunction`` for arm64/python3.12 (what ``sam build``
   ships), zipped at deflate level 9 like infra/ci-checks.sh, and its .pyc count;
 * HTTP: both trees' services up at once (uvicorn, 1 worker), eval/bench_service.py's client,
-  single-text requests alternating per scenario and round: median req/s, p50, p99;
+  single-text requests alternating per scenario and round: median req/s, p50, p99 (``--before-h11``:
+  the previous tree's server on h11 + asyncio, as before the service extra added httptools + uvloop);
 * Lambda requests: the handler called in-process with an HTTP API event per single-text request
   (Mangum and the app, no network), per scenario: median µs per invocation.
 """
@@ -129,10 +130,21 @@ def zip_figures(tree: pathlib.Path, work: pathlib.Path, py312: str) -> dict:
     }
 
 
-def start_server(tree: pathlib.Path) -> tuple[subprocess.Popen, int]:
+def start_server(tree: pathlib.Path, pure: bool = False) -> tuple[subprocess.Popen, int]:
+    """``perturber serve`` of ``tree``; ``pure``: uvicorn on h11 + asyncio instead of what it picks
+    (httptools + uvloop since the service extra installs them), as before they were installed."""
     port = bench_service.free_port()
+    cmd = [sys.executable, "-m", "perturber.cli", "serve", "--port", str(port)]
+    if pure:
+        cmd = [
+            sys.executable,
+            "-c",
+            "import uvicorn; from perturber.service import Settings, create_app; "
+            f"uvicorn.run(create_app(Settings.from_env()), host='127.0.0.1', port={port}, "
+            "log_level='warning', http='h11', loop='asyncio')",
+        ]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "perturber.cli", "serve", "--port", str(port)],
+        cmd,
         cwd=tree,
         env={**os.environ, "PYTHONPATH": str(tree)},
         stdout=subprocess.DEVNULL,
@@ -150,10 +162,10 @@ def start_server(tree: pathlib.Path) -> tuple[subprocess.Popen, int]:
     raise SystemExit(f"the service of {tree} did not start")
 
 
-def http_figures(trees: dict, seconds: float, rounds: int) -> dict:
+def http_figures(trees: dict, seconds: float, rounds: int, pure_before: bool = False) -> dict:
     """Single-text requests (eval/bench_service.py's client), both servers up, alternating per
     scenario and round; the median over rounds of req/s, p50 and p99."""
-    servers = {key: start_server(tree) for key, tree in trees.items()}
+    servers = {key: start_server(tree, pure_before and key == "before") for key, tree in trees.items()}
     runs: dict = {key: {} for key in trees}
     try:
         for _ in range(rounds):
@@ -189,6 +201,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=2.0, help="HTTP: per scenario and round")
     parser.add_argument("--rounds", type=int, default=3, help="HTTP: alternating rounds")
     parser.add_argument("--skip-http", action="store_true")
+    parser.add_argument(
+        "--before-h11",
+        action="store_true",
+        help="HTTP: run the previous tree's server on h11 + asyncio (a tree from before the service "
+        "extra added httptools + uvloop)",
+    )
     parser.add_argument("--json", type=pathlib.Path)
     args = parser.parse_args(argv)
     trees = {"before": args.prev.resolve(), "after": ROOT}
@@ -246,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
             if py312:
                 report[key].update(zip_figures(tree, work, py312))
         if not args.skip_http:
-            for key, rows in http_figures(trees, args.seconds, args.rounds).items():
+            for key, rows in http_figures(trees, args.seconds, args.rounds, args.before_h11).items():
                 report[key]["http_single"] = rows
     finally:
         for path in [work, *work.rglob("*")]:
