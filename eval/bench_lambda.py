@@ -1,18 +1,22 @@
 """Lambda cold start and per-request overhead, this tree against another, side by side in one run.
 
     git worktree add --detach /tmp/prev <commit>
-    python eval/bench_lambda.py --prev /tmp/prev [--runs 9] [--seconds 3] [--json OUT]
+    python eval/bench_lambda.py --prev /tmp/prev [--runs 9] [--seconds 3] [--before-h11] [--json OUT]
 
 Figures (each alternating between the trees, so that load changes hit both alike):
 
 * import: ``import functions.api.handler`` in fresh processes with bytecode cached, median (ms,
   wall and CPU: on a loaded machine the CPU figure is the steadier one);
 * INIT: the function built by each tree's recipe under awslambdaric against a local Runtime API,
-  read-only task root, process start -> first ``/next``, median (eval/lambda_runtime.py);
+  read-only task root, process start -> first ``/next``, median (eval/lambda_runtime.py), on this
+  interpreter and, when pyenv has it, on python3.12 (the Lambda runtime's version);
 * zip: each tree's ``infra/Makefile build-ApiFunction`` for arm64/python3.12 (what ``sam build``
   ships), zipped at deflate level 9 like infra/ci-checks.sh, and its .pyc count;
 * HTTP: both trees' services up at once (uvicorn, 1 worker), eval/bench_service.py's client,
-  single-text requests alternating per scenario and round: median req/s, p50, p99.
+  single-text requests alternating per scenario and round: median req/s, p50, p99 (``--before-h11``:
+  the previous tree's server on h11 + asyncio, as before the service extra added httptools + uvloop);
+* Lambda requests: the handler called in-process with an HTTP API event per single-text request
+  (Mangum and the app, no network), per scenario: median µs per invocation.
 """
 
 from __future__ import annotations
@@ -52,6 +56,38 @@ def import_ms(tree: pathlib.Path) -> tuple[float, float]:
     ).stdout
     wall, cpu = out.strip().splitlines()[-1].split()
     return float(wall), float(cpu)
+
+
+LAMBDA_REQUESTS = """
+import json, statistics, sys, time
+sys.path.insert(0, "eval")
+import bench_service
+from functions.api.events import LocalContext, http_api_event
+from functions.api.handler import handler
+out = {}
+for name, params in bench_service.SCENARIOS:
+    body = json.dumps({"texts": [bench_service.SENTENCE], "seed": 7, **params}).encode()
+    event = http_api_event("POST", f"/perturb/native/{name}", headers={"content-type": "application/json"}, body=body)
+    context = LocalContext()
+    assert handler(event, context)["statusCode"] == 200
+    batches = []
+    for _ in range(7):
+        start = time.perf_counter()
+        for _ in range(200):
+            handler(event, context)
+        batches.append((time.perf_counter() - start) / 200 * 1e6)
+    out[name] = statistics.median(batches)
+print(json.dumps(out))
+"""
+
+
+def lambda_request_us(tree: pathlib.Path) -> dict:
+    """µs per in-process handler invocation of a single-text request event, per scenario."""
+    env = {**os.environ, "PYTHONPATH": str(tree), "NLTK_DATA": str(ROOT / "build" / "nltk_data")}
+    out = subprocess.run(
+        [sys.executable, "-c", LAMBDA_REQUESTS], cwd=tree, env=env, check=True, capture_output=True, text=True
+    ).stdout
+    return json.loads(out.strip().splitlines()[-1])
 
 
 def python312() -> str | None:
@@ -94,10 +130,21 @@ def zip_figures(tree: pathlib.Path, work: pathlib.Path, py312: str) -> dict:
     }
 
 
-def start_server(tree: pathlib.Path) -> tuple[subprocess.Popen, int]:
+def start_server(tree: pathlib.Path, pure: bool = False) -> tuple[subprocess.Popen, int]:
+    """``perturber serve`` of ``tree``; ``pure``: uvicorn on h11 + asyncio instead of what it picks
+    (httptools + uvloop since the service extra installs them), as before they were installed."""
     port = bench_service.free_port()
+    cmd = [sys.executable, "-m", "perturber.cli", "serve", "--port", str(port)]
+    if pure:
+        cmd = [
+            sys.executable,
+            "-c",
+            "import uvicorn; from perturber.service import Settings, create_app; "
+            f"uvicorn.run(create_app(Settings.from_env()), host='127.0.0.1', port={port}, "
+            "log_level='warning', http='h11', loop='asyncio')",
+        ]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "perturber.cli", "serve", "--port", str(port)],
+        cmd,
         cwd=tree,
         env={**os.environ, "PYTHONPATH": str(tree)},
         stdout=subprocess.DEVNULL,
@@ -115,10 +162,10 @@ def start_server(tree: pathlib.Path) -> tuple[subprocess.Popen, int]:
     raise SystemExit(f"the service of {tree} did not start")
 
 
-def http_figures(trees: dict, seconds: float, rounds: int) -> dict:
+def http_figures(trees: dict, seconds: float, rounds: int, pure_before: bool = False) -> dict:
     """Single-text requests (eval/bench_service.py's client), both servers up, alternating per
     scenario and round; the median over rounds of req/s, p50 and p99."""
-    servers = {key: start_server(tree) for key, tree in trees.items()}
+    servers = {key: start_server(tree, pure_before and key == "before") for key, tree in trees.items()}
     runs: dict = {key: {} for key in trees}
     try:
         for _ in range(rounds):
@@ -154,6 +201,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=2.0, help="HTTP: per scenario and round")
     parser.add_argument("--rounds", type=int, default=3, help="HTTP: alternating rounds")
     parser.add_argument("--skip-http", action="store_true")
+    parser.add_argument(
+        "--before-h11",
+        action="store_true",
+        help="HTTP: run the previous tree's server on h11 + asyncio (a tree from before the service "
+        "extra added httptools + uvloop)",
+    )
     parser.add_argument("--json", type=pathlib.Path)
     args = parser.parse_args(argv)
     trees = {"before": args.prev.resolve(), "after": ROOT}
@@ -180,17 +233,38 @@ def main(argv: list[str] | None = None) -> int:
                 inits[key].append(
                     lr.init_ms(builds[key], runtime, nltk if nltk.is_dir() else None, with_cpu=True)
                 )
+        py312 = python312()
+        if py312:
+            runtime312 = lr.runtime_dir(work / "runtime312", py312)
+            builds312 = {k: lr.build_function(work / f"task312-{k}", t, py312) for k, t in trees.items()}
+            inits312: dict = {k: [] for k in trees}
+            for _ in range(args.runs):
+                for key in trees:
+                    inits312[key].append(
+                        lr.init_ms(builds312[key], runtime312, nltk if nltk.is_dir() else None, True, py312)
+                    )
+            for key in trees:
+                report[key]["init312_ms"] = round(statistics.median(w for w, _ in inits312[key]), 1)
+                report[key]["init312_cpu_ms"] = round(statistics.median(c for _, c in inits312[key]), 1)
+        lambda_runs: dict = {k: [] for k in trees}
+        for _ in range(3):
+            for key, tree in trees.items():
+                lambda_runs[key].append(lambda_request_us(tree))
+        for key in trees:
+            report[key]["lambda_single_us"] = {
+                name: round(statistics.median(run[name] for run in lambda_runs[key]), 1)
+                for name in lambda_runs[key][0]
+            }
         for key in trees:
             report[key]["import_ms"] = round(statistics.median(w for w, _ in samples[key]), 1)
             report[key]["import_cpu_ms"] = round(statistics.median(c for _, c in samples[key]), 1)
             report[key]["init_ms"] = round(statistics.median(w for w, _ in inits[key]), 1)
             report[key]["init_cpu_ms"] = round(statistics.median(c for _, c in inits[key]), 1)
-        py312 = python312()
         for key, tree in trees.items():
             if py312:
                 report[key].update(zip_figures(tree, work, py312))
         if not args.skip_http:
-            for key, rows in http_figures(trees, args.seconds, args.rounds).items():
+            for key, rows in http_figures(trees, args.seconds, args.rounds, args.before_h11).items():
                 report[key]["http_single"] = rows
     finally:
         for path in [work, *work.rglob("*")]:
@@ -198,15 +272,20 @@ def main(argv: list[str] | None = None) -> int:
                 path.chmod(0o755)
         shutil.rmtree(work, ignore_errors=True)
     print(
-        f"{'':8} {'import ms (CPU)':>15} {'INIT ms (CPU)':>14} {'zip MB':>7} {'unzipped MB':>11} {'.pyc':>5}"
+        f"{'':8} {'import ms (CPU)':>15} {'INIT ms (CPU)':>14} {'INIT 3.12 (CPU)':>15} {'zip MB':>7} "
+        f"{'unzipped MB':>11} {'.pyc':>5}"
     )
     for key, row in report.items():
         print(
             f"{key:8} {row['import_ms']:7.0f} ({row['import_cpu_ms']:4.0f}) "
             f"{row['init_ms']:6.0f} ({row['init_cpu_ms']:4.0f}) "
+            f"{row.get('init312_ms', 0):7.0f} ({row.get('init312_cpu_ms', 0):4.0f}) "
             f"{row.get('zip_bytes', 0) / 1e6:7.2f} {row.get('unzipped_bytes', 0) / 1e6:11.1f} "
             f"{row.get('pyc_files', 0):5d}"
         )
+    print("\nLambda handler in-process, single-text request events (µs per invocation): before -> after")
+    for name, old in report["before"]["lambda_single_us"].items():
+        print(f"{name:14} {old:8.0f} -> {report['after']['lambda_single_us'][name]:8.0f}")
     if not args.skip_http:
         print("\nsingle-text HTTP requests (req/s, p50 ms, p99 ms): before -> after")
         for old, new in zip(report["before"]["http_single"], report["after"]["http_single"]):

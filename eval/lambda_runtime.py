@@ -5,18 +5,22 @@
   ``POST /2018-06-01/runtime/init/error``) on 127.0.0.1, fed with events by the caller.
 * ``build_function``: the code directory built by the project's own recipe (``make -f
   infra/Makefile build-ApiFunction``, the target ``sam build`` runs), for this machine's platform
-  and interpreter instead of arm64/3.12 so that it can run here, then made read-only (as root,
-  which ignores file modes, ``PYTHONDONTWRITEBYTECODE=1`` stands in for the read-only mount).
+  and the chosen interpreter (default: this one; ``--python`` / ``PERTURBER_LAMBDA_PYTHON``, e.g.
+  pyenv's python3.12, the Lambda runtime's version) instead of arm64 so that it can run here, then
+  made read-only (as root, which ignores file modes, ``PYTHONDONTWRITEBYTECODE=1`` stands in for
+  the read-only mount).
 * ``start_function``: ``python -S -m awslambdaric functions.api.handler.handler`` (``awslambdaric``
   from PyPI is the runtime interface client of AWS's Python base images) with the task root and a
-  runtime directory (awslambdaric and its dependencies only) on ``PYTHONPATH`` and Lambda's
+  runtime directory (awslambdaric and its dependencies only: links into this environment, or for
+  another interpreter the same awslambdaric version installed from PyPI) on ``PYTHONPATH`` and Lambda's
   environment variables only (plus the function's own from ``infra/template.yaml``).
 * ``init_ms``: INIT = process start -> first ``/next``, the quantity Lambda reports as Init Duration.
 
-    python eval/lambda_runtime.py [--repo DIR ...] [--runs 7] [--json OUT]
+    python eval/lambda_runtime.py [--repo DIR ...] [--python PY ...] [--runs 7] [--json OUT]
 
-builds each repository's function (default: this one) and prints the median INIT of fresh
-processes per repository, alternating between them, plus the unzipped size of each build.
+builds each repository's function (default: this one) for each interpreter (default: this one)
+and prints the median INIT of fresh processes per build, alternating between them, plus the
+unzipped size of each build.
 """
 
 from __future__ import annotations
@@ -42,6 +46,18 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 PREFIX = "/2018-06-01/runtime"
 HANDLER = "functions.api.handler.handler"
 RUNTIME_PACKAGES = ("awslambdaric", "simplejson", "snapshot-restore-py")
+#: the function's interpreter (default: this one); e.g. pyenv's python3.12, Lambda's version
+PYTHON = os.environ.get("PERTURBER_LAMBDA_PYTHON") or sys.executable
+
+
+def python_version(python: str | None = None) -> str:
+    """``"3.12"``: the major.minor version of ``python`` (default ``PYTHON``)."""
+    if (python or PYTHON) == sys.executable:
+        return f"{sys.version_info[0]}.{sys.version_info[1]}"
+    code = "import sys; print('%d.%d' % sys.version_info[:2])"
+    return subprocess.run(
+        [python or PYTHON, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.strip()
 
 
 class RuntimeAPI:
@@ -141,20 +157,35 @@ class RuntimeAPI:
         self.server.server_close()
 
 
-def _platform_args() -> str:
+def bytecode_tag(python: str | None = None) -> tuple[str, bytes]:
+    """``(cache_tag, MAGIC_NUMBER)`` of ``python`` (default ``PYTHON``): its .pyc names and header."""
+    if (python or PYTHON) == sys.executable:
+        import importlib.util
+
+        return sys.implementation.cache_tag, importlib.util.MAGIC_NUMBER
+    code = (
+        "import sys, importlib.util; print(sys.implementation.cache_tag, importlib.util.MAGIC_NUMBER.hex())"
+    )
+    out = subprocess.run([python or PYTHON, "-c", code], capture_output=True, text=True, check=True).stdout
+    tag, magic = out.split()
+    return tag, bytes.fromhex(magic)
+
+
+def _platform_args(version: str) -> str:
     plat = sysconfig.get_platform()  # e.g. linux-x86_64
     if not plat.startswith("linux-"):
         raise RuntimeError(f"the runtime-client harness needs Linux, not {plat}")
-    version = f"{sys.version_info[0]}.{sys.version_info[1]}"
     return (
         f"--platform manylinux2014_{plat.split('-', 1)[1]} --only-binary=:all: "
         f"--python-version {version} --implementation cp"
     )
 
 
-def build_function(dest: pathlib.Path, repo: pathlib.Path = ROOT) -> pathlib.Path:
-    """``make -f infra/Makefile build-ApiFunction`` of ``repo`` for this machine, made read-only."""
-    version = f"{sys.version_info[0]}.{sys.version_info[1]}"
+def build_function(dest: pathlib.Path, repo: pathlib.Path = ROOT, python: str | None = None) -> pathlib.Path:
+    """``make -f infra/Makefile build-ApiFunction`` of ``repo`` for this machine and ``python``
+    (default ``PYTHON``), made read-only."""
+    python = python or PYTHON
+    version = python_version(python)
     cmd = [
         "make",
         "-s",
@@ -163,8 +194,8 @@ def build_function(dest: pathlib.Path, repo: pathlib.Path = ROOT) -> pathlib.Pat
         "build-ApiFunction",
         f"ARTIFACTS_DIR={dest}",
         f"PYTHON={sys.executable}",
-        f"PIP_PLATFORM_ARGS={_platform_args()}",
-        f"TARGET_PYTHON={sys.executable}",
+        f"PIP_PLATFORM_ARGS={_platform_args(version)}",
+        f"TARGET_PYTHON={python}",
         f"TARGET_PYTHON_VERSION={version}",
     ]
     done = subprocess.run(cmd, cwd=repo, capture_output=True, text=True)
@@ -176,9 +207,19 @@ def build_function(dest: pathlib.Path, repo: pathlib.Path = ROOT) -> pathlib.Pat
     return dest
 
 
-def runtime_dir(dest: pathlib.Path) -> pathlib.Path:
-    """Like /var/runtime: awslambdaric and its dependencies only (links into this environment)."""
+def runtime_dir(dest: pathlib.Path, python: str | None = None) -> pathlib.Path:
+    """Like /var/runtime: awslambdaric and its dependencies only (links into this environment;
+    for another interpreter, this awslambdaric version installed for it from PyPI)."""
     dest.mkdir(parents=True, exist_ok=True)
+    version = python_version(python)
+    if version != python_version(sys.executable):
+        pin = f"awslambdaric=={importlib.metadata.version('awslambdaric')}"
+        cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+        cmd += ["--no-compile", "--target", str(dest), *_platform_args(version).split(), pin]
+        done = subprocess.run(cmd, capture_output=True, text=True)
+        if done.returncode:
+            raise RuntimeError(f"pip install {pin} for Python {version} failed:\n{done.stderr[-3000:]}")
+        return dest
     for dist_name in RUNTIME_PACKAGES:
         dist = importlib.metadata.distribution(dist_name)
         tops = {pathlib.Path(str(f)).parts[0] for f in dist.files or ()}
@@ -196,10 +237,11 @@ def function_environment(
     runtime: pathlib.Path,
     api: RuntimeAPI,
     nltk_data: pathlib.Path | None = None,
+    python: str | None = None,
     **extra: str,
 ) -> dict:
     """Lambda's environment variables for the function plus those of infra/template.yaml."""
-    version = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    version = python_version(python)
     env = {
         "AWS_LAMBDA_RUNTIME_API": api.address,
         "LAMBDA_TASK_ROOT": str(task_root),
@@ -241,10 +283,10 @@ def template_environment() -> dict:
     return {k: "" if v is None else str(v) for k, v in variables.items()}
 
 
-def start_function(env: dict, handler: str = HANDLER) -> subprocess.Popen:
+def start_function(env: dict, handler: str = HANDLER, python: str | None = None) -> subprocess.Popen:
     """The runtime client process (``python -S``: no site-packages, like Lambda's interpreter)."""
     return subprocess.Popen(
-        [sys.executable, "-S", "-m", "awslambdaric", handler],
+        [python or PYTHON, "-S", "-m", "awslambdaric", handler],
         env=env,
         cwd=env["LAMBDA_TASK_ROOT"],
         stdout=subprocess.PIPE,
@@ -260,16 +302,20 @@ def stop(proc: subprocess.Popen) -> str:
 
 
 def init_ms(
-    task_root: pathlib.Path, runtime: pathlib.Path, nltk_data: pathlib.Path | None, with_cpu: bool = False
+    task_root: pathlib.Path,
+    runtime: pathlib.Path,
+    nltk_data: pathlib.Path | None,
+    with_cpu: bool = False,
+    python: str | None = None,
 ):
     """INIT of one fresh process: start -> first ``/next`` (ms); with ``with_cpu`` also the CPU
     time the process used (user + system, ms: robust on a loaded machine; it idles after /next).
     """
     api = RuntimeAPI()
     try:
-        env = function_environment(task_root, runtime, api, nltk_data)
+        env = function_environment(task_root, runtime, api, nltk_data, python)
         start = time.perf_counter()
-        proc = start_function(env)
+        proc = start_function(env, python=python)
         first = api.wait_first_next()
         proc.kill()
         _, status, usage = os.wait4(proc.pid, 0)
@@ -298,38 +344,50 @@ def main(argv: list[str] | None = None) -> int:
         type=pathlib.Path,
         help="repository to build and measure (repeatable; default: this one)",
     )
+    parser.add_argument(
+        "--python",
+        action="append",
+        help="the function's interpreter, e.g. ~/.pyenv/versions/3.12.1/bin/python3.12 (repeatable; "
+        "default: PERTURBER_LAMBDA_PYTHON or this one)",
+    )
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--json", type=pathlib.Path)
     args = parser.parse_args(argv)
     repos = [r.resolve() for r in (args.repo or [ROOT])]
+    pythons = [os.path.abspath(p) for p in args.python] if args.python else [PYTHON]
     nltk = ROOT / "build" / "nltk_data"
     work = pathlib.Path(tempfile.mkdtemp(prefix="perturber-init-"))
     try:
-        runtime = runtime_dir(work / "runtime")
+        runtimes = {py: runtime_dir(work / f"runtime{j}", py) for j, py in enumerate(pythons)}
         builds = {}
         for i, repo in enumerate(repos):
-            builds[repo] = build_function(work / f"task{i}", repo)
-        samples: dict = {repo: [] for repo in repos}
+            for j, py in enumerate(pythons):
+                builds[repo, py] = build_function(work / f"task{i}-{j}", repo, py)
+        samples: dict = {key: [] for key in builds}
         for _ in range(args.runs):  # alternate, so that load changes hit every build alike
-            for repo in repos:
-                samples[repo].append(init_ms(builds[repo], runtime, nltk if nltk.is_dir() else None))
+            for repo, py in builds:
+                samples[repo, py].append(
+                    init_ms(builds[repo, py], runtimes[py], nltk if nltk.is_dir() else None, True, py)
+                )
         report = {
-            str(repo): {
-                "init_ms_median": round(statistics.median(samples[repo]), 1),
-                "init_ms": [round(x, 1) for x in samples[repo]],
-                "unzipped_bytes": tree_bytes(builds[repo]),
-                "pyc_files": sum(1 for _ in builds[repo].rglob("*.pyc")),
+            f"{repo} (python {python_version(py)})": {
+                "init_ms_median": round(statistics.median(w for w, _ in samples[repo, py]), 1),
+                "init_cpu_ms_median": round(statistics.median(c for _, c in samples[repo, py]), 1),
+                "init_ms": [round(w, 1) for w, _ in samples[repo, py]],
+                "unzipped_bytes": tree_bytes(builds[repo, py]),
+                "pyc_files": sum(1 for _ in builds[repo, py].rglob("*.pyc")),
             }
-            for repo in repos
+            for repo, py in builds
         }
     finally:
         for path in [work, *work.rglob("*")]:
             if path.is_dir() and not path.is_symlink():
                 path.chmod(0o755)
         shutil.rmtree(work, ignore_errors=True)
-    for repo, row in report.items():
+    for key, row in report.items():
         print(
-            f"{repo}: INIT median {row['init_ms_median']} ms over {args.runs} fresh processes "
+            f"{key}: INIT median {row['init_ms_median']} ms (CPU {row['init_cpu_ms_median']} ms) "
+            f"over {args.runs} fresh processes "
             f"({row['unzipped_bytes'] / 1e6:.1f} MB unzipped, {row['pyc_files']} .pyc)"
         )
     if args.json:

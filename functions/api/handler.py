@@ -1,6 +1,10 @@
 """Lambda entry: API Gateway / function-URL / ALB events go to the app through Mangum.
 
-The app is built once per container, at import (the INIT phase). Events that are not HTTP
+The app is built once per container, at import (the INIT phase): ``perturber.service.lazy``'s
+``LazyApp``, which serves ``POST /perturb`` and ``POST /perturb/{category}/{name}`` without
+importing FastAPI and builds the full FastAPI app (catalog, OpenAPI document, docs, gallery,
+playground) on the first request for anything else, or in INIT when that runs ahead of traffic
+(SnapStart, whose snapshot then holds it, and provisioned concurrency). Events that are not HTTP
 requests do not reach Mangum (which would raise and count as a function error): a warm-up event
 (EventBridge ``Scheduled Event``, ``{"warmer": true}``, serverless-plugin-warmup) is a cheap
 no-op answered ``{"warm": true, ...}``; any other event (a console test event) is logged and
@@ -13,7 +17,7 @@ Configuration comes from the
 environment: the ``PERTURBER_*`` limits of the service, ``PERTURBER_API_BASE_PATH`` (the stage or
 custom-domain prefix to strip, e.g. ``/prod``; default ``/``), ``NLTK_DATA`` (``/opt/nltk_data``,
 the layer), ``PERTURBER_WARM_SYNONYM=1`` to load WordNet during INIT, and the model-tier secrets
-of ``functions.api.secrets`` and ``PERTURBER_LLM_*`` settings (read and checked by ``create_app``).
+of ``functions.api.secrets`` and ``PERTURBER_LLM_*`` settings (read and checked when the app is built).
 Mangum passes the API Gateway event to the app (``scope["aws.event"]``): its IAM authorizer
 context is what lets a model-backed request spend the server's key (``perturber.service.auth``).
 """
@@ -29,13 +33,17 @@ from mangum import Mangum
 
 from perturber import __version__
 from perturber.credentials import set_api_key_provider
-from perturber.service import Settings, create_app
+from perturber.service.lazy import LazyApp
+from perturber.service.settings import Settings
 
 from .secrets import llm_api_key
 
 os.environ.setdefault("NLTK_DATA", "/opt/nltk_data")
 set_api_key_provider(llm_api_key)
-app = create_app(Settings.from_env())
+app = LazyApp(Settings.from_env())
+# INIT ahead of traffic (a SnapStart snapshot, provisioned concurrency): build the full app too
+if os.environ.get("AWS_LAMBDA_INITIALIZATION_TYPE") in ("snap-start", "provisioned-concurrency"):
+    app.full_app()
 
 if os.environ.get("PERTURBER_WARM_SYNONYM") == "1":  # pay the WordNet load in INIT, not per request
     import perturber

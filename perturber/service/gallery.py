@@ -23,7 +23,7 @@ from fastapi.responses import PlainTextResponse, Response
 
 from .. import core, registry
 from ..errors import InputTooLarge, InvalidParams, PerturberError
-from .app import SEED_SCHEMA, _error_responses, _json, _json_body, _require_json
+from .routes import SEED_SCHEMA, _error_responses, _json, _json_body, _require_json
 from .settings import Settings
 
 # The gallery runs every entry on the text, so it gets a tighter length cap than one route.
