@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 import regex
@@ -17,7 +18,7 @@ import regex
 from ... import jsontext
 from ... import text as tm
 from ...data import load_table
-from ...hot import per_text, replace_points
+from ...hot import MEMO_MAX_CHARS, per_text, replace_points
 from ...registry import Outcome, count, perturbation, rate, unchanged
 from ...rng import Draws, select
 
@@ -105,6 +106,12 @@ def drop_stop_words(text: str, rng: Draws) -> Outcome:
     >>> drop_stop_words("The cat is here.\\nIt is asleep.", None).text
     'cat.\\nasleep.'
     """
+    return _drop_stop_words_memo(text) if len(text) <= MEMO_MAX_CHARS else _drop_stop_words(text)
+
+
+def _drop_stop_words(text: str) -> Outcome:
+    """The outcome of ``drop_stop_words``: a pure function of the text (memoised for short
+    texts; an ``Outcome`` without ``details`` is immutable)."""
     tokens = tm.word_tokens(text)
     stop = _stop_words()
     flags = bytearray(len(tokens))
@@ -169,6 +176,9 @@ def drop_stop_words(text: str, rng: Draws) -> Outcome:
             edits.append((gs, re_, ""))
         i = j + 1
     return Outcome(tm.splice(text, edits), dropped)
+
+
+_drop_stop_words_memo = lru_cache(maxsize=256)(_drop_stop_words)
 
 
 def _all_hspace(text: str, s: int, e: int) -> bool:
@@ -343,6 +353,11 @@ def punctuation_spaces(text: str, rng: Draws) -> Outcome:
     >>> punctuation_spaces("Wait... really?! It costs $12.50 (e.g. today).", None).text
     'Wait ... really ?! It costs $ 12.50 ( e.g. today ).'
     """
+    return _punctuation_spaces_memo(text) if len(text) <= MEMO_MAX_CHARS else _punctuation_spaces(text)
+
+
+def _punctuation_spaces(text: str) -> Outcome:
+    """The outcome of ``punctuation_spaces``, a pure function of the text (memoised for short texts)."""
     runs = [m.span() for m in _PUNCT_RUN.finditer(text)]
     if not runs:
         return unchanged(text, "no_candidates")
@@ -399,6 +414,9 @@ def punctuation_spaces(text: str, rng: Draws) -> Outcome:
     if not edits:
         return unchanged(text, "no_candidates")
     return Outcome(tm.splice(text, edits), len(edits))
+
+
+_punctuation_spaces_memo = lru_cache(maxsize=256)(_punctuation_spaces)
 
 
 # --------------------------------------------------------------------------------------------
@@ -500,6 +518,11 @@ def punctuation_drop(text: str, rng: Draws) -> Outcome:
     >>> punctuation_drop("Dr. Smith left at 5 p.m. today. Is that late? I think so!", None).text
     'Dr. Smith left at 5 p.m. today is that late I think so'
     """
+    return _punctuation_drop_memo(text) if len(text) <= MEMO_MAX_CHARS else _punctuation_drop(text)
+
+
+def _punctuation_drop(text: str) -> Outcome:
+    """The outcome of ``punctuation_drop``, a pure function of the text (memoised for short texts)."""
     sents = tm.sentences(text)
     if not sents:
         return unchanged(text, "no_candidates")
@@ -532,6 +555,9 @@ def punctuation_drop(text: str, rng: Draws) -> Outcome:
     if not edits:
         return unchanged(text, "no_candidates")
     return Outcome(tm.splice(text, edits), len(edits))
+
+
+_punctuation_drop_memo = lru_cache(maxsize=256)(_punctuation_drop)
 
 
 # --------------------------------------------------------------------------------------------

@@ -538,6 +538,11 @@ def contractions(text: str, rng: Draws) -> Outcome:
     >>> contractions("I am sure it is not ready.", None).text
     "I'm sure it's not ready."
     """
+    return _contractions_memo(text) if len(text) <= _SITES_MEMO_MAX_CHARS else _contract(text)
+
+
+def _contract(text: str) -> Outcome:
+    """The outcome of ``contractions``, a pure function of the text (memoised for short texts)."""
     two, one = _contractions()
     firsts = _contraction_firsts()
     tokens = tm.word_tokens(text)
@@ -590,6 +595,9 @@ def contractions(text: str, rng: Draws) -> Outcome:
     if not edits:
         return unchanged(text, "no_candidates")
     return Outcome(tm.splice(text, edits), len(edits))
+
+
+_contractions_memo = lru_cache(maxsize=256)(_contract)
 
 
 # --------------------------------------------------------------------------------------------
