@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from itertools import chain
+from operator import add
 from typing import NamedTuple
 
 import regex
@@ -20,6 +22,7 @@ from ... import text as tm
 from ...data import unit_symbols
 from ...registry import Outcome, count, perturbation, rate, unchanged
 from ...rng import Draws, select
+from .batch import below_many, insert_after, segments
 from .typo_mechanics import (
     _SITES_MEMO_MAX_CHARS,
     _VOWELS,
@@ -473,11 +476,28 @@ def repeated_chars(text: str, rng: Draws, *, rate: float) -> Outcome:
     cands = _stretch_sites(text) if len(text) <= _SITES_MEMO_MAX_CHARS else _stretch_candidates(text)
     if not cands:
         return unchanged(text, "no_candidates")
-    edits = []
-    randint = rng.randint
-    for pos, unit in select(cands, rng, rate=rate):
-        edits.append((pos, pos, unit * randint(2, 3)))
-    return Outcome(tm.splice(text, edits), len(edits))
+    chosen = select(range(len(cands)), rng, rate=rate)  # the same draws as selecting ``cands``
+    # one draw of rng.randint(2, 3) == 2 + rng.below(2) per chosen site, in order; the repeated
+    # units are letters, marks, "!" and "?", which splice never skips (nothing JSON-unsafe)
+    segs, stretched = (
+        _stretch_plan(text) if len(text) <= _SITES_MEMO_MAX_CHARS else _stretch_parts(text, cands)
+    )
+    draws = below_many(rng, 2, len(chosen))
+    inserts = list(map(stretched.__getitem__, map(add, map(add, chosen, chosen), draws)))
+    return Outcome(insert_after(segs, chosen, inserts), len(chosen))
+
+
+def _stretch_parts(text: str, cands: Sequence[tuple[int, str]]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The text cut at the insertion offsets of ``cands``, and per candidate its unit repeated
+    twice and three times (``stretched[2 * i + r]`` for a draw ``r`` of ``below(2)``)."""
+    segs = segments(text, [pos for pos, _ in cands])
+    return segs, tuple(chain.from_iterable((unit * 2, unit * 3) for _, unit in cands))
+
+
+@lru_cache(maxsize=256)
+def _stretch_plan(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """:func:`_stretch_parts` of the memoised candidates, memoised for short texts."""
+    return _stretch_parts(text, _stretch_sites(text))
 
 
 def _stretch_candidates(text: str) -> tuple[tuple[int, str], ...]:

@@ -1,0 +1,182 @@
+"""Issue 14 (word-level, formatting, directional entries): the fast paths compute the same bytes
+as the straightforward code they replace, on random texts, seeds and parameters."""
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import perturber
+from perturber import text as tm
+from perturber.perturbations.word_level import batch, spacing, typos
+from perturber.rng import Draws, select
+
+FRAGMENTS = [
+    "the",
+    "Quick",
+    "brown",
+    "FOX",
+    "jumps",
+    "over",
+    "Anna",
+    "Anna's",
+    "John",
+    "is",
+    "not",
+    "can",
+    "do",
+    "I am",
+    "it is",
+    "do not",
+    "will",
+    "Will",
+    "soooo",
+    "café",
+    "cafe\u0301",
+    "naïve",
+    "Straße",
+    "日本語",
+    "привет",
+    "👍🏽",
+    "1992",
+    "-3.5",
+    "12,000",
+    "p.m.",
+    "e.g.",
+    "Dr.",
+    "don't",
+    "don’t",
+    "3rd-grade",
+    "https://example.com/a?b=c",
+    "user@example.org",
+    "`code span`",
+    "```\nx = 1\n```",
+    '{"key": "value", "n": [1, 2]}',
+    '"quoted"',
+    "(paren)",
+    "- item",
+    "> quote",
+    "1. first",
+    "Why?",
+    "No!",
+    "Wait...",
+    "?!",
+    "…",
+    "\u200d",
+    "\u00a0",
+]
+SEPARATORS = [" ", " ", " ", "  ", "   ", ", ", ". ", "? ", "! ", "\n", "\n\n", "\t", "\r\n", ""]
+
+texts = st.lists(
+    st.tuples(st.sampled_from(FRAGMENTS) | st.text(max_size=6), st.sampled_from(SEPARATORS)),
+    max_size=40,
+).map(lambda parts: "".join(a + b for a, b in parts))
+seeds = st.integers(0, 2**32 - 1)
+
+
+@settings(max_examples=300, deadline=None)
+@given(seeds, st.integers(1, 2**20), st.integers(0, 300), st.integers(0, 300))
+def test_below_many_is_repeated_below(seed, n, k, before):
+    fast, slow = Draws(seed), Draws(seed)
+    for _ in range(before):  # start anywhere in the stream, also right at a batch boundary
+        fast.below(5)
+        slow.below(5)
+    assert batch.below_many(fast, n, k) == [slow.below(n) for _ in range(k)]
+    assert fast.getrandbits(32) == slow.getrandbits(32)  # the same words were consumed
+
+
+@given(st.integers(0, 50), st.integers(0, 5))
+def test_below_many_falls_back_for_other_generators(seed, k):
+    class Counting(Draws):
+        pass
+
+    assert batch.below_many(Counting(seed), 3, k) == batch.below_many(Draws(seed), 3, k)
+
+
+@given(st.text(max_size=30), st.data())
+def test_segments_and_insert_after(text, data):
+    cuts = sorted(data.draw(st.sets(st.integers(0, len(text)))))
+    segs = batch.segments(text, cuts)
+    assert "".join(segs) == text and len(segs) == len(cuts) + 1
+    chosen = sorted(data.draw(st.sets(st.integers(0, len(cuts) - 1)))) if cuts else []
+    inserts = [data.draw(st.text(max_size=3)) for _ in chosen]
+    edits = [(cuts[i], cuts[i], s) for i, s in zip(chosen, inserts)]
+    parts, pos = [], 0
+    for p, _, s in edits:
+        parts += [text[pos:p], s]
+        pos = p
+    assert batch.insert_after(segs, chosen, inserts) == "".join(parts) + text[pos:]
+
+
+def _sequence_spaces_reference(text, seed, rate):
+    """The straightforward sequence_spaces: select the run ends, one randint(1, 4) each."""
+    rng = Draws(seed)
+    ends = spacing._inner_run_ends(text)
+    if not ends:
+        return text
+    chosen = select(ends, rng, rate=rate)
+    widths = [" " * rng.randint(1, 4) for _ in chosen]
+    return tm.splice(text, [(e, e, w) for e, w in zip(chosen, widths)])
+
+
+def _repeated_chars_reference(text, seed, rate):
+    """The straightforward repeated_chars: select the sites, one randint(2, 3) each."""
+    rng = Draws(seed)
+    cands = typos._stretch_candidates(text)
+    if not cands:
+        return text
+    edits = [(pos, pos, unit * rng.randint(2, 3)) for pos, unit in select(cands, rng, rate=rate)]
+    return tm.splice(text, edits)
+
+
+rates = st.sampled_from([0.0001, 0.05, 0.3, 0.5, 0.9, 1.0]) | st.floats(0.0001, 1.0).map(
+    lambda r: round(r, 4)
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts, seeds, rates)
+def test_sequence_spaces_matches_reference(text, seed, rate):
+    assert perturber.perturb(text, "sequence_spaces", {"rate": rate}, seed) == _sequence_spaces_reference(
+        text, seed, rate
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts, seeds, rates)
+def test_repeated_chars_matches_reference(text, seed, rate):
+    assert perturber.perturb(text, "repeated_chars", {"rate": rate}, seed) == _repeated_chars_reference(
+        text, seed, rate
+    )
+
+
+def test_long_texts_take_the_unmemoised_paths():
+    """Above the memo limit the same functions run without the caches."""
+    para = "Why? Anna said it is late, do not worry!  The bridge is   open, we left. " * 60  # > 4096 chars
+    assert len(para) > 4096
+    short = para[:75]
+    for name, params in [
+        ("sequence_spaces", {"rate": 0.5}),
+        ("repeated_chars", {"rate": 0.3}),
+        ("drop_stop_words", {}),
+        ("contractions", {}),
+        ("line_wrap", {"width": 20}),
+        ("insert_negation", {"target": "first"}),
+    ]:
+        long_out = perturber.perturb(para, name, params, 3)
+        assert long_out != para, name
+        if name in ("drop_stop_words", "contractions"):  # per-sentence edits repeat
+            assert long_out.startswith(perturber.perturb(short, name, params, 3))
+    assert _sequence_spaces_reference(para, 3, 0.5) == perturber.perturb(
+        para, "sequence_spaces", {"rate": 0.5}, 3
+    )
+    assert _repeated_chars_reference(para, 3, 0.3) == perturber.perturb(
+        para, "repeated_chars", {"rate": 0.3}, 3
+    )
+
+
+def test_memoised_outcomes_are_not_shared_mutably():
+    text = "The bridge is open today."
+    a = perturber.apply(text, "insert_negation", seed=0)
+    a.details["negated"]["token"] = "changed"
+    b = perturber.apply(text, "insert_negation", seed=1)
+    assert b.details["negated"] == {"token": "is", "offset": 11}
+    assert b.text == "The bridge is not open today."
