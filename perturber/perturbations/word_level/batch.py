@@ -1,8 +1,9 @@
 """Batched draws and insertions for the seeded word-level entries (hot paths).
 
 ``below_many(rng, n, k)`` is ``[rng.below(n) for _ in range(k)]`` (CATALOG.md §1.4: rejection
-on ``getrandbits(n.bit_length())``) without a method call per draw: it reads the words of the
-stream a chunk at a time and keeps those below ``n << shift`` with C-level ``map``/``compress``.
+on ``getrandbits(n.bit_length())``) without a method call per draw: one local loop over the buffered
+words of the stream (CPython's ``map``/``compress`` over a chunk measured slower for the short
+runs of draws these entries make).
 ``insert_after`` rebuilds a text from its per-text memoised segments and the strings inserted
 after the chosen ones. tests/test_perf_word.py compares both with the straightforward code.
 
@@ -16,9 +17,8 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from itertools import chain, compress, repeat
-from operator import rshift
+from collections.abc import Iterable, Sequence
+from itertools import chain
 
 from ...rng import Draws
 
@@ -37,25 +37,23 @@ def below_many(rng: Draws, n: int, k: int) -> list[int]:
     if k <= 0 or bits > 32 or type(rng) is not Draws:
         return [rng.below(n) for _ in range(k)]
     shift = 32 - bits
-    accept = (n << shift).__gt__  # word < n << shift  <=>  word >> shift < n
+    limit = n << shift  # word >> shift < n  <=>  word < limit
     buf = rng._buf
+    if buf is None:
+        buf = rng._refill()
     pos = rng._pos
+    end = len(buf)
     out: list[int] = []
-    need = k
-    while need:
-        if buf is None or pos == len(buf):
+    append = out.append
+    while len(out) < k:
+        if pos == end:  # the batch is used up (a rejected word stays spent)
             buf = rng._refill()
             pos = 0
-        # Each word is accepted with probability > 1/2: 2 * need + 8 words usually suffice.
-        chunk = buf[pos : pos + 2 * need + 8]
-        hits = list(compress(range(len(chunk)), map(accept, chunk)))
-        if len(hits) >= need:
-            del hits[need:]
-            pos += hits[-1] + 1
-        else:
-            pos += len(chunk)
-        out.extend(map(rshift, map(chunk.__getitem__, hits), repeat(shift)))
-        need -= len(hits)
+            end = len(buf)
+        word = buf[pos]
+        pos += 1
+        if word < limit:
+            append(word >> shift)
     rng._pos = pos
     return out
 
@@ -69,23 +67,14 @@ def segments(text: str, cuts: Sequence[int]) -> tuple[str, ...]:
     return tuple(map(text.__getitem__, map(slice, chain((0,), cuts), chain(cuts, (len(text),)))))
 
 
-def insert_after(segs: Sequence[str], chosen: Sequence[int], inserts: Sequence[str]) -> str:
+def insert_after(segs: Sequence[str], chosen: Iterable[int], inserts: Iterable[str]) -> str:
     """The segments joined, with ``inserts[j]`` after segment ``chosen[j]`` (``chosen`` holds
     distinct indices below ``len(segs) - 1``).
 
     >>> insert_after(("a", "b", "c"), [0, 1], ["1", "2"])
     'a1b2c'
     """
-    if len(chosen) * 4 < len(segs):  # few insertions: slice the segment list around them
-        parts: list[str] = []
-        prev = 0
-        for i, s in zip(chosen, inserts):
-            parts.extend(segs[prev : i + 1])
-            parts.append(s)
-            prev = i + 1
-        parts.extend(segs[prev:])
-        return "".join(parts)
-    fill = [""] * len(segs)
+    parts = list(segs)
     for i, s in zip(chosen, inserts):
-        fill[i] = s
-    return "".join(chain.from_iterable(zip(segs, fill)))
+        parts[i] += s
+    return "".join(parts)

@@ -450,7 +450,7 @@ def sequence_spaces(text: str, rng: Draws, *, rate: float) -> Outcome:
     # one draw of rng.randint(1, 4) == 1 + rng.below(4) per chosen run, in order; the spaces go
     # before the non-whitespace character that ends each run (after segment i of the text)
     widths = map(_WIDEN.__getitem__, below_many(rng, 4, len(chosen)))
-    return Outcome(insert_after(_run_segments(text), chosen, list(widths)), len(chosen))
+    return Outcome(insert_after(_run_segments(text), chosen, widths), len(chosen))
 
 
 _WIDEN = (" ", "  ", "   ", "    ")  # 1 + r spaces for a draw r of below(4)

@@ -483,7 +483,7 @@ def repeated_chars(text: str, rng: Draws, *, rate: float) -> Outcome:
         _stretch_plan(text) if len(text) <= _SITES_MEMO_MAX_CHARS else _stretch_parts(text, cands)
     )
     draws = below_many(rng, 2, len(chosen))
-    inserts = list(map(stretched.__getitem__, map(add, map(add, chosen, chosen), draws)))
+    inserts = map(stretched.__getitem__, map(add, map(add, chosen, chosen), draws))
     return Outcome(insert_after(segs, chosen, inserts), len(chosen))
 
 
