@@ -42,18 +42,21 @@ def below_many(rng: Draws, n: int, k: int) -> list[int]:
     if buf is None:
         buf = rng._refill()
     pos = rng._pos
-    end = len(buf)
     out: list[int] = []
     append = out.append
-    while len(out) < k:
-        if pos == end:  # the batch is used up (a rejected word stays spent)
+    need = k
+    while True:
+        try:
+            while need:
+                word = buf[pos]
+                pos += 1
+                if word < limit:
+                    append(word >> shift)
+                    need -= 1
+            break
+        except IndexError:  # the batch is used up (the words it rejected stay spent)
             buf = rng._refill()
             pos = 0
-            end = len(buf)
-        word = buf[pos]
-        pos += 1
-        if word < limit:
-            append(word >> shift)
     rng._pos = pos
     return out
 
