@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 import perturber
 from perturber import text as tm
-from perturber.perturbations.word_level import batch, spacing, typos
+from perturber.perturbations.word_level import batch, spacing, typo_mechanics, typos
 from perturber.rng import Draws, select
 
 FRAGMENTS = [
@@ -180,3 +180,91 @@ def test_memoised_outcomes_are_not_shared_mutably():
     b = perturber.apply(text, "insert_negation", seed=1)
     assert b.details["negated"] == {"token": "is", "offset": 11}
     assert b.text == "The bridge is not open today."
+
+
+def _typos_reference(text, seed, count):
+    """The straightforward typos: three nested rng.choice calls per token, then splice."""
+    rng = Draws(seed)
+    free, cands = typo_mechanics._typo_sites(text, 4)
+    if not cands:
+        return text
+    edits = []
+    for idx in select(cands, rng, count=count):
+        tok = free[idx]
+        options, shifted = rng.choice(typos._typo_plan(tok.text))
+        s, e, out = rng.choice(rng.choice(options)) if shifted else rng.choice(options)
+        edits.append((tok.start + s, tok.start + e, out))
+    return tm.splice(text, edits)
+
+
+def _realistic_typos_reference(text, seed, count):
+    """The straightforward realistic_typos: ``_realise`` draws on a fresh ``_Word`` per token."""
+    rng = Draws(seed)
+    free, cands = typo_mechanics._typo_sites(text, typos._RT_MIN)
+    if not cands:
+        return text
+    edits = []
+    inherit_at, inherit = -1, None
+    for idx in select(cands, rng, count=count):
+        tok = free[idx]
+        if idx == inherit_at:
+            edit, joined = typos._rt_inherited(text, free, idx, inherit, rng)
+        else:
+            plan = typos._rt_plan(tok.text)
+            joined = typos._join_run(text, free, idx, plan.tail)
+            mechs = plan.mechs + ("missed_space",) if joined is not None else plan.mechs
+            mech = rng.choice(mechs)
+            if mech == "misspell":
+                edit = (0, len(tok.text), plan.misspelling)
+            elif mech == "phonetic":
+                edit = rng.choice(plan.phonetic)
+            elif mech == "missed_space":
+                edit = (len(tok.text), len(tok.text) + 1, "")
+            else:
+                w = typo_mechanics._Word(tm.Token(0, len(tok.text), tok.text))
+                edit = typos._realise(w, mech, rng)
+            s, e, out = edit
+            edit = (tok.start + s, tok.start + e, out)
+            if mech != "missed_space":
+                joined = None
+        edits.append(edit)
+        if joined is not None:
+            inherit_at, inherit = idx + 1, joined
+    return tm.splice(text, edits)
+
+
+WORDY = [
+    "receive",
+    "definitely",
+    "photograph",
+    "Necessary",
+    "BALLOON",
+    "bookkeeper",
+    "queue",
+    "rhythm",
+    "seperate",
+    "Wednesday",
+    "committee",
+    "naïve",
+    "café",
+    "über",
+    "aaah",
+    "Mississippi",
+]
+wordy_texts = st.lists(
+    st.tuples(st.sampled_from(WORDY + FRAGMENTS) | st.text(max_size=8), st.sampled_from(SEPARATORS)),
+    max_size=30,
+).map(lambda parts: "".join(a + b for a, b in parts))
+
+
+@settings(max_examples=400, deadline=None)
+@given(wordy_texts, seeds, st.integers(1, 40))
+def test_typos_matches_reference(text, seed, count):
+    assert perturber.perturb(text, "typos", {"count": count}, seed) == _typos_reference(text, seed, count)
+
+
+@settings(max_examples=400, deadline=None)
+@given(wordy_texts, seeds, st.integers(1, 40))
+def test_realistic_typos_matches_reference(text, seed, count):
+    got = perturber.perturb(text, "realistic_typos", {"count": count}, seed)
+    assert got == _realistic_typos_reference(text, seed, count)

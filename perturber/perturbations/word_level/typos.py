@@ -160,13 +160,17 @@ def _realise(w: _Word, mech: str, rng: Draws, positions: Sequence[int] | None = 
     if mech == "vowel_swap":
         others = [v for v in _VOWELS if v != w.keys[i]]
         return _edit_sub(w, i, rng.choice(w.sub_options(i, others)))
-    if mech == "transpose":
-        return _edit_swap(w, i)
-    if mech == "drop":
-        return _edit_drop(w, i)
-    if mech == "caps_slip":
-        return _edit_caps(w, i)
-    return _edit_double(w, i)  # double, consonant_double
+    return _RT_EDITS[mech](w, i)
+
+
+# The mechanisms whose position alone determines the edit.
+_RT_EDITS = {
+    "transpose": _edit_swap,
+    "drop": _edit_drop,
+    "caps_slip": _edit_caps,
+    "double": _edit_double,
+    "consonant_double": _edit_double,
+}
 
 
 def _rt_applicable(w: _Word) -> tuple[str, ...]:
@@ -234,6 +238,7 @@ def realistic_typos(text: str, rng: Draws, *, count: int) -> Outcome:
         return unchanged(text, "no_candidates")
     edits: list[tuple] = []
     choice = rng.choice
+    below = rng.below
     inherit_at, inherit = -1, None  # a missed space joins free[inherit_at] to its predecessor
     for idx in select(cands, rng, count=count):
         tok = free[idx]
@@ -250,11 +255,11 @@ def realistic_typos(text: str, rng: Draws, *, count: int) -> Outcome:
                 edit = choice(plan.phonetic)
             elif mech == "missed_space":
                 edit = (len(tok.text), len(tok.text) + 1, "")
-            else:
-                positions = plan.positions.get(mech)
-                if positions is None:
-                    positions = plan.positions[mech] = tuple(dict(_RT_PRODUCERS)[mech](plan.word, _RT_MIN))
-                edit = _realise(plan.word, mech, rng, positions)
+            else:  # _realise(plan.word, mech, rng) with every option realised in advance
+                options, twice = _rt_options(tok.text, mech)
+                edit = options[below(len(options))]
+                if twice:
+                    edit = edit[below(len(edit))]
             s, e, out = edit
             edit = (tok.start + s, tok.start + e, out)
             if mech != "missed_space":
@@ -263,6 +268,38 @@ def realistic_typos(text: str, rng: Draws, *, count: int) -> Outcome:
         if joined is not None:
             inherit_at, inherit = idx + 1, joined
     return Outcome(tm.splice(text, edits), len(edits))
+
+
+_RT_TWICE = frozenset(("key_sub", "key_insert", "vowel_swap"))
+
+
+@lru_cache(maxsize=4096)
+def _rt_options(word: str, mech: str) -> tuple[tuple, bool]:
+    """The edits :func:`_realise` can return for a positional ``mech`` of a token with no run
+    carried in, by position (in producer order), and whether a second draw picks among the
+    options of the position: ``_realise`` draws ``rng.choice(positions)``, then for ``key_sub``,
+    ``key_insert`` and ``vowel_swap`` ``rng.choice`` of the options left at that position.
+    A pure function of the token's text, memoised.
+
+    >>> _rt_options("cat", "transpose")
+    (((0, 2, 'ac'), (1, 3, 'ta')), False)
+    """
+    plan = _rt_plan(word)
+    w = plan.word
+    positions = dict(_RT_PRODUCERS)[mech](w, _RT_MIN)
+    if mech not in _RT_TWICE:
+        edit = _RT_EDITS[mech]
+        return tuple(edit(w, i) for i in positions), False
+    out = []
+    for i in positions:
+        if mech == "vowel_swap":
+            options = w.sub_options(i, [v for v in _VOWELS if v != w.keys[i]])
+            out.append(tuple(_edit_sub(w, i, c) for c in options))
+        elif mech == "key_sub":
+            out.append(tuple(_edit_sub(w, i, c) for c in w.sub_options(i, _qwerty()[0][w.keys[i]])))
+        else:
+            out.append(tuple(_edit_insert(w, i, c) for c in w.insert_options(i, _qwerty()[0][w.keys[i]])))
+    return tuple(out), True
 
 
 def _rt_inherited(
@@ -371,14 +408,25 @@ def typos(text: str, rng: Draws, *, count: int) -> Outcome:
     free, cands = _typo_sites(text, _TY_MIN_CAND)
     if not cands:
         return unchanged(text, "no_candidates")
-    edits = []
-    choice = rng.choice
-    for idx in select(cands, rng, count=count):
+    # rng.choice(seq) is seq[rng.below(len(seq))]; the edits replace letters by letters and
+    # token clusters, which splice never skips, so the output is assembled directly.
+    below = rng.below
+    parts = []
+    pos = 0
+    chosen = select(cands, rng, count=count)
+    for idx in chosen:
         tok = free[idx]
-        options, shifted = choice(_typo_plan(tok.text))
-        s, e, out = choice(choice(options)) if shifted else choice(options)
-        edits.append((tok.start + s, tok.start + e, out))
-    return Outcome(tm.splice(text, edits), len(edits))
+        plan = _typo_plan(tok.text)
+        options, shifted = plan[below(len(plan))]
+        edit = options[below(len(options))]
+        if shifted:
+            edit = edit[below(len(edit))]
+        start = tok.start
+        parts.append(text[pos : start + edit[0]])
+        parts.append(edit[2])
+        pos = start + edit[1]
+    parts.append(text[pos:])
+    return Outcome("".join(parts), len(chosen))
 
 
 # --------------------------------------------------------------------------------------------
