@@ -601,35 +601,11 @@ def name_swap(text: str, rng: Draws, *, rate: float) -> Outcome:
     >>> name_swap("no names here", None, rate=1.0).reason
     'no_candidates'
     """
+    sites = _name_sites(text)
+    if sites is None:
+        return unchanged(text, "no_candidates")
+    present, occurrences, order = sites
     index = _names()
-    if _name_hint().search(text.lower()) is None:  # cheap pre-filter
-        return unchanged(text, "no_candidates")
-    tokens = tm.word_tokens(text)
-    present = set()  # lower-cased table names occurring as any word token
-    hits = []  # (token, table name, suffix) of possible candidate occurrences
-    for tok in tokens:
-        w = tok.text
-        if len(w) > _NAME_MAX:
-            continue
-        name, suffix = _name_part(w.lower())
-        if name in index:
-            present.add(name)
-            hits.append((tok, name, w[-2:] if suffix else ""))
-    if not hits:
-        return unchanged(text, "no_candidates")
-    free = {t.start for t in tm.free_tokens(text, [h[0] for h in hits])}
-    occurrences = []
-    order = []  # distinct names in first-occurrence order
-    listed = set()
-    for tok, name, suffix in hits:
-        cls = tm.case_class(tok.text)
-        if tok.start in free and (cls == "title" or cls == "upper"):
-            occurrences.append((tok, name, suffix, cls))
-            if name not in listed:
-                listed.add(name)
-                order.append(name)
-    if not order:
-        return unchanged(text, "no_candidates")
     chosen = select(order, rng, rate=rate)
     groups = _name_groups()
     assigned = set()
@@ -651,3 +627,40 @@ def name_swap(text: str, rng: Draws, *, rate: float) -> Outcome:
     if not edits:
         return unchanged(text, "no_change")
     return Outcome(tm.splice(text, edits), len(edits))
+
+
+@per_text
+def _name_sites(text: str) -> tuple[frozenset, tuple, tuple] | None:
+    """The per-text part of ``name_swap``: the lower-cased A10 names occurring as any word
+    token, the candidate occurrences ``(token, name, suffix, case class)`` and the distinct
+    candidate names in first-occurrence order; None without a candidate."""
+    index = _names()
+    if _name_hint().search(text.lower()) is None:  # cheap pre-filter
+        return None
+    tokens = tm.word_tokens(text)
+    present = set()  # lower-cased table names occurring as any word token
+    hits = []  # (token, table name, suffix) of possible candidate occurrences
+    for tok in tokens:
+        w = tok.text
+        if len(w) > _NAME_MAX:
+            continue
+        name, suffix = _name_part(w.lower())
+        if name in index:
+            present.add(name)
+            hits.append((tok, name, w[-2:] if suffix else ""))
+    if not hits:
+        return None
+    free = {t.start for t in tm.free_tokens(text, [h[0] for h in hits])}
+    occurrences = []
+    order = []  # distinct names in first-occurrence order
+    listed = set()
+    for tok, name, suffix in hits:
+        cls = tm.case_class(tok.text)
+        if tok.start in free and (cls == "title" or cls == "upper"):
+            occurrences.append((tok, name, suffix, cls))
+            if name not in listed:
+                listed.add(name)
+                order.append(name)
+    if not order:
+        return None
+    return frozenset(present), tuple(occurrences), tuple(order)
