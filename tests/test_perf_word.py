@@ -1,12 +1,14 @@
 """Issue 14 (word-level, formatting, directional entries): the fast paths compute the same bytes
 as the straightforward code they replace, on random texts, seeds and parameters."""
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import perturber
 from perturber import text as tm
-from perturber.perturbations.word_level import batch, spacing, typo_mechanics, typos
+from perturber.perturbations.word_level import batch, spacing, synonym, typo_mechanics, typos
+from perturber.resources import nltk_data
 from perturber.rng import Draws, select
 
 FRAGMENTS = [
@@ -268,3 +270,40 @@ def test_typos_matches_reference(text, seed, count):
 def test_realistic_typos_matches_reference(text, seed, count):
     got = perturber.perturb(text, "realistic_typos", {"count": count}, seed)
     assert got == _realistic_typos_reference(text, seed, count)
+
+
+def _synonym_reference(text, seed, rate):
+    """The straightforward synonym: candidates afresh, rng.choice then match_case per token."""
+    rng = Draws(seed)
+    candidates = synonym.find_candidates(text)
+    if not candidates:
+        return text
+    chosen = select(candidates, rng, rate=rate)
+    edits = [(tok.start, tok.end, tm.match_case(tok.text, rng.choice(options))) for tok, options in chosen]
+    return tm.splice(text, edits)
+
+
+PROSE = ["movie", "Movie", "film", "quickly", "buy", "purchase", "car", "automobile", "big", "large", "happy"]
+prose_texts = st.lists(
+    st.tuples(st.sampled_from(PROSE + WORDY + FRAGMENTS[:20]), st.sampled_from(SEPARATORS)), max_size=25
+).map(lambda parts: "".join(a + b for a, b in parts))
+
+
+def has_data():
+    try:
+        nltk_data.find_nltk_data()
+        return True
+    except perturber.ResourceUnavailable:
+        return False
+
+
+@pytest.mark.skipif(
+    not has_data(), reason="NLTK data missing: run `bash infra/layers/nltk/build.sh build --with-tagger`"
+)
+@settings(max_examples=100, deadline=None)
+@given(prose_texts, seeds, rates)
+def test_synonym_matches_reference(text, seed, rate):
+    if not tm.word_tokens(text):
+        return
+    got = perturber.perturb(text, "synonym", {"rate": rate}, seed)
+    assert got == _synonym_reference(text, seed, rate)
