@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from itertools import chain
+from struct import Struct
 
 from ...rng import Draws
 
@@ -36,6 +37,8 @@ def below_many(rng: Draws, n: int, k: int) -> list[int]:
     bits = n.bit_length()
     if k <= 0 or bits > 32 or type(rng) is not Draws:
         return [rng.below(n) for _ in range(k)]
+    if bits <= 8 and k >= _BYTES_FROM:
+        return _below_many_bytes(rng, n, k)
     shift = 32 - bits
     limit = n << shift  # word >> shift < n  <=>  word < limit
     buf = rng._buf
@@ -59,6 +62,61 @@ def below_many(rng: Draws, n: int, k: int) -> list[int]:
             pos = 0
     rng._pos = pos
     return out
+
+
+_BYTES_FROM = 48  # from about this many draws on, the byte-table path is faster (measured)
+_TOP_TABLES: dict[int, tuple[bytes, bytes, bytes]] = {}
+_PACKERS: dict[int, Struct] = {}
+
+
+def _top_tables(n: int) -> tuple[bytes, bytes, bytes]:
+    """For ``n < 256``, by a word's top byte ``t``: the draw ``t >> (8 - bits)`` (a draw of
+    ``below(n)`` only needs the top ``bits <= 8`` bits of a word), the bytes whose draw is
+    rejected (``>= n``), and 1 for an accepted byte, 0 for a rejected one."""
+    got = _TOP_TABLES.get(n)
+    if got is None:
+        s = 8 - n.bit_length()
+        draws = [t >> s for t in range(256)]
+        values = bytes(d if d < n else 0 for d in draws)
+        rejected = bytes(t for t in range(256) if draws[t] >= n)
+        accepted = bytes(d < n for d in draws)
+        got = _TOP_TABLES[n] = (values, rejected, accepted)
+    return got
+
+
+def _below_many_bytes(rng: Draws, n: int, k: int) -> list[int]:
+    """:func:`below_many` for ``n < 256``: the top bytes of a run of words (packed big-endian,
+    every fourth byte), their accepted draws by ``bytes.translate`` (rejected bytes deleted),
+    and the number of words used up to the ``k``-th accepted one by ``bytes.split``."""
+    values, rejected, accepted = _top_tables(n)
+    buf = rng._buf
+    if buf is None:
+        buf = rng._refill()
+    pos = rng._pos
+    out = bytearray()
+    need = k
+    while need:
+        if pos == len(buf):
+            buf = rng._refill()
+            pos = 0
+        chunk = buf[pos : pos + 2 * need + 32]  # accepted with probability > 1/2 each
+        m = len(chunk)
+        pack = _PACKERS.get(m)
+        if pack is None:
+            pack = _PACKERS[m] = Struct(f">{m}I")
+        top = pack.pack(*chunk)[::4]
+        got = top.translate(values, rejected)
+        if len(got) >= need:
+            rest = top.translate(accepted).split(b"\x01", need)[-1]  # after the need-th accepted
+            pos += m - len(rest)
+            out += got[:need]
+            need = 0
+        else:
+            pos += m
+            out += got
+            need -= len(got)
+    rng._pos = pos
+    return list(out)
 
 
 def segments(text: str, cuts: Sequence[int]) -> tuple[str, ...]:
