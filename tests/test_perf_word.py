@@ -307,3 +307,13 @@ def test_synonym_matches_reference(text, seed, rate):
         return
     got = perturber.perturb(text, "synonym", {"rate": rate}, seed)
     assert got == _synonym_reference(text, seed, rate)
+
+
+@settings(max_examples=500, deadline=None)
+@given(texts | st.text(max_size=60))
+def test_token_scan_matches_finditer(text):
+    from perturber.text import tokens
+
+    expected = tuple(tm.Token(m.start(), m.end(), m.group()) for m in tokens._WORD_RE.finditer(text))
+    assert tokens._scan_tokens(text) == expected
+    assert all(type(t) is tm.Token for t in tokens._scan_tokens(text))
