@@ -335,3 +335,30 @@ def _extra_whitespace_reference(text, seed, rate):
 def test_extra_whitespace_matches_reference(text, seed, rate):
     got = perturber.perturb(text, "extra_whitespace", {"rate": rate}, seed)
     assert got == _extra_whitespace_reference(text, seed, rate)
+
+
+ascii_texts = st.lists(
+    st.tuples(
+        st.sampled_from([f for f in FRAGMENTS if f.isascii()] + ["a.b.", "x-1", "-2", "A.B.C.", "it's", "e.g"])
+        | st.text(st.characters(max_codepoint=127), max_size=6),
+        st.sampled_from(SEPARATORS),
+    ),
+    max_size=30,
+).map(lambda parts: "".join(a + b for a, b in parts))
+
+
+@settings(max_examples=500, deadline=None)
+@given(ascii_texts)
+def test_ascii_punctuation_patterns_match_the_unicode_ones(text):
+    for fast, slow in [
+        (spacing._ASCII_PUNCT_RUN, spacing._PUNCT_RUN),
+        (spacing._ASCII_IN_TOKEN_JOINER, spacing._IN_TOKEN_JOINER),
+        (spacing._ASCII_DOTTED, spacing._DOTTED),
+        (spacing._ASCII_SIGN, spacing._SIGN),
+    ]:
+        assert [m.span() for m in fast.finditer(text)] == [m.span() for m in slow.finditer(text)]
+
+
+def test_ascii_punctuation_run_class_is_the_unicode_class_on_ascii():
+    chars = "".join(map(chr, range(128)))
+    assert spacing._ASCII_PUNCT_RUN.findall(chars) == spacing._PUNCT_RUN.findall(chars)

@@ -339,6 +339,12 @@ _DOTTED = regex.compile(
 )
 # - the "-" sign of a numeric literal: not after a word character, directly before a digit.
 _SIGN = regex.compile(r"(?<![\p{L}\p{N}])-(?=[0-9])")
+# The same four patterns for an ASCII text, in ``re`` (where \p{L} is [A-Za-z], \p{N} is
+# [0-9] and there are no marks), each starting with what it consumes so the scan skips ahead.
+_ASCII_PUNCT_RUN = re.compile(r"[!-/:-@\[-^`{-~]+")
+_ASCII_IN_TOKEN_JOINER = re.compile(r"['\-](?<=[A-Za-z0-9].)(?=[A-Za-z0-9])")
+_ASCII_DOTTED = re.compile(r"[A-Za-z]\.(?<![A-Za-z0-9]..)(?<![A-Za-z0-9]['\-]..)(?:[A-Za-z]\.)+")
+_ASCII_SIGN = re.compile(r"-(?<![A-Za-z0-9]-)(?=[0-9])")
 
 
 @perturbation(
@@ -359,21 +365,22 @@ def punctuation_spaces(text: str, rng: Draws) -> Outcome:
 
 def _punctuation_spaces(text: str) -> Outcome:
     """The outcome of ``punctuation_spaces``, a pure function of the text (memoised for short texts)."""
-    runs = [m.span() for m in _PUNCT_RUN.finditer(text)]
+    ascii = text.isascii()
+    runs = [m.span() for m in (_ASCII_PUNCT_RUN if ascii else _PUNCT_RUN).finditer(text)]
     if not runs:
         return unchanged(text, "no_candidates")
     n = len(text)
     ex = bytearray(n)
     for s, e in tm.protected_spans(text):
         ex[s:e] = b"\x01" * (e - s)
-    for m in _IN_TOKEN_JOINER.finditer(text):
+    for m in (_ASCII_IN_TOKEN_JOINER if ascii else _IN_TOKEN_JOINER).finditer(text):
         ex[m.start()] = 1
     if "." in text:
-        for m in _DOTTED.finditer(text):
+        for m in (_ASCII_DOTTED if ascii else _DOTTED).finditer(text):
             s, e = m.span()
             ex[s:e] = b"\x01" * (e - s)
     if "-" in text:
-        for m in _SIGN.finditer(text):
+        for m in (_ASCII_SIGN if ascii else _SIGN).finditer(text):
             ex[m.start()] = 1
     positions = []
     for s, e in runs:
