@@ -339,7 +339,9 @@ def test_extra_whitespace_matches_reference(text, seed, rate):
 
 ascii_texts = st.lists(
     st.tuples(
-        st.sampled_from([f for f in FRAGMENTS if f.isascii()] + ["a.b.", "x-1", "-2", "A.B.C.", "it's", "e.g"])
+        st.sampled_from(
+            [f for f in FRAGMENTS if f.isascii()] + ["a.b.", "x-1", "-2", "A.B.C.", "it's", "e.g"]
+        )
         | st.text(st.characters(max_codepoint=127), max_size=6),
         st.sampled_from(SEPARATORS),
     ),
@@ -362,3 +364,104 @@ def test_ascii_punctuation_patterns_match_the_unicode_ones(text):
 def test_ascii_punctuation_run_class_is_the_unicode_class_on_ascii():
     chars = "".join(map(chr, range(128)))
     assert spacing._ASCII_PUNCT_RUN.findall(chars) == spacing._PUNCT_RUN.findall(chars)
+
+
+HSPACE = frozenset(tm.HSPACE)
+
+
+def all_hspace(text, s, e):
+    return s < e and all(text[k] in HSPACE for k in range(s, e))
+
+
+def _drop_stop_words_reference(text):
+    """The straightforward drop_stop_words (per-token Python loops), as it was before issue 14."""
+    tokens = tm.word_tokens(text)
+    stop = spacing._stop_words()
+    flags = bytearray(len(tokens))
+    hit = False
+    for i, tok in enumerate(tokens):
+        w = tok.text
+        if len(w) <= 12:
+            w = w.lower()
+            if w in stop or ("’" in w and w.replace("’", "'") in stop):
+                flags[i] = 1
+                hit = True
+    if not hit:
+        return (text, 0)
+    spans = tm.Spans(tm.protected_spans(text))
+    free = {t.start for t in tm.free_tokens(text, [t for i, t in enumerate(tokens) if flags[i]], spans)}
+    for i, tok in enumerate(tokens):
+        if flags[i] and tok.start not in free:
+            flags[i] = 0
+    if not any(flags):
+        return (text, 0)
+    # Sentence guard: a unit whose word tokens are all candidates keeps them all.  A token
+    # outside every unit (none are expected) is never dropped.
+    drop = bytearray(len(tokens))
+    ti, n_tok = 0, len(tokens)
+    for u in tm.units(text):
+        while ti < n_tok and tokens[ti].start < u.start:
+            ti += 1
+        tj = ti
+        while tj < n_tok and tokens[tj].start < u.end:
+            tj += 1
+        block = flags[ti:tj]
+        if 0 in block:  # some word token of the unit stays, so it is not emptied
+            drop[ti:tj] = block
+        ti = tj
+    if not any(drop):
+        return (text, 0)
+    # Group dropped tokens separated only by horizontal whitespace, then remove each group with
+    # at most one adjacent horizontal-whitespace run.
+    edits = []
+    dropped = 0
+    i = 0
+    n = len(text)
+    while i < n_tok:
+        if not drop[i]:
+            i += 1
+            continue
+        j = i
+        while j + 1 < n_tok and drop[j + 1] and all_hspace(text, tokens[j].end, tokens[j + 1].start):
+            j += 1
+        dropped += j - i + 1
+        gs, ge = tokens[i].start, tokens[j].end
+        rs = gs
+        while rs > 0 and text[rs - 1] in HSPACE:
+            rs -= 1
+        starts_line = rs == 0 or text[rs - 1] in "\r\n"
+        if rs < gs and not starts_line:
+            edits.append((rs, ge, ""))
+        else:
+            re_ = ge
+            while re_ < n and text[re_] in HSPACE:
+                re_ += 1
+            edits.append((gs, re_, ""))
+        i = j + 1
+    return (tm.splice(text, edits), dropped)
+
+
+stop_texts = st.lists(
+    st.tuples(
+        st.sampled_from(
+            ["The", "the", "a", "is", "of", "it’s", "it's", "WHAT", "what", "I", "you’re", "and", "x"]
+        )
+        | st.sampled_from(FRAGMENTS)
+        | st.text(max_size=4),
+        st.sampled_from(SEPARATORS + ["\u00a0", "\u3000"]),
+    ),
+    max_size=30,
+).map(lambda parts: "".join(a + b for a, b in parts))
+
+
+@settings(max_examples=500, deadline=None)
+@given(stop_texts)
+def test_drop_stop_words_matches_reference(text):
+    got = spacing._drop_stop_words(text)
+    assert (got.text, got.edits) == _drop_stop_words_reference(text)[:2]
+
+
+def test_lower_casing_never_shortens_a_token():
+    """drop_stop_words lower-cases every token (no length pre-filter): that is only equivalent
+    because no code point lower-cases to nothing, so lowering never shortens a token."""
+    assert all(len(chr(c).lower()) >= 1 for c in range(0x110000) if not 0xD800 <= c < 0xE000)

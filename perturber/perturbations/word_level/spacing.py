@@ -11,6 +11,8 @@ import re
 from bisect import bisect_left
 from collections.abc import Sequence
 from functools import lru_cache
+from itertools import compress
+from operator import itemgetter, methodcaller, or_
 from typing import Any
 
 import regex
@@ -35,7 +37,7 @@ _IN_TOKEN_CLUSTER = regex.compile(r"[^\p{M}]\p{M}*")
 _TABLES: dict[str, Any] = {}
 
 
-_STOP_MAX = 12  # no A6a word is longer; a cheap pre-filter before lower-casing
+_STOP_MAX = 12  # no A6a word is longer (tests/test_word_level_spacing.py checks the table)
 
 
 def _stop_words() -> frozenset:
@@ -115,52 +117,47 @@ def _drop_stop_words(text: str) -> Outcome:
     texts; an ``Outcome`` without ``details`` is immutable)."""
     tokens = tm.word_tokens(text)
     stop = _stop_words()
-    flags = bytearray(len(tokens))
-    hit = False
-    for i, tok in enumerate(tokens):
-        w = tok.text
-        if len(w) <= _STOP_MAX:
-            w = w.lower()
-            if w in stop or ("’" in w and w.replace("’", "'") in stop):
-                flags[i] = 1
-                hit = True
-    if not hit:
+    # Candidate flags in C-level passes: the lower-cased token, or with ’ read as ', is in A6a-A6b.
+    lowered = list(map(str.lower, map(_TOKEN_TEXT, tokens)))
+    flags = bytearray(map(stop.__contains__, lowered))
+    if "’" in text:
+        curly = map(stop.__contains__, map(methodcaller("replace", "’", "'"), lowered))
+        flags = bytearray(map(or_, flags, curly))
+    if 1 not in flags:
         return unchanged(text, "no_candidates")
     spans = tm.Spans(tm.protected_spans(text))
-    free = {t.start for t in tm.free_tokens(text, [t for i, t in enumerate(tokens) if flags[i]], spans)}
-    for i, tok in enumerate(tokens):
-        if flags[i] and tok.start not in free:
+    flagged = list(compress(range(len(tokens)), flags))
+    free = {t.start for t in tm.free_tokens(text, [tokens[i] for i in flagged], spans)}
+    for i in flagged:
+        if tokens[i].start not in free:
             flags[i] = 0
-    if not any(flags):
+    if 1 not in flags:
         return unchanged(text, "no_candidates")
     # Sentence guard: a unit whose word tokens are all candidates keeps them all.  A token
     # outside every unit (none are expected) is never dropped.
-    drop = bytearray(len(tokens))
-    ti, n_tok = 0, len(tokens)
+    n_tok = len(tokens)
+    drop = bytearray(n_tok)
+    starts = list(map(_TOKEN_START, tokens))
+    tj = 0
     for u in tm.units(text):
-        while ti < n_tok and tokens[ti].start < u.start:
-            ti += 1
-        tj = ti
-        while tj < n_tok and tokens[tj].start < u.end:
-            tj += 1
+        ti = bisect_left(starts, u.start, tj)  # the unit's tokens: [ti, tj)
+        tj = bisect_left(starts, u.end, ti)
         block = flags[ti:tj]
         if 0 in block:  # some word token of the unit stays, so it is not emptied
             drop[ti:tj] = block
-        ti = tj
-    if not any(drop):
-        return unchanged(text, "no_candidates")
     # Group dropped tokens separated only by horizontal whitespace, then remove each group with
     # at most one adjacent horizontal-whitespace run.
     edits = []
     dropped = 0
-    i = 0
     n = len(text)
-    while i < n_tok:
-        if not drop[i]:
-            i += 1
-            continue
+    i = drop.find(1)
+    if i == -1:
+        return unchanged(text, "no_candidates")
+    while i != -1:
         j = i
-        while j + 1 < n_tok and drop[j + 1] and _all_hspace(text, tokens[j].end, tokens[j + 1].start):
+        while (
+            j + 1 < n_tok and drop[j + 1] and _HSPACE_RUN.fullmatch(text, tokens[j].end, tokens[j + 1].start)
+        ):
             j += 1
         dropped += j - i + 1
         gs, ge = tokens[i].start, tokens[j].end
@@ -175,18 +172,16 @@ def _drop_stop_words(text: str) -> Outcome:
             while re_ < n and text[re_] in _HSPACE:
                 re_ += 1
             edits.append((gs, re_, ""))
-        i = j + 1
+        i = drop.find(1, j + 1)
     return Outcome(tm.splice(text, edits), dropped)
 
 
+_TOKEN_START = itemgetter(0)
+_TOKEN_TEXT = itemgetter(2)
+_HSPACE_RUN = re.compile("[" + "".join(map(re.escape, tm.HSPACE)) + "]+")
+
+
 _drop_stop_words_memo = lru_cache(maxsize=256)(_drop_stop_words)
-
-
-def _all_hspace(text: str, s: int, e: int) -> bool:
-    for k in range(s, e):
-        if text[k] not in _HSPACE:
-            return False
-    return s < e
 
 
 # --------------------------------------------------------------------------------------------
