@@ -465,3 +465,10 @@ def test_lower_casing_never_shortens_a_token():
     """drop_stop_words lower-cases every token (no length pre-filter): that is only equivalent
     because no code point lower-cases to nothing, so lowering never shortens a token."""
     assert all(len(chr(c).lower()) >= 1 for c in range(0x110000) if not 0xD800 <= c < 0xE000)
+
+
+@settings(max_examples=500, deadline=None)
+@given(ascii_texts.map(lambda t: t + " km kg Ab AB aB x-ray it's 3rd ok"))
+def test_ascii_stretch_sites_match_the_general_rule(text):
+    free = tm.free_tokens(text)
+    assert typos._ascii_word_sites(free) == typos._word_sites(text, free)

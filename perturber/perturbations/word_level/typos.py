@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
-from itertools import chain
-from operator import add
+from itertools import repeat
+from operator import add, mul
 from typing import NamedTuple
 
 import regex
@@ -527,19 +527,15 @@ def repeated_chars(text: str, rng: Draws, *, rate: float) -> Outcome:
     chosen = select(range(len(cands)), rng, rate=rate)  # the same draws as selecting ``cands``
     # one draw of rng.randint(2, 3) == 2 + rng.below(2) per chosen site, in order; the repeated
     # units are letters, marks, "!" and "?", which splice never skips (nothing JSON-unsafe)
-    segs, stretched = (
-        _stretch_plan(text) if len(text) <= _SITES_MEMO_MAX_CHARS else _stretch_parts(text, cands)
-    )
-    draws = below_many(rng, 2, len(chosen))
-    inserts = map(stretched.__getitem__, map(add, map(add, chosen, chosen), draws))
+    segs, units = _stretch_plan(text) if len(text) <= _SITES_MEMO_MAX_CHARS else _stretch_parts(text, cands)
+    repeats = map(add, below_many(rng, 2, len(chosen)), repeat(2))
+    inserts = map(mul, map(units.__getitem__, chosen), repeats)
     return Outcome(insert_after(segs, chosen, inserts), len(chosen))
 
 
 def _stretch_parts(text: str, cands: Sequence[tuple[int, str]]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The text cut at the insertion offsets of ``cands``, and per candidate its unit repeated
-    twice and three times (``stretched[2 * i + r]`` for a draw ``r`` of ``below(2)``)."""
-    segs = segments(text, [pos for pos, _ in cands])
-    return segs, tuple(chain.from_iterable((unit * 2, unit * 3) for _, unit in cands))
+    """The text cut at the insertion offsets of ``cands``, and the unit of each candidate."""
+    return segments(text, [pos for pos, _ in cands]), tuple(unit for _, unit in cands)
 
 
 @lru_cache(maxsize=256)
@@ -555,24 +551,43 @@ def _stretch_candidates(text: str) -> tuple[tuple[int, str], ...]:
     >>> _stretch_candidates("Why so? No!")
     ((3, 'y'), (6, 'o'), (7, '?'), (10, 'o'), (11, '!'))
     """
-    units = unit_symbols()
     spans = tm.Spans(tm.protected_spans(text))
-    cands: list[tuple[int, int, str]] = []
-    for tok in tm.free_tokens(text, spans=spans):
-        word = tok.text
-        if (
-            len(word) >= 2
-            and _alpha_letters(word) >= 2
-            and word not in units
-            and _lower_or_title(word)
-            and not _glued(text, tok)
-        ):
-            cands.append((tok.start, tok.end, _last_cluster(text, tok)))
+    free = tm.free_tokens(text, spans=spans)
+    cands = _ascii_word_sites(free) if text.isascii() else _word_sites(text, free)
     runs = [(s, e) for s, e in _terminal_runs(text) if not spans.overlaps(s, e)]
     if runs:
         cands.extend((s, e, text[e - 1]) for s, e in runs)
         cands.sort(key=lambda c: c[0])
     return tuple((end, unit) for _, end, unit in cands)
+
+
+def _word_sites(text: str, free: Sequence[tm.Token]) -> list[tuple[int, int, str]]:
+    """``(start, end, last cluster)`` of the free tokens ``repeated_chars`` may stretch: at
+    least two letters, no number, not a unit symbol, case lower or title, not glued."""
+    units = unit_symbols()
+    return [
+        (tok.start, tok.end, _last_cluster(text, tok))
+        for tok in free
+        if len(tok.text) >= 2
+        and _alpha_letters(tok.text) >= 2
+        and tok.text not in units
+        and _lower_or_title(tok.text)
+        and not _glued(text, tok)
+    ]
+
+
+def _ascii_word_sites(free: Sequence[tm.Token]) -> list[tuple[int, int, str]]:
+    """:func:`_word_sites` of an ASCII text, inline: no cluster is longer than a character
+    and nothing can glue a token (ZWJ, emoji modifiers and tags are not ASCII)."""
+    units = unit_symbols()
+    return [
+        (s, e, w[-1])
+        for s, e, w in free
+        if len(w) >= 2
+        and (w.isalpha() or _alpha_letters(w) >= 2)
+        and w not in units
+        and (w.islower() or (w[0].isupper() and w[1:].islower()))
+    ]
 
 
 @lru_cache(maxsize=256)
