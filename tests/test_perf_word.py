@@ -319,24 +319,6 @@ def test_token_scan_matches_finditer(text):
     assert all(type(t) is tm.Token for t in tokens._scan_tokens(text))
 
 
-def _extra_whitespace_reference(text, seed, rate):
-    """The straightforward extra_whitespace: a space before the code point at each chosen site."""
-    from perturber.perturbations import formatting
-
-    sites = formatting._extra_space_sites(text)
-    if not sites:
-        return text
-    chosen = select(sites, Draws(seed), rate=rate)
-    return tm.splice(text, [(q, q, " ") for q in chosen])
-
-
-@settings(max_examples=300, deadline=None)
-@given(texts, seeds, rates)
-def test_extra_whitespace_matches_reference(text, seed, rate):
-    got = perturber.perturb(text, "extra_whitespace", {"rate": rate}, seed)
-    assert got == _extra_whitespace_reference(text, seed, rate)
-
-
 ascii_texts = st.lists(
     st.tuples(
         st.sampled_from(

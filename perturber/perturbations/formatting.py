@@ -12,14 +12,12 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from functools import lru_cache
-from itertools import repeat
 
 from .. import text as tm
-from ..hot import MEMO_MAX_CHARS, per_text
+from ..hot import MEMO_MAX_CHARS, per_text, replace_points
 from ..registry import Outcome, Param, choice, perturbation, rate, unchanged
 from ..rng import Draws, select
 from .markdown_inline import _BT_RUN, _WS_SET, _end, _inline
-from .word_level.batch import insert_after, segments
 
 # In ``re`` str patterns ``\\s`` is exactly ``str.isspace()`` (§1.5 whitespace; the tests check
 # every code point), and it is much faster than an explicit class.  Horizontal whitespace is
@@ -81,15 +79,9 @@ def extra_whitespace(text: str, rng: Draws, *, rate: float) -> Outcome:
     sites = _extra_space_sites(text)
     if not sites:
         return unchanged(text, "no_candidates")
-    chosen = select(range(len(sites)), rng, rate=rate)  # the same draws as selecting ``sites``
-    # a space inserted at each chosen offset (after segment i of the text cut at the sites)
-    return Outcome(insert_after(_extra_space_segments(text), chosen, repeat(" ")), len(chosen))
-
-
-@per_text
-def _extra_space_segments(text: str) -> tuple[str, ...]:
-    """``text`` cut at the insertion offsets of ``extra_whitespace``."""
-    return segments(text, _extra_space_sites(text))
+    chosen = select(sites, rng, rate=rate)
+    # a space inserted before the code point at each chosen offset
+    return Outcome(replace_points(text, chosen, [" " + text[q] for q in chosen]), len(chosen))
 
 
 @per_text
