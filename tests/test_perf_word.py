@@ -454,3 +454,11 @@ def test_lower_casing_never_shortens_a_token():
 def test_ascii_stretch_sites_match_the_general_rule(text):
     free = tm.free_tokens(text)
     assert typos._ascii_word_sites(free) == typos._word_sites(text, free)
+
+
+@settings(max_examples=500, deadline=None)
+@given(ascii_texts | st.text(st.characters(max_codepoint=127), max_size=60))
+def test_ascii_token_split_matches_the_unicode_pattern(text):
+    from perturber.text import tokens
+
+    assert tokens._ASCII_WORD_SPLIT.split(text) == tokens._WORD_SPLIT.split(text)

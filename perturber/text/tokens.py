@@ -102,6 +102,9 @@ def word_tokens(text: str) -> Sequence[Token]:
 
 # The token regex as one capturing group: ``split`` returns the gaps and the tokens in turn.
 _WORD_SPLIT = regex.compile("(" + _WORD_RE.pattern + ")")
+# The same on an ASCII text, in ``re`` (about twice as fast): there \p{L} is [A-Za-z], \p{N} is
+# [0-9], there are no marks and the joiners are ' and -.
+_ASCII_WORD_SPLIT = _re.compile(r"([A-Za-z0-9]+(?:['\-][A-Za-z0-9]+)*)")
 
 
 def _scan_tokens(text: str) -> tuple[Token, ...]:
@@ -111,7 +114,7 @@ def _scan_tokens(text: str) -> tuple[Token, ...]:
     >>> _scan_tokens("Hi, you!")
     (Token(start=0, end=2, text='Hi'), Token(start=4, end=7, text='you'))
     """
-    parts = _WORD_SPLIT.split(text)
+    parts = (_ASCII_WORD_SPLIT if text.isascii() else _WORD_SPLIT).split(text)
     bounds = list(accumulate(map(len, parts)))  # bounds[2i] = start, bounds[2i + 1] = end of token i
     return tuple(map(_new_token, repeat(Token), zip(bounds[0::2], bounds[1::2], parts[1::2])))
 
