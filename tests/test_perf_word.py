@@ -462,3 +462,12 @@ def test_ascii_token_split_matches_the_unicode_pattern(text):
     from perturber.text import tokens
 
     assert tokens._ASCII_WORD_SPLIT.split(text) == tokens._WORD_SPLIT.split(text)
+
+
+@given(texts)
+def test_aux_indices_match_the_loop(text):
+    from perturber.perturbations import directional
+
+    toks = tm.word_tokens(text)
+    words = directional._aux().all
+    assert directional._aux_indices(toks, words) == [i for i, t in enumerate(toks) if t[2].lower() in words]
