@@ -464,10 +464,15 @@ def test_ascii_token_split_matches_the_unicode_pattern(text):
     assert tokens._ASCII_WORD_SPLIT.split(text) == tokens._WORD_SPLIT.split(text)
 
 
-@given(texts)
-def test_aux_indices_match_the_loop(text):
+@given(texts, st.sampled_from(["aux", "firsts", "stop"]))
+def test_token_indices_match_the_loop(text, table):
     from perturber.perturbations import directional
+    from perturber.perturbations.word_level import typo_tables
 
+    words = {
+        "aux": directional._aux().all,
+        "firsts": typo_tables._contraction_firsts(),
+        "stop": spacing._stop_words(),
+    }[table]
     toks = tm.word_tokens(text)
-    words = directional._aux().all
-    assert directional._aux_indices(toks, words) == [i for i, t in enumerate(toks) if t[2].lower() in words]
+    assert batch.token_indices(toks, words) == [i for i, t in enumerate(toks) if t.text.lower() in words]

@@ -12,11 +12,8 @@ import datetime
 import re
 import unicodedata
 from bisect import bisect_right
-from collections.abc import Sequence
 from decimal import Context, Decimal
 from functools import lru_cache
-from itertools import compress
-from operator import itemgetter
 
 import regex
 
@@ -25,6 +22,7 @@ from ..data import load_table
 from ..hot import MEMO_MAX_CHARS
 from ..registry import Outcome, Param, choice, count, perturbation, unchanged
 from ..rng import Draws, select
+from .word_level.batch import token_indices
 
 _HS = "".join("\\" + c if c in "\\]^-[" else c for c in tm.HSPACE)
 _HS_RUN = regex.compile("[" + _HS + "]+")
@@ -99,22 +97,10 @@ def _capitalised(word: str) -> bool:
     return next(c for c in word if tm.is_cased_letter(c)).isupper()
 
 
-def _aux_indices(toks: Sequence[tm.Token], words: frozenset) -> list[int]:
-    """Indices of the tokens whose lower-cased text is in ``words``, in C-level passes.
-
-    >>> _aux_indices(tm.word_tokens("It IS what it is"), frozenset(["is"]))
-    [1, 4]
-    """
-    return list(compress(range(len(toks)), map(words.__contains__, map(str.lower, map(_TEXT, toks)))))
-
-
-_TEXT = itemgetter(2)
-
-
 def _negation_candidates(text: str, aux: _Aux) -> list[tuple[tm.Token, int, bool]]:
     """(token, unit index, unit is a question) of every candidate, in text order."""
     toks = tm.word_tokens(text)
-    idx = _aux_indices(toks, aux.all)
+    idx = token_indices(toks, aux.all)
     if not idx:
         return []
     spans = tm.Spans(tm.protected_spans(text))

@@ -17,13 +17,14 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from itertools import chain
+from collections.abc import Container, Iterable, Sequence
+from itertools import chain, compress
+from operator import itemgetter
 from struct import Struct
 
 from ...rng import Draws
 
-__all__ = ["below_many", "insert_after", "segments"]
+__all__ = ["below_many", "insert_after", "segments", "token_indices"]
 
 
 def below_many(rng: Draws, n: int, k: int) -> list[int]:
@@ -139,3 +140,17 @@ def insert_after(segs: Sequence[str], chosen: Iterable[int], inserts: Iterable[s
     for i, s in zip(chosen, inserts):
         parts[i] += s
     return "".join(parts)
+
+
+def token_indices(tokens: Sequence[tuple[int, int, str]], words: Container[str]) -> list[int]:
+    """Indices of the tokens whose lower-cased text is in ``words``: the loop
+    ``[i for i, t in enumerate(tokens) if t.text.lower() in words]`` in C-level passes.
+
+    >>> from perturber import text as tm
+    >>> token_indices(tm.word_tokens("It IS what it is"), frozenset(["is"]))
+    [1, 4]
+    """
+    return list(compress(range(len(tokens)), map(words.__contains__, map(str.lower, map(_TEXT, tokens)))))
+
+
+_TEXT = itemgetter(2)

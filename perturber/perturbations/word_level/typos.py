@@ -22,7 +22,7 @@ from ... import text as tm
 from ...data import unit_symbols
 from ...registry import Outcome, count, perturbation, rate, unchanged
 from ...rng import Draws, select
-from .batch import below_many, insert_after, segments
+from .batch import below_many, insert_after, segments, token_indices
 from .typo_mechanics import (
     _SITES_MEMO_MAX_CHARS,
     _VOWELS,
@@ -630,7 +630,7 @@ def _contract(text: str) -> Outcome:
     firsts = _contraction_firsts()
     tokens = tm.word_tokens(text)
     # Only a token that starts a Table A5 phrase can start a contraction: scan those alone.
-    starts = [i for i, t in enumerate(tokens) if t.text.lower() in firsts]
+    starts = token_indices(tokens, firsts)
     if not starts:
         return unchanged(text, "no_candidates")
     free = tm.free_tokens(text, tokens)
