@@ -94,18 +94,11 @@ def test_below_many_falls_back_for_other_generators(seed, k):
 
 
 @given(st.text(max_size=30), st.data())
-def test_segments_and_insert_after(text, data):
-    cuts = sorted(data.draw(st.sets(st.integers(0, len(text)))))
-    segs = batch.segments(text, cuts)
-    assert "".join(segs) == text and len(segs) == len(cuts) + 1
-    chosen = sorted(data.draw(st.sets(st.integers(0, len(cuts) - 1)))) if cuts else []
-    inserts = [data.draw(st.text(max_size=3)) for _ in chosen]
-    edits = [(cuts[i], cuts[i], s) for i, s in zip(chosen, inserts)]
-    parts, pos = [], 0
-    for p, _, s in edits:
-        parts += [text[pos:p], s]
-        pos = p
-    assert batch.insert_after(segs, chosen, inserts) == "".join(parts) + text[pos:]
+def test_insert_at_is_splice_of_insertions(text, data):
+    positions = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=8)))
+    inserts = [data.draw(st.text(alphabet="ab é!?", max_size=3)) for _ in positions]
+    expected = tm.splice(text, [(p, p, s) for p, s in zip(positions, inserts)])
+    assert batch.insert_at(text, positions, inserts) == expected
 
 
 def _sequence_spaces_reference(text, seed, rate):

@@ -1,30 +1,30 @@
-"""Batched draws and insertions for the seeded word-level entries (hot paths).
+"""Batched draws, insertions and token look-ups for the word-level entries (hot paths).
 
 ``below_many(rng, n, k)`` is ``[rng.below(n) for _ in range(k)]`` (CATALOG.md §1.4: rejection
-on ``getrandbits(n.bit_length())``) without a method call per draw: one local loop over the buffered
-words of the stream (CPython's ``map``/``compress`` over a chunk measured slower for the short
-runs of draws these entries make).
-``insert_after`` rebuilds a text from its per-text memoised segments and the strings inserted
-after the chosen ones. tests/test_perf_word.py compares both with the straightforward code.
+on ``getrandbits(n.bit_length())``) without a method call per draw: one local loop over the
+buffered words of the stream for a few draws, the words' top bytes through ``bytes.translate``
+for many draws of a small range. ``insert_at`` inserts strings at ascending offsets, and
+``token_indices`` finds the tokens whose lower-cased text is in a table, in C-level passes.
+tests/test_perf_word.py compares each with the straightforward code.
 
 >>> from perturber.rng import Draws
 >>> rng = Draws(3)
 >>> below_many(Draws(3), 4, 5) == [rng.below(4) for _ in range(5)]
 True
->>> insert_after(("ab", "cd", "e"), [0], ["!"])
+>>> insert_at("abcde", [2], ["!"])
 'ab!cde'
 """
 
 from __future__ import annotations
 
 from collections.abc import Container, Iterable, Sequence
-from itertools import chain, compress
+from itertools import compress
 from operator import itemgetter
 from struct import Struct
 
 from ...rng import Draws
 
-__all__ = ["below_many", "insert_after", "segments", "token_indices"]
+__all__ = ["below_many", "insert_at", "token_indices"]
 
 
 def below_many(rng: Draws, n: int, k: int) -> list[int]:
@@ -120,25 +120,22 @@ def _below_many_bytes(rng: Draws, n: int, k: int) -> list[int]:
     return list(out)
 
 
-def segments(text: str, cuts: Sequence[int]) -> tuple[str, ...]:
-    """``text`` cut at the ascending offsets ``cuts``: ``len(cuts) + 1`` slices.
+def insert_at(text: str, positions: Iterable[int], inserts: Iterable[str]) -> str:
+    """``text`` with ``inserts[j]`` inserted at the ascending offsets ``positions[j]`` (equal
+    to ``splice`` of the insertions ``(p, p, s)`` when none is JSON-unsafe), without a per-text
+    structure: the right choice for a text seen once.
 
-    >>> segments("abcde", [2, 4])
-    ('ab', 'cd', 'e')
+    >>> insert_at("abc", [1, 3], ["-", "!"])
+    'a-bc!'
     """
-    return tuple(map(text.__getitem__, map(slice, chain((0,), cuts), chain(cuts, (len(text),)))))
-
-
-def insert_after(segs: Sequence[str], chosen: Iterable[int], inserts: Iterable[str]) -> str:
-    """The segments joined, with ``inserts[j]`` after segment ``chosen[j]`` (``chosen`` holds
-    distinct indices below ``len(segs) - 1``).
-
-    >>> insert_after(("a", "b", "c"), [0, 1], ["1", "2"])
-    'a1b2c'
-    """
-    parts = list(segs)
-    for i, s in zip(chosen, inserts):
-        parts[i] += s
+    parts: list[str] = []
+    append = parts.append
+    prev = 0
+    for p, s in zip(positions, inserts):
+        append(text[prev:p])
+        append(s)
+        prev = p
+    append(text[prev:])
     return "".join(parts)
 
 

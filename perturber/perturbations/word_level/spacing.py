@@ -23,7 +23,7 @@ from ...data import load_table
 from ...hot import MEMO_MAX_CHARS, per_text, replace_points
 from ...registry import Outcome, count, perturbation, rate, unchanged
 from ...rng import Draws, select
-from .batch import below_many, insert_after, segments
+from .batch import below_many, insert_at
 
 # --------------------------------------------------------------------------------------------
 # Shared helpers and tables
@@ -448,20 +448,14 @@ def sequence_spaces(text: str, rng: Draws, *, rate: float) -> Outcome:
     ends = _inner_run_ends(text)
     if not ends:
         return unchanged(text, "no_candidates")
-    chosen = select(range(len(ends)), rng, rate=rate)  # the same draws as selecting ``ends``
+    chosen = select(ends, rng, rate=rate)
     # one draw of rng.randint(1, 4) == 1 + rng.below(4) per chosen run, in order; the spaces go
-    # before the non-whitespace character that ends each run (after segment i of the text)
+    # before the non-whitespace character that ends each run
     widths = map(_WIDEN.__getitem__, below_many(rng, 4, len(chosen)))
-    return Outcome(insert_after(_run_segments(text), chosen, widths), len(chosen))
+    return Outcome(insert_at(text, chosen, widths), len(chosen))
 
 
 _WIDEN = (" ", "  ", "   ", "    ")  # 1 + r spaces for a draw r of below(4)
-
-
-@per_text
-def _run_segments(text: str) -> tuple[str, ...]:
-    """``text`` cut at the ends of its inner space runs."""
-    return segments(text, _inner_run_ends(text))
 
 
 @per_text

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 from itertools import repeat
-from operator import add, mul
+from operator import add, itemgetter, mul
 from typing import NamedTuple
 
 import regex
@@ -22,7 +22,7 @@ from ... import text as tm
 from ...data import unit_symbols
 from ...registry import Outcome, count, perturbation, rate, unchanged
 from ...rng import Draws, select
-from .batch import below_many, insert_after, segments, token_indices
+from .batch import below_many, insert_at, token_indices
 from .typo_mechanics import (
     _SITES_MEMO_MAX_CHARS,
     _VOWELS,
@@ -524,24 +524,16 @@ def repeated_chars(text: str, rng: Draws, *, rate: float) -> Outcome:
     cands = _stretch_sites(text) if len(text) <= _SITES_MEMO_MAX_CHARS else _stretch_candidates(text)
     if not cands:
         return unchanged(text, "no_candidates")
-    chosen = select(range(len(cands)), rng, rate=rate)  # the same draws as selecting ``cands``
+    chosen = select(cands, rng, rate=rate)
     # one draw of rng.randint(2, 3) == 2 + rng.below(2) per chosen site, in order; the repeated
     # units are letters, marks, "!" and "?", which splice never skips (nothing JSON-unsafe)
-    segs, units = _stretch_plan(text) if len(text) <= _SITES_MEMO_MAX_CHARS else _stretch_parts(text, cands)
     repeats = map(add, below_many(rng, 2, len(chosen)), repeat(2))
-    inserts = map(mul, map(units.__getitem__, chosen), repeats)
-    return Outcome(insert_after(segs, chosen, inserts), len(chosen))
+    inserts = map(mul, map(_UNIT, chosen), repeats)
+    return Outcome(insert_at(text, map(_POS, chosen), inserts), len(chosen))
 
 
-def _stretch_parts(text: str, cands: Sequence[tuple[int, str]]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The text cut at the insertion offsets of ``cands``, and the unit of each candidate."""
-    return segments(text, [pos for pos, _ in cands]), tuple(unit for _, unit in cands)
-
-
-@lru_cache(maxsize=256)
-def _stretch_plan(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """:func:`_stretch_parts` of the memoised candidates, memoised for short texts."""
-    return _stretch_parts(text, _stretch_sites(text))
+_POS = itemgetter(0)
+_UNIT = itemgetter(1)
 
 
 def _stretch_candidates(text: str) -> tuple[tuple[int, str], ...]:
