@@ -360,22 +360,22 @@ def punctuation_spaces(text: str, rng: Draws) -> Outcome:
 
 def _punctuation_spaces(text: str) -> Outcome:
     """The outcome of ``punctuation_spaces``, a pure function of the text (memoised for short texts)."""
-    ascii = text.isascii()
-    runs = [m.span() for m in (_ASCII_PUNCT_RUN if ascii else _PUNCT_RUN).finditer(text)]
+    is_ascii = text.isascii()
+    runs = [m.span() for m in (_ASCII_PUNCT_RUN if is_ascii else _PUNCT_RUN).finditer(text)]
     if not runs:
         return unchanged(text, "no_candidates")
     n = len(text)
     ex = bytearray(n)
     for s, e in tm.protected_spans(text):
         ex[s:e] = b"\x01" * (e - s)
-    for m in (_ASCII_IN_TOKEN_JOINER if ascii else _IN_TOKEN_JOINER).finditer(text):
+    for m in (_ASCII_IN_TOKEN_JOINER if is_ascii else _IN_TOKEN_JOINER).finditer(text):
         ex[m.start()] = 1
     if "." in text:
-        for m in (_ASCII_DOTTED if ascii else _DOTTED).finditer(text):
+        for m in (_ASCII_DOTTED if is_ascii else _DOTTED).finditer(text):
             s, e = m.span()
             ex[s:e] = b"\x01" * (e - s)
     if "-" in text:
-        for m in (_ASCII_SIGN if ascii else _SIGN).finditer(text):
+        for m in (_ASCII_SIGN if is_ascii else _SIGN).finditer(text):
             ex[m.start()] = 1
     positions = []
     for s, e in runs:
