@@ -133,27 +133,17 @@ def synonym(text: str, rng: Draws, *, rate: float) -> Outcome:
     # The data in use is part of the memo key: the tagger is loaded (or raises
     # ResourceUnavailable) before anything is reused, as when the tags are computed afresh.
     tagger = nltk_data.tagger()
-    candidates = _cased_memo(text, tagger) if len(text) <= MEMO_MAX_CHARS else _cased_candidates(text)
+    candidates = _candidates_memo(text, tagger) if len(text) <= MEMO_MAX_CHARS else find_candidates(text)
     details = {"data_version": dict(data_version())}
     if not candidates:
         return Outcome(text, 0, "no_candidates", details)
     chosen = select(candidates, rng, rate=rate)
-    # rng.choice(options) == options[rng.below(len(options))], with the case already matched
-    below = rng.below
-    edits = [(start, end, options[below(len(options))]) for start, end, options in chosen]
+    edits = [(tok.start, tok.end, tm.match_case(tok.text, rng.choice(options))) for tok, options in chosen]
     return Outcome(tm.splice(text, edits), len(edits), None, details)
 
 
-def _cased_candidates(text: str) -> tuple[tuple[int, int, tuple[str, ...]], ...]:
-    """:func:`find_candidates` as ``(start, end, synonyms in the token's case)``: the per-text
-    part of ``synonym`` (tokenising, tagging, WordNet look-ups), memoised for short texts."""
-    return tuple(
-        (tok.start, tok.end, tuple(tm.match_case(tok.text, o) for o in options))
-        for tok, options in find_candidates(text)
-    )
-
-
 @lru_cache(maxsize=256)
-def _cased_memo(text: str, tagger: object) -> tuple[tuple[int, int, tuple[str, ...]], ...]:
-    """:func:`_cased_candidates` memoised per text and loaded tagger."""
-    return _cased_candidates(text)
+def _candidates_memo(text: str, tagger: object) -> tuple[tuple[tm.Token, tuple[str, ...]], ...]:
+    """:func:`find_candidates` memoised per text and loaded tagger: the per-text part of
+    ``synonym`` (tokenising, tagging, WordNet look-ups)."""
+    return tuple(find_candidates(text))
