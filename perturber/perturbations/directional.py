@@ -19,8 +19,10 @@ import regex
 
 from .. import text as tm
 from ..data import load_table
+from ..hot import MEMO_MAX_CHARS
 from ..registry import Outcome, Param, choice, count, perturbation, unchanged
 from ..rng import Draws, select
+from .word_level.batch import token_indices
 
 _HS = "".join("\\" + c if c in "\\]^-[" else c for c in tm.HSPACE)
 _HS_RUN = regex.compile("[" + _HS + "]+")
@@ -98,7 +100,7 @@ def _capitalised(word: str) -> bool:
 def _negation_candidates(text: str, aux: _Aux) -> list[tuple[tm.Token, int, bool]]:
     """(token, unit index, unit is a question) of every candidate, in text order."""
     toks = tm.word_tokens(text)
-    idx = [i for i, t in enumerate(toks) if t[2].lower() in aux.all]
+    idx = token_indices(toks, aux.all)
     if not idx:
         return []
     spans = tm.Spans(tm.protected_spans(text))
@@ -164,12 +166,22 @@ def insert_negation(text: str, rng: Draws, *, target: str) -> Outcome:
     >>> insert_negation("The bridge is open today.", None, target="last").text
     'The bridge is not open today.'
     """
+    got = _negated_memo(text, target) if len(text) <= MEMO_MAX_CHARS else _negated(text, target)
+    if got is None:
+        return unchanged(text, "no_candidates")
+    out, word, offset = got
+    return Outcome(out, 1, None, {"negated": {"token": word, "offset": offset}})
+
+
+def _negated(text: str, target: str) -> tuple[str, str, int] | None:
+    """``(output, negated token, its offset)`` of ``insert_negation``, or None without a
+    candidate: a pure function of the text and target (memoised for short texts)."""
     aux = _aux()
     if aux.hint.search(text) is None:
-        return unchanged(text, "no_candidates")
+        return None
     cands = _negation_candidates(text, aux)
     if not cands:
-        return unchanged(text, "no_candidates")
+        return None
     if target == "first":
         tok, _, question = cands[0]
     else:
@@ -187,7 +199,10 @@ def insert_negation(text: str, rng: Draws, *, target: str) -> Outcome:
     else:
         word = aux.insert.upper() if tm.case_class(tok.text) == "upper" else aux.insert
         edit = (tok.end, tok.end, " " + word)
-    return Outcome(tm.splice(text, [edit]), 1, None, {"negated": {"token": tok.text, "offset": tok.start}})
+    return tm.splice(text, [edit]), tok.text, tok.start
+
+
+_negated_memo = lru_cache(maxsize=256)(_negated)
 
 
 # --------------------------------------------------------------------------------------------

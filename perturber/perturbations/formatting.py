@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from functools import lru_cache
 
 from .. import text as tm
-from ..hot import per_text, replace_points
+from ..hot import MEMO_MAX_CHARS, per_text, replace_points
 from ..registry import Outcome, Param, choice, perturbation, rate, unchanged
 from ..rng import Draws, select
 from .markdown_inline import _BT_RUN, _WS_SET, _end, _inline
@@ -125,6 +126,12 @@ def tabs_for_spaces(text: str, rng: Draws) -> Outcome:
     >>> tabs_for_spaces("a  b c\\n      indented text", None).text
     'a\\tb\\tc\\n\\t  indented\\ttext'
     """
+    return _tabs_memo(text) if len(text) <= MEMO_MAX_CHARS else _tabs_for_spaces(text)
+
+
+def _tabs_for_spaces(text: str) -> Outcome:
+    """The outcome of ``tabs_for_spaces``, a pure function of the text (memoised for short
+    texts)."""
     if " " not in text:
         return unchanged(text, "no_candidates")
     if (
@@ -164,6 +171,9 @@ def tabs_for_spaces(text: str, rng: Draws) -> Outcome:
     return Outcome(tm.splice(text, edits), len(edits))
 
 
+_tabs_memo = lru_cache(maxsize=256)(_tabs_for_spaces)
+
+
 # --------------------------------------------------------------------------------------------
 # 7.3 line_wrap
 # --------------------------------------------------------------------------------------------
@@ -195,6 +205,12 @@ def line_wrap(text: str, rng: Draws, *, width: int) -> Outcome:
     >>> line_wrap("The quick brown fox jumps over the lazy dog.", None, width=20).text
     'The quick brown fox\\njumps over the lazy\\ndog.'
     """
+    return _line_wrap_memo(text, width) if len(text) <= MEMO_MAX_CHARS else _line_wrap(text, width)
+
+
+def _line_wrap(text: str, width: int) -> Outcome:
+    """The outcome of ``line_wrap``, a pure function of the text and width (memoised for short
+    texts)."""
     if len(text) <= width:
         return unchanged(text, "no_candidates")
     starts = _cluster_starts(text)
@@ -277,6 +293,9 @@ def line_wrap(text: str, rng: Draws, *, width: int) -> Outcome:
     if not edits:
         return unchanged(text, "no_change")
     return Outcome(tm.splice(text, edits), len(edits))
+
+
+_line_wrap_memo = lru_cache(maxsize=256)(_line_wrap)
 
 
 # --------------------------------------------------------------------------------------------

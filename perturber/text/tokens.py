@@ -5,7 +5,7 @@ from __future__ import annotations
 import re as _re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from itertools import compress
+from itertools import accumulate, compress, repeat
 from typing import NamedTuple
 
 import regex
@@ -100,8 +100,23 @@ def word_tokens(text: str) -> Sequence[Token]:
     return _scan_tokens(text)
 
 
+# The token regex as one capturing group: ``split`` returns the gaps and the tokens in turn.
+_WORD_SPLIT = regex.compile("(" + _WORD_RE.pattern + ")")
+# The same on an ASCII text, in ``re`` (about twice as fast): there \p{L} is [A-Za-z], \p{N} is
+# [0-9], there are no marks and the joiners are ' and -.
+_ASCII_WORD_SPLIT = _re.compile(r"([A-Za-z0-9]+(?:['\-][A-Za-z0-9]+)*)")
+
+
 def _scan_tokens(text: str) -> tuple[Token, ...]:
-    return tuple([_new_token(Token, (m.start(), m.end(), m.group())) for m in _WORD_RE.finditer(text)])
+    """The tokens of ``_WORD_RE.finditer(text)``, found by one ``split`` (gap, token, gap, ...):
+    the running sum of the part lengths gives every token's start and end, in C-level passes.
+
+    >>> _scan_tokens("Hi, you!")
+    (Token(start=0, end=2, text='Hi'), Token(start=4, end=7, text='you'))
+    """
+    parts = (_ASCII_WORD_SPLIT if text.isascii() else _WORD_SPLIT).split(text)
+    bounds = list(accumulate(map(len, parts)))  # bounds[2i] = start, bounds[2i + 1] = end of token i
+    return tuple(map(_new_token, repeat(Token), zip(bounds[0::2], bounds[1::2], parts[1::2])))
 
 
 _word_tokens_memo = lru_cache(maxsize=256)(_scan_tokens)

@@ -10,6 +10,9 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Sequence
+from functools import lru_cache
+from itertools import compress
+from operator import itemgetter, methodcaller, or_
 from typing import Any
 
 import regex
@@ -17,9 +20,10 @@ import regex
 from ... import jsontext
 from ... import text as tm
 from ...data import load_table
-from ...hot import per_text, replace_points
+from ...hot import MEMO_MAX_CHARS, per_text, replace_points
 from ...registry import Outcome, count, perturbation, rate, unchanged
 from ...rng import Draws, select
+from .batch import below_many, insert_at
 
 # --------------------------------------------------------------------------------------------
 # Shared helpers and tables
@@ -33,7 +37,7 @@ _IN_TOKEN_CLUSTER = regex.compile(r"[^\p{M}]\p{M}*")
 _TABLES: dict[str, Any] = {}
 
 
-_STOP_MAX = 12  # no A6a word is longer; a cheap pre-filter before lower-casing
+_STOP_MAX = 12  # no A6a word is longer (tests/test_word_level_spacing.py checks the table)
 
 
 def _stop_words() -> frozenset:
@@ -105,54 +109,55 @@ def drop_stop_words(text: str, rng: Draws) -> Outcome:
     >>> drop_stop_words("The cat is here.\\nIt is asleep.", None).text
     'cat.\\nasleep.'
     """
+    return _drop_stop_words_memo(text) if len(text) <= MEMO_MAX_CHARS else _drop_stop_words(text)
+
+
+def _drop_stop_words(text: str) -> Outcome:
+    """The outcome of ``drop_stop_words``: a pure function of the text (memoised for short
+    texts; an ``Outcome`` without ``details`` is immutable)."""
     tokens = tm.word_tokens(text)
     stop = _stop_words()
-    flags = bytearray(len(tokens))
-    hit = False
-    for i, tok in enumerate(tokens):
-        w = tok.text
-        if len(w) <= _STOP_MAX:
-            w = w.lower()
-            if w in stop or ("’" in w and w.replace("’", "'") in stop):
-                flags[i] = 1
-                hit = True
-    if not hit:
+    # Candidate flags in C-level passes: the lower-cased token, or with ’ read as ', is in A6a-A6b.
+    lowered = list(map(str.lower, map(_TOKEN_TEXT, tokens)))
+    flags = bytearray(map(stop.__contains__, lowered))
+    if "’" in text:
+        curly = map(stop.__contains__, map(methodcaller("replace", "’", "'"), lowered))
+        flags = bytearray(map(or_, flags, curly))
+    if 1 not in flags:
         return unchanged(text, "no_candidates")
     spans = tm.Spans(tm.protected_spans(text))
-    free = {t.start for t in tm.free_tokens(text, [t for i, t in enumerate(tokens) if flags[i]], spans)}
-    for i, tok in enumerate(tokens):
-        if flags[i] and tok.start not in free:
+    flagged = list(compress(range(len(tokens)), flags))
+    free = {t.start for t in tm.free_tokens(text, [tokens[i] for i in flagged], spans)}
+    for i in flagged:
+        if tokens[i].start not in free:
             flags[i] = 0
-    if not any(flags):
+    if 1 not in flags:
         return unchanged(text, "no_candidates")
     # Sentence guard: a unit whose word tokens are all candidates keeps them all.  A token
     # outside every unit (none are expected) is never dropped.
-    drop = bytearray(len(tokens))
-    ti, n_tok = 0, len(tokens)
+    n_tok = len(tokens)
+    drop = bytearray(n_tok)
+    starts = list(map(_TOKEN_START, tokens))
+    tj = 0
     for u in tm.units(text):
-        while ti < n_tok and tokens[ti].start < u.start:
-            ti += 1
-        tj = ti
-        while tj < n_tok and tokens[tj].start < u.end:
-            tj += 1
+        ti = bisect_left(starts, u.start, tj)  # the unit's tokens: [ti, tj)
+        tj = bisect_left(starts, u.end, ti)
         block = flags[ti:tj]
         if 0 in block:  # some word token of the unit stays, so it is not emptied
             drop[ti:tj] = block
-        ti = tj
-    if not any(drop):
-        return unchanged(text, "no_candidates")
     # Group dropped tokens separated only by horizontal whitespace, then remove each group with
     # at most one adjacent horizontal-whitespace run.
     edits = []
     dropped = 0
-    i = 0
     n = len(text)
-    while i < n_tok:
-        if not drop[i]:
-            i += 1
-            continue
+    i = drop.find(1)
+    if i == -1:
+        return unchanged(text, "no_candidates")
+    while i != -1:
         j = i
-        while j + 1 < n_tok and drop[j + 1] and _all_hspace(text, tokens[j].end, tokens[j + 1].start):
+        while (
+            j + 1 < n_tok and drop[j + 1] and _HSPACE_RUN.fullmatch(text, tokens[j].end, tokens[j + 1].start)
+        ):
             j += 1
         dropped += j - i + 1
         gs, ge = tokens[i].start, tokens[j].end
@@ -167,15 +172,16 @@ def drop_stop_words(text: str, rng: Draws) -> Outcome:
             while re_ < n and text[re_] in _HSPACE:
                 re_ += 1
             edits.append((gs, re_, ""))
-        i = j + 1
+        i = drop.find(1, j + 1)
     return Outcome(tm.splice(text, edits), dropped)
 
 
-def _all_hspace(text: str, s: int, e: int) -> bool:
-    for k in range(s, e):
-        if text[k] not in _HSPACE:
-            return False
-    return s < e
+_TOKEN_START = itemgetter(0)
+_TOKEN_TEXT = itemgetter(2)
+_HSPACE_RUN = re.compile("[" + "".join(map(re.escape, tm.HSPACE)) + "]+")
+
+
+_drop_stop_words_memo = lru_cache(maxsize=256)(_drop_stop_words)
 
 
 # --------------------------------------------------------------------------------------------
@@ -328,6 +334,12 @@ _DOTTED = regex.compile(
 )
 # - the "-" sign of a numeric literal: not after a word character, directly before a digit.
 _SIGN = regex.compile(r"(?<![\p{L}\p{N}])-(?=[0-9])")
+# The same four patterns for an ASCII text, in ``re`` (where \p{L} is [A-Za-z], \p{N} is
+# [0-9] and there are no marks), each starting with what it consumes so the scan skips ahead.
+_ASCII_PUNCT_RUN = re.compile(r"[!-/:-@\[-^`{-~]+")
+_ASCII_IN_TOKEN_JOINER = re.compile(r"['\-](?<=[A-Za-z0-9].)(?=[A-Za-z0-9])")
+_ASCII_DOTTED = re.compile(r"[A-Za-z]\.(?<![A-Za-z0-9]..)(?<![A-Za-z0-9]['\-]..)(?:[A-Za-z]\.)+")
+_ASCII_SIGN = re.compile(r"-(?<![A-Za-z0-9]-)(?=[0-9])")
 
 
 @perturbation(
@@ -343,21 +355,27 @@ def punctuation_spaces(text: str, rng: Draws) -> Outcome:
     >>> punctuation_spaces("Wait... really?! It costs $12.50 (e.g. today).", None).text
     'Wait ... really ?! It costs $ 12.50 ( e.g. today ).'
     """
-    runs = [m.span() for m in _PUNCT_RUN.finditer(text)]
+    return _punctuation_spaces_memo(text) if len(text) <= MEMO_MAX_CHARS else _punctuation_spaces(text)
+
+
+def _punctuation_spaces(text: str) -> Outcome:
+    """The outcome of ``punctuation_spaces``, a pure function of the text (memoised for short texts)."""
+    is_ascii = text.isascii()
+    runs = [m.span() for m in (_ASCII_PUNCT_RUN if is_ascii else _PUNCT_RUN).finditer(text)]
     if not runs:
         return unchanged(text, "no_candidates")
     n = len(text)
     ex = bytearray(n)
     for s, e in tm.protected_spans(text):
         ex[s:e] = b"\x01" * (e - s)
-    for m in _IN_TOKEN_JOINER.finditer(text):
+    for m in (_ASCII_IN_TOKEN_JOINER if is_ascii else _IN_TOKEN_JOINER).finditer(text):
         ex[m.start()] = 1
     if "." in text:
-        for m in _DOTTED.finditer(text):
+        for m in (_ASCII_DOTTED if is_ascii else _DOTTED).finditer(text):
             s, e = m.span()
             ex[s:e] = b"\x01" * (e - s)
     if "-" in text:
-        for m in _SIGN.finditer(text):
+        for m in (_ASCII_SIGN if is_ascii else _SIGN).finditer(text):
             ex[m.start()] = 1
     positions = []
     for s, e in runs:
@@ -401,6 +419,9 @@ def punctuation_spaces(text: str, rng: Draws) -> Outcome:
     return Outcome(tm.splice(text, edits), len(edits))
 
 
+_punctuation_spaces_memo = lru_cache(maxsize=256)(_punctuation_spaces)
+
+
 # --------------------------------------------------------------------------------------------
 # 5.14 sequence_spaces
 # --------------------------------------------------------------------------------------------
@@ -428,9 +449,13 @@ def sequence_spaces(text: str, rng: Draws, *, rate: float) -> Outcome:
     if not ends:
         return unchanged(text, "no_candidates")
     chosen = select(ends, rng, rate=rate)
-    widths = [" " * rng.randint(1, 4) for _ in chosen]  # one draw per chosen run, in order
-    # the spaces go before the non-whitespace character that ends each run
-    return Outcome(replace_points(text, chosen, [w + text[e] for w, e in zip(widths, chosen)]), len(chosen))
+    # one draw of rng.randint(1, 4) == 1 + rng.below(4) per chosen run, in order; the spaces go
+    # before the non-whitespace character that ends each run
+    widths = map(_WIDEN.__getitem__, below_many(rng, 4, len(chosen)))
+    return Outcome(insert_at(text, chosen, widths), len(chosen))
+
+
+_WIDEN = (" ", "  ", "   ", "    ")  # 1 + r spaces for a draw r of below(4)
 
 
 @per_text
@@ -500,6 +525,11 @@ def punctuation_drop(text: str, rng: Draws) -> Outcome:
     >>> punctuation_drop("Dr. Smith left at 5 p.m. today. Is that late? I think so!", None).text
     'Dr. Smith left at 5 p.m. today is that late I think so'
     """
+    return _punctuation_drop_memo(text) if len(text) <= MEMO_MAX_CHARS else _punctuation_drop(text)
+
+
+def _punctuation_drop(text: str) -> Outcome:
+    """The outcome of ``punctuation_drop``, a pure function of the text (memoised for short texts)."""
     sents = tm.sentences(text)
     if not sents:
         return unchanged(text, "no_candidates")
@@ -534,6 +564,9 @@ def punctuation_drop(text: str, rng: Draws) -> Outcome:
     return Outcome(tm.splice(text, edits), len(edits))
 
 
+_punctuation_drop_memo = lru_cache(maxsize=256)(_punctuation_drop)
+
+
 # --------------------------------------------------------------------------------------------
 # 5.16 name_swap
 # --------------------------------------------------------------------------------------------
@@ -564,35 +597,11 @@ def name_swap(text: str, rng: Draws, *, rate: float) -> Outcome:
     >>> name_swap("no names here", None, rate=1.0).reason
     'no_candidates'
     """
+    sites = _name_sites(text)
+    if sites is None:
+        return unchanged(text, "no_candidates")
+    present, occurrences, order = sites
     index = _names()
-    if _name_hint().search(text.lower()) is None:  # cheap pre-filter
-        return unchanged(text, "no_candidates")
-    tokens = tm.word_tokens(text)
-    present = set()  # lower-cased table names occurring as any word token
-    hits = []  # (token, table name, suffix) of possible candidate occurrences
-    for tok in tokens:
-        w = tok.text
-        if len(w) > _NAME_MAX:
-            continue
-        name, suffix = _name_part(w.lower())
-        if name in index:
-            present.add(name)
-            hits.append((tok, name, w[-2:] if suffix else ""))
-    if not hits:
-        return unchanged(text, "no_candidates")
-    free = {t.start for t in tm.free_tokens(text, [h[0] for h in hits])}
-    occurrences = []
-    order = []  # distinct names in first-occurrence order
-    listed = set()
-    for tok, name, suffix in hits:
-        cls = tm.case_class(tok.text)
-        if tok.start in free and (cls == "title" or cls == "upper"):
-            occurrences.append((tok, name, suffix, cls))
-            if name not in listed:
-                listed.add(name)
-                order.append(name)
-    if not order:
-        return unchanged(text, "no_candidates")
     chosen = select(order, rng, rate=rate)
     groups = _name_groups()
     assigned = set()
@@ -614,3 +623,40 @@ def name_swap(text: str, rng: Draws, *, rate: float) -> Outcome:
     if not edits:
         return unchanged(text, "no_change")
     return Outcome(tm.splice(text, edits), len(edits))
+
+
+@per_text
+def _name_sites(text: str) -> tuple[frozenset, tuple, tuple] | None:
+    """The per-text part of ``name_swap``: the lower-cased A10 names occurring as any word
+    token, the candidate occurrences ``(token, name, suffix, case class)`` and the distinct
+    candidate names in first-occurrence order; None without a candidate."""
+    index = _names()
+    if _name_hint().search(text.lower()) is None:  # cheap pre-filter
+        return None
+    tokens = tm.word_tokens(text)
+    present = set()  # lower-cased table names occurring as any word token
+    hits = []  # (token, table name, suffix) of possible candidate occurrences
+    for tok in tokens:
+        w = tok.text
+        if len(w) > _NAME_MAX:
+            continue
+        name, suffix = _name_part(w.lower())
+        if name in index:
+            present.add(name)
+            hits.append((tok, name, w[-2:] if suffix else ""))
+    if not hits:
+        return None
+    free = {t.start for t in tm.free_tokens(text, [h[0] for h in hits])}
+    occurrences = []
+    order = []  # distinct names in first-occurrence order
+    listed = set()
+    for tok, name, suffix in hits:
+        cls = tm.case_class(tok.text)
+        if tok.start in free and (cls == "title" or cls == "upper"):
+            occurrences.append((tok, name, suffix, cls))
+            if name not in listed:
+                listed.add(name)
+                order.append(name)
+    if not order:
+        return None
+    return frozenset(present), tuple(occurrences), tuple(order)

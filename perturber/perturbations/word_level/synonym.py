@@ -12,6 +12,7 @@ import regex
 
 from ... import text as tm
 from ...data import load_table
+from ...hot import MEMO_MAX_CHARS
 from ...registry import Outcome, perturbation, rate, unchanged
 from ...resources import nltk_data
 from ...rng import Draws, select
@@ -129,10 +130,20 @@ def synonym(text: str, rng: Draws, *, rate: float) -> Outcome:
     """
     if not tm.word_tokens(text):
         return unchanged(text, "no_candidates")
-    candidates = find_candidates(text)
+    # The data in use is part of the memo key: the tagger is loaded (or raises
+    # ResourceUnavailable) before anything is reused, as when the tags are computed afresh.
+    tagger = nltk_data.tagger()
+    candidates = _candidates_memo(text, tagger) if len(text) <= MEMO_MAX_CHARS else find_candidates(text)
     details = {"data_version": dict(data_version())}
     if not candidates:
         return Outcome(text, 0, "no_candidates", details)
     chosen = select(candidates, rng, rate=rate)
     edits = [(tok.start, tok.end, tm.match_case(tok.text, rng.choice(options))) for tok, options in chosen]
     return Outcome(tm.splice(text, edits), len(edits), None, details)
+
+
+@lru_cache(maxsize=256)
+def _candidates_memo(text: str, tagger: object) -> tuple[tuple[tm.Token, tuple[str, ...]], ...]:
+    """:func:`find_candidates` memoised per text and loaded tagger: the per-text part of
+    ``synonym`` (tokenising, tagging, WordNet look-ups)."""
+    return tuple(find_candidates(text))

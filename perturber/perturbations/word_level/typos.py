@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from itertools import repeat
+from operator import add, itemgetter, mul
 from typing import NamedTuple
 
 import regex
@@ -20,6 +22,7 @@ from ... import text as tm
 from ...data import unit_symbols
 from ...registry import Outcome, count, perturbation, rate, unchanged
 from ...rng import Draws, select
+from .batch import below_many, insert_at, token_indices
 from .typo_mechanics import (
     _SITES_MEMO_MAX_CHARS,
     _VOWELS,
@@ -157,13 +160,17 @@ def _realise(w: _Word, mech: str, rng: Draws, positions: Sequence[int] | None = 
     if mech == "vowel_swap":
         others = [v for v in _VOWELS if v != w.keys[i]]
         return _edit_sub(w, i, rng.choice(w.sub_options(i, others)))
-    if mech == "transpose":
-        return _edit_swap(w, i)
-    if mech == "drop":
-        return _edit_drop(w, i)
-    if mech == "caps_slip":
-        return _edit_caps(w, i)
-    return _edit_double(w, i)  # double, consonant_double
+    return _RT_EDITS[mech](w, i)
+
+
+# The mechanisms whose position alone determines the edit.
+_RT_EDITS = {
+    "transpose": _edit_swap,
+    "drop": _edit_drop,
+    "caps_slip": _edit_caps,
+    "double": _edit_double,
+    "consonant_double": _edit_double,
+}
 
 
 def _rt_applicable(w: _Word) -> tuple[str, ...]:
@@ -231,6 +238,7 @@ def realistic_typos(text: str, rng: Draws, *, count: int) -> Outcome:
         return unchanged(text, "no_candidates")
     edits: list[tuple] = []
     choice = rng.choice
+    below = rng.below
     inherit_at, inherit = -1, None  # a missed space joins free[inherit_at] to its predecessor
     for idx in select(cands, rng, count=count):
         tok = free[idx]
@@ -247,11 +255,11 @@ def realistic_typos(text: str, rng: Draws, *, count: int) -> Outcome:
                 edit = choice(plan.phonetic)
             elif mech == "missed_space":
                 edit = (len(tok.text), len(tok.text) + 1, "")
-            else:
-                positions = plan.positions.get(mech)
-                if positions is None:
-                    positions = plan.positions[mech] = tuple(dict(_RT_PRODUCERS)[mech](plan.word, _RT_MIN))
-                edit = _realise(plan.word, mech, rng, positions)
+            else:  # _realise(plan.word, mech, rng) with every option realised in advance
+                options, twice = _rt_options(tok.text, mech)
+                edit = options[below(len(options))]
+                if twice:
+                    edit = edit[below(len(edit))]
             s, e, out = edit
             edit = (tok.start + s, tok.start + e, out)
             if mech != "missed_space":
@@ -260,6 +268,38 @@ def realistic_typos(text: str, rng: Draws, *, count: int) -> Outcome:
         if joined is not None:
             inherit_at, inherit = idx + 1, joined
     return Outcome(tm.splice(text, edits), len(edits))
+
+
+_RT_TWICE = frozenset(("key_sub", "key_insert", "vowel_swap"))
+
+
+@lru_cache(maxsize=4096)
+def _rt_options(word: str, mech: str) -> tuple[tuple, bool]:
+    """The edits :func:`_realise` can return for a positional ``mech`` of a token with no run
+    carried in, by position (in producer order), and whether a second draw picks among the
+    options of the position: ``_realise`` draws ``rng.choice(positions)``, then for ``key_sub``,
+    ``key_insert`` and ``vowel_swap`` ``rng.choice`` of the options left at that position.
+    A pure function of the token's text, memoised.
+
+    >>> _rt_options("cat", "transpose")
+    (((0, 2, 'ac'), (1, 3, 'ta')), False)
+    """
+    plan = _rt_plan(word)
+    w = plan.word
+    positions = dict(_RT_PRODUCERS)[mech](w, _RT_MIN)
+    if mech not in _RT_TWICE:
+        edit = _RT_EDITS[mech]
+        return tuple(edit(w, i) for i in positions), False
+    out = []
+    for i in positions:
+        if mech == "vowel_swap":
+            options = w.sub_options(i, [v for v in _VOWELS if v != w.keys[i]])
+            out.append(tuple(_edit_sub(w, i, c) for c in options))
+        elif mech == "key_sub":
+            out.append(tuple(_edit_sub(w, i, c) for c in w.sub_options(i, _qwerty()[0][w.keys[i]])))
+        else:
+            out.append(tuple(_edit_insert(w, i, c) for c in w.insert_options(i, _qwerty()[0][w.keys[i]])))
+    return tuple(out), True
 
 
 def _rt_inherited(
@@ -368,14 +408,25 @@ def typos(text: str, rng: Draws, *, count: int) -> Outcome:
     free, cands = _typo_sites(text, _TY_MIN_CAND)
     if not cands:
         return unchanged(text, "no_candidates")
-    edits = []
-    choice = rng.choice
-    for idx in select(cands, rng, count=count):
+    # rng.choice(seq) is seq[rng.below(len(seq))]; the edits replace letters by letters and
+    # token clusters, which splice never skips, so the output is assembled directly.
+    below = rng.below
+    parts = []
+    pos = 0
+    chosen = select(cands, rng, count=count)
+    for idx in chosen:
         tok = free[idx]
-        options, shifted = choice(_typo_plan(tok.text))
-        s, e, out = choice(choice(options)) if shifted else choice(options)
-        edits.append((tok.start + s, tok.start + e, out))
-    return Outcome(tm.splice(text, edits), len(edits))
+        plan = _typo_plan(tok.text)
+        options, shifted = plan[below(len(plan))]
+        edit = options[below(len(options))]
+        if shifted:
+            edit = edit[below(len(edit))]
+        start = tok.start
+        parts.append(text[pos : start + edit[0]])
+        parts.append(edit[2])
+        pos = start + edit[1]
+    parts.append(text[pos:])
+    return Outcome("".join(parts), len(chosen))
 
 
 # --------------------------------------------------------------------------------------------
@@ -473,11 +524,16 @@ def repeated_chars(text: str, rng: Draws, *, rate: float) -> Outcome:
     cands = _stretch_sites(text) if len(text) <= _SITES_MEMO_MAX_CHARS else _stretch_candidates(text)
     if not cands:
         return unchanged(text, "no_candidates")
-    edits = []
-    randint = rng.randint
-    for pos, unit in select(cands, rng, rate=rate):
-        edits.append((pos, pos, unit * randint(2, 3)))
-    return Outcome(tm.splice(text, edits), len(edits))
+    chosen = select(cands, rng, rate=rate)
+    # one draw of rng.randint(2, 3) == 2 + rng.below(2) per chosen site, in order; the repeated
+    # units are letters, marks, "!" and "?", which splice never skips (nothing JSON-unsafe)
+    repeats = map(add, below_many(rng, 2, len(chosen)), repeat(2))
+    inserts = map(mul, map(_UNIT, chosen), repeats)
+    return Outcome(insert_at(text, map(_POS, chosen), inserts), len(chosen))
+
+
+_POS = itemgetter(0)
+_UNIT = itemgetter(1)
 
 
 def _stretch_candidates(text: str) -> tuple[tuple[int, str], ...]:
@@ -487,24 +543,43 @@ def _stretch_candidates(text: str) -> tuple[tuple[int, str], ...]:
     >>> _stretch_candidates("Why so? No!")
     ((3, 'y'), (6, 'o'), (7, '?'), (10, 'o'), (11, '!'))
     """
-    units = unit_symbols()
     spans = tm.Spans(tm.protected_spans(text))
-    cands: list[tuple[int, int, str]] = []
-    for tok in tm.free_tokens(text, spans=spans):
-        word = tok.text
-        if (
-            len(word) >= 2
-            and _alpha_letters(word) >= 2
-            and word not in units
-            and _lower_or_title(word)
-            and not _glued(text, tok)
-        ):
-            cands.append((tok.start, tok.end, _last_cluster(text, tok)))
+    free = tm.free_tokens(text, spans=spans)
+    cands = _ascii_word_sites(free) if text.isascii() else _word_sites(text, free)
     runs = [(s, e) for s, e in _terminal_runs(text) if not spans.overlaps(s, e)]
     if runs:
         cands.extend((s, e, text[e - 1]) for s, e in runs)
         cands.sort(key=lambda c: c[0])
     return tuple((end, unit) for _, end, unit in cands)
+
+
+def _word_sites(text: str, free: Sequence[tm.Token]) -> list[tuple[int, int, str]]:
+    """``(start, end, last cluster)`` of the free tokens ``repeated_chars`` may stretch: at
+    least two letters, no number, not a unit symbol, case lower or title, not glued."""
+    units = unit_symbols()
+    return [
+        (tok.start, tok.end, _last_cluster(text, tok))
+        for tok in free
+        if len(tok.text) >= 2
+        and _alpha_letters(tok.text) >= 2
+        and tok.text not in units
+        and _lower_or_title(tok.text)
+        and not _glued(text, tok)
+    ]
+
+
+def _ascii_word_sites(free: Sequence[tm.Token]) -> list[tuple[int, int, str]]:
+    """:func:`_word_sites` of an ASCII text, inline: no cluster is longer than a character
+    and nothing can glue a token (ZWJ, emoji modifiers and tags are not ASCII)."""
+    units = unit_symbols()
+    return [
+        (s, e, w[-1])
+        for s, e, w in free
+        if len(w) >= 2
+        and (w.isalpha() or _alpha_letters(w) >= 2)
+        and w not in units
+        and (w.islower() or (w[0].isupper() and w[1:].islower()))
+    ]
 
 
 @lru_cache(maxsize=256)
@@ -538,11 +613,16 @@ def contractions(text: str, rng: Draws) -> Outcome:
     >>> contractions("I am sure it is not ready.", None).text
     "I'm sure it's not ready."
     """
+    return _contractions_memo(text) if len(text) <= _SITES_MEMO_MAX_CHARS else _contract(text)
+
+
+def _contract(text: str) -> Outcome:
+    """The outcome of ``contractions``, a pure function of the text (memoised for short texts)."""
     two, one = _contractions()
     firsts = _contraction_firsts()
     tokens = tm.word_tokens(text)
     # Only a token that starts a Table A5 phrase can start a contraction: scan those alone.
-    starts = [i for i, t in enumerate(tokens) if t.text.lower() in firsts]
+    starts = token_indices(tokens, firsts)
     if not starts:
         return unchanged(text, "no_candidates")
     free = tm.free_tokens(text, tokens)
@@ -590,6 +670,9 @@ def contractions(text: str, rng: Draws) -> Outcome:
     if not edits:
         return unchanged(text, "no_candidates")
     return Outcome(tm.splice(text, edits), len(edits))
+
+
+_contractions_memo = lru_cache(maxsize=256)(_contract)
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,0 +1,471 @@
+"""Issue 14 (word-level, formatting, directional entries): the fast paths compute the same bytes
+as the straightforward code they replace, on random texts, seeds and parameters."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import perturber
+from perturber import text as tm
+from perturber.perturbations.word_level import batch, spacing, synonym, typo_mechanics, typos
+from perturber.resources import nltk_data
+from perturber.rng import Draws, select
+
+FRAGMENTS = [
+    "the",
+    "Quick",
+    "brown",
+    "FOX",
+    "jumps",
+    "over",
+    "Anna",
+    "Anna's",
+    "John",
+    "is",
+    "not",
+    "can",
+    "do",
+    "I am",
+    "it is",
+    "do not",
+    "will",
+    "Will",
+    "soooo",
+    "café",
+    "cafe\u0301",
+    "naïve",
+    "Straße",
+    "日本語",
+    "привет",
+    "👍🏽",
+    "1992",
+    "-3.5",
+    "12,000",
+    "p.m.",
+    "e.g.",
+    "Dr.",
+    "don't",
+    "don’t",
+    "3rd-grade",
+    "https://example.com/a?b=c",
+    "user@example.org",
+    "`code span`",
+    "```\nx = 1\n```",
+    '{"key": "value", "n": [1, 2]}',
+    '"quoted"',
+    "(paren)",
+    "- item",
+    "> quote",
+    "1. first",
+    "Why?",
+    "No!",
+    "Wait...",
+    "?!",
+    "…",
+    "\u200d",
+    "\u00a0",
+]
+SEPARATORS = [" ", " ", " ", "  ", "   ", ", ", ". ", "? ", "! ", "\n", "\n\n", "\t", "\r\n", ""]
+
+texts = st.lists(
+    st.tuples(st.sampled_from(FRAGMENTS) | st.text(max_size=6), st.sampled_from(SEPARATORS)),
+    max_size=40,
+).map(lambda parts: "".join(a + b for a, b in parts))
+seeds = st.integers(0, 2**32 - 1)
+
+
+@settings(max_examples=300, deadline=None)
+@given(seeds, st.integers(1, 255) | st.integers(1, 2**20), st.integers(0, 600), st.integers(0, 300))
+def test_below_many_is_repeated_below(seed, n, k, before):
+    fast, slow = Draws(seed), Draws(seed)
+    for _ in range(before):  # start anywhere in the stream, also right at a batch boundary
+        fast.below(5)
+        slow.below(5)
+    assert batch.below_many(fast, n, k) == [slow.below(n) for _ in range(k)]
+    assert fast.getrandbits(32) == slow.getrandbits(32)  # the same words were consumed
+
+
+@given(st.integers(0, 50), st.integers(0, 5))
+def test_below_many_falls_back_for_other_generators(seed, k):
+    class Counting(Draws):
+        pass
+
+    assert batch.below_many(Counting(seed), 3, k) == batch.below_many(Draws(seed), 3, k)
+
+
+@given(st.text(max_size=30), st.data())
+def test_insert_at_is_splice_of_insertions(text, data):
+    positions = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=8)))
+    inserts = [data.draw(st.text(alphabet="ab é!?", max_size=3)) for _ in positions]
+    expected = tm.splice(text, [(p, p, s) for p, s in zip(positions, inserts)])
+    assert batch.insert_at(text, positions, inserts) == expected
+
+
+def _sequence_spaces_reference(text, seed, rate):
+    """The straightforward sequence_spaces: select the run ends, one randint(1, 4) each."""
+    rng = Draws(seed)
+    ends = spacing._inner_run_ends(text)
+    if not ends:
+        return text
+    chosen = select(ends, rng, rate=rate)
+    widths = [" " * rng.randint(1, 4) for _ in chosen]
+    return tm.splice(text, [(e, e, w) for e, w in zip(chosen, widths)])
+
+
+def _repeated_chars_reference(text, seed, rate):
+    """The straightforward repeated_chars: select the sites, one randint(2, 3) each."""
+    rng = Draws(seed)
+    cands = typos._stretch_candidates(text)
+    if not cands:
+        return text
+    edits = [(pos, pos, unit * rng.randint(2, 3)) for pos, unit in select(cands, rng, rate=rate)]
+    return tm.splice(text, edits)
+
+
+rates = st.sampled_from([0.0001, 0.05, 0.3, 0.5, 0.9, 1.0]) | st.floats(0.0001, 1.0).map(
+    lambda r: round(r, 4)
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts, seeds, rates)
+def test_sequence_spaces_matches_reference(text, seed, rate):
+    assert perturber.perturb(text, "sequence_spaces", {"rate": rate}, seed) == _sequence_spaces_reference(
+        text, seed, rate
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts, seeds, rates)
+def test_repeated_chars_matches_reference(text, seed, rate):
+    assert perturber.perturb(text, "repeated_chars", {"rate": rate}, seed) == _repeated_chars_reference(
+        text, seed, rate
+    )
+
+
+def test_long_texts_take_the_unmemoised_paths():
+    """Above the memo limit the same functions run without the caches."""
+    para = "Why? Anna said it is late, do not worry!  The bridge is   open, we left. " * 60  # > 4096 chars
+    assert len(para) > 4096
+    short = para[:75]
+    for name, params in [
+        ("sequence_spaces", {"rate": 0.5}),
+        ("repeated_chars", {"rate": 0.3}),
+        ("drop_stop_words", {}),
+        ("contractions", {}),
+        ("line_wrap", {"width": 20}),
+        ("insert_negation", {"target": "first"}),
+    ]:
+        long_out = perturber.perturb(para, name, params, 3)
+        assert long_out != para, name
+        if name in ("drop_stop_words", "contractions"):  # per-sentence edits repeat
+            assert long_out.startswith(perturber.perturb(short, name, params, 3))
+    assert _sequence_spaces_reference(para, 3, 0.5) == perturber.perturb(
+        para, "sequence_spaces", {"rate": 0.5}, 3
+    )
+    assert _repeated_chars_reference(para, 3, 0.3) == perturber.perturb(
+        para, "repeated_chars", {"rate": 0.3}, 3
+    )
+
+
+def test_memoised_outcomes_are_not_shared_mutably():
+    text = "The bridge is open today."
+    a = perturber.apply(text, "insert_negation", seed=0)
+    a.details["negated"]["token"] = "changed"
+    b = perturber.apply(text, "insert_negation", seed=1)
+    assert b.details["negated"] == {"token": "is", "offset": 11}
+    assert b.text == "The bridge is not open today."
+
+
+def _typos_reference(text, seed, count):
+    """The straightforward typos: three nested rng.choice calls per token, then splice."""
+    rng = Draws(seed)
+    free, cands = typo_mechanics._typo_sites(text, 4)
+    if not cands:
+        return text
+    edits = []
+    for idx in select(cands, rng, count=count):
+        tok = free[idx]
+        options, shifted = rng.choice(typos._typo_plan(tok.text))
+        s, e, out = rng.choice(rng.choice(options)) if shifted else rng.choice(options)
+        edits.append((tok.start + s, tok.start + e, out))
+    return tm.splice(text, edits)
+
+
+def _realistic_typos_reference(text, seed, count):
+    """The straightforward realistic_typos: ``_realise`` draws on a fresh ``_Word`` per token."""
+    rng = Draws(seed)
+    free, cands = typo_mechanics._typo_sites(text, typos._RT_MIN)
+    if not cands:
+        return text
+    edits = []
+    inherit_at, inherit = -1, None
+    for idx in select(cands, rng, count=count):
+        tok = free[idx]
+        if idx == inherit_at:
+            edit, joined = typos._rt_inherited(text, free, idx, inherit, rng)
+        else:
+            plan = typos._rt_plan(tok.text)
+            joined = typos._join_run(text, free, idx, plan.tail)
+            mechs = plan.mechs + ("missed_space",) if joined is not None else plan.mechs
+            mech = rng.choice(mechs)
+            if mech == "misspell":
+                edit = (0, len(tok.text), plan.misspelling)
+            elif mech == "phonetic":
+                edit = rng.choice(plan.phonetic)
+            elif mech == "missed_space":
+                edit = (len(tok.text), len(tok.text) + 1, "")
+            else:
+                w = typo_mechanics._Word(tm.Token(0, len(tok.text), tok.text))
+                edit = typos._realise(w, mech, rng)
+            s, e, out = edit
+            edit = (tok.start + s, tok.start + e, out)
+            if mech != "missed_space":
+                joined = None
+        edits.append(edit)
+        if joined is not None:
+            inherit_at, inherit = idx + 1, joined
+    return tm.splice(text, edits)
+
+
+WORDY = [
+    "receive",
+    "definitely",
+    "photograph",
+    "Necessary",
+    "BALLOON",
+    "bookkeeper",
+    "queue",
+    "rhythm",
+    "seperate",
+    "Wednesday",
+    "committee",
+    "naïve",
+    "café",
+    "über",
+    "aaah",
+    "Mississippi",
+]
+wordy_texts = st.lists(
+    st.tuples(st.sampled_from(WORDY + FRAGMENTS) | st.text(max_size=8), st.sampled_from(SEPARATORS)),
+    max_size=30,
+).map(lambda parts: "".join(a + b for a, b in parts))
+
+
+@settings(max_examples=400, deadline=None)
+@given(wordy_texts, seeds, st.integers(1, 40))
+def test_typos_matches_reference(text, seed, count):
+    assert perturber.perturb(text, "typos", {"count": count}, seed) == _typos_reference(text, seed, count)
+
+
+@settings(max_examples=400, deadline=None)
+@given(wordy_texts, seeds, st.integers(1, 40))
+def test_realistic_typos_matches_reference(text, seed, count):
+    got = perturber.perturb(text, "realistic_typos", {"count": count}, seed)
+    assert got == _realistic_typos_reference(text, seed, count)
+
+
+def _synonym_reference(text, seed, rate):
+    """The straightforward synonym: candidates afresh, rng.choice then match_case per token."""
+    rng = Draws(seed)
+    candidates = synonym.find_candidates(text)
+    if not candidates:
+        return text
+    chosen = select(candidates, rng, rate=rate)
+    edits = [(tok.start, tok.end, tm.match_case(tok.text, rng.choice(options))) for tok, options in chosen]
+    return tm.splice(text, edits)
+
+
+PROSE = ["movie", "Movie", "film", "quickly", "buy", "purchase", "car", "automobile", "big", "large", "happy"]
+prose_texts = st.lists(
+    st.tuples(st.sampled_from(PROSE + WORDY + FRAGMENTS[:20]), st.sampled_from(SEPARATORS)), max_size=25
+).map(lambda parts: "".join(a + b for a, b in parts))
+
+
+def has_data():
+    try:
+        nltk_data.find_nltk_data()
+        return True
+    except perturber.ResourceUnavailable:
+        return False
+
+
+@pytest.mark.skipif(
+    not has_data(), reason="NLTK data missing: run `bash infra/layers/nltk/build.sh build --with-tagger`"
+)
+@settings(max_examples=100, deadline=None)
+@given(prose_texts, seeds, rates)
+def test_synonym_matches_reference(text, seed, rate):
+    if not tm.word_tokens(text):
+        return
+    got = perturber.perturb(text, "synonym", {"rate": rate}, seed)
+    assert got == _synonym_reference(text, seed, rate)
+
+
+@settings(max_examples=500, deadline=None)
+@given(texts | st.text(max_size=60))
+def test_token_scan_matches_finditer(text):
+    from perturber.text import tokens
+
+    expected = tuple(tm.Token(m.start(), m.end(), m.group()) for m in tokens._WORD_RE.finditer(text))
+    assert tokens._scan_tokens(text) == expected
+    assert all(type(t) is tm.Token for t in tokens._scan_tokens(text))
+
+
+ascii_texts = st.lists(
+    st.tuples(
+        st.sampled_from(
+            [f for f in FRAGMENTS if f.isascii()] + ["a.b.", "x-1", "-2", "A.B.C.", "it's", "e.g"]
+        )
+        | st.text(st.characters(max_codepoint=127), max_size=6),
+        st.sampled_from(SEPARATORS),
+    ),
+    max_size=30,
+).map(lambda parts: "".join(a + b for a, b in parts))
+
+
+@settings(max_examples=500, deadline=None)
+@given(ascii_texts)
+def test_ascii_punctuation_patterns_match_the_unicode_ones(text):
+    for fast, slow in [
+        (spacing._ASCII_PUNCT_RUN, spacing._PUNCT_RUN),
+        (spacing._ASCII_IN_TOKEN_JOINER, spacing._IN_TOKEN_JOINER),
+        (spacing._ASCII_DOTTED, spacing._DOTTED),
+        (spacing._ASCII_SIGN, spacing._SIGN),
+    ]:
+        assert [m.span() for m in fast.finditer(text)] == [m.span() for m in slow.finditer(text)]
+
+
+def test_ascii_punctuation_run_class_is_the_unicode_class_on_ascii():
+    chars = "".join(map(chr, range(128)))
+    assert spacing._ASCII_PUNCT_RUN.findall(chars) == spacing._PUNCT_RUN.findall(chars)
+
+
+HSPACE = frozenset(tm.HSPACE)
+
+
+def all_hspace(text, s, e):
+    return s < e and all(text[k] in HSPACE for k in range(s, e))
+
+
+def _drop_stop_words_reference(text):
+    """The straightforward drop_stop_words (per-token Python loops), as it was before issue 14."""
+    tokens = tm.word_tokens(text)
+    stop = spacing._stop_words()
+    flags = bytearray(len(tokens))
+    hit = False
+    for i, tok in enumerate(tokens):
+        w = tok.text
+        if len(w) <= 12:
+            w = w.lower()
+            if w in stop or ("’" in w and w.replace("’", "'") in stop):
+                flags[i] = 1
+                hit = True
+    if not hit:
+        return (text, 0)
+    spans = tm.Spans(tm.protected_spans(text))
+    free = {t.start for t in tm.free_tokens(text, [t for i, t in enumerate(tokens) if flags[i]], spans)}
+    for i, tok in enumerate(tokens):
+        if flags[i] and tok.start not in free:
+            flags[i] = 0
+    if not any(flags):
+        return (text, 0)
+    # Sentence guard: a unit whose word tokens are all candidates keeps them all.  A token
+    # outside every unit (none are expected) is never dropped.
+    drop = bytearray(len(tokens))
+    ti, n_tok = 0, len(tokens)
+    for u in tm.units(text):
+        while ti < n_tok and tokens[ti].start < u.start:
+            ti += 1
+        tj = ti
+        while tj < n_tok and tokens[tj].start < u.end:
+            tj += 1
+        block = flags[ti:tj]
+        if 0 in block:  # some word token of the unit stays, so it is not emptied
+            drop[ti:tj] = block
+        ti = tj
+    if not any(drop):
+        return (text, 0)
+    # Group dropped tokens separated only by horizontal whitespace, then remove each group with
+    # at most one adjacent horizontal-whitespace run.
+    edits = []
+    dropped = 0
+    i = 0
+    n = len(text)
+    while i < n_tok:
+        if not drop[i]:
+            i += 1
+            continue
+        j = i
+        while j + 1 < n_tok and drop[j + 1] and all_hspace(text, tokens[j].end, tokens[j + 1].start):
+            j += 1
+        dropped += j - i + 1
+        gs, ge = tokens[i].start, tokens[j].end
+        rs = gs
+        while rs > 0 and text[rs - 1] in HSPACE:
+            rs -= 1
+        starts_line = rs == 0 or text[rs - 1] in "\r\n"
+        if rs < gs and not starts_line:
+            edits.append((rs, ge, ""))
+        else:
+            re_ = ge
+            while re_ < n and text[re_] in HSPACE:
+                re_ += 1
+            edits.append((gs, re_, ""))
+        i = j + 1
+    return (tm.splice(text, edits), dropped)
+
+
+stop_texts = st.lists(
+    st.tuples(
+        st.sampled_from(
+            ["The", "the", "a", "is", "of", "it’s", "it's", "WHAT", "what", "I", "you’re", "and", "x"]
+        )
+        | st.sampled_from(FRAGMENTS)
+        | st.text(max_size=4),
+        st.sampled_from(SEPARATORS + ["\u00a0", "\u3000"]),
+    ),
+    max_size=30,
+).map(lambda parts: "".join(a + b for a, b in parts))
+
+
+@settings(max_examples=500, deadline=None)
+@given(stop_texts)
+def test_drop_stop_words_matches_reference(text):
+    got = spacing._drop_stop_words(text)
+    assert (got.text, got.edits) == _drop_stop_words_reference(text)[:2]
+
+
+def test_lower_casing_never_shortens_a_token():
+    """drop_stop_words lower-cases every token (no length pre-filter): that is only equivalent
+    because no code point lower-cases to nothing, so lowering never shortens a token."""
+    assert all(len(chr(c).lower()) >= 1 for c in range(0x110000) if not 0xD800 <= c < 0xE000)
+
+
+@settings(max_examples=500, deadline=None)
+@given(ascii_texts.map(lambda t: t + " km kg Ab AB aB x-ray it's 3rd ok"))
+def test_ascii_stretch_sites_match_the_general_rule(text):
+    free = tm.free_tokens(text)
+    assert typos._ascii_word_sites(free) == typos._word_sites(text, free)
+
+
+@settings(max_examples=500, deadline=None)
+@given(ascii_texts | st.text(st.characters(max_codepoint=127), max_size=60))
+def test_ascii_token_split_matches_the_unicode_pattern(text):
+    from perturber.text import tokens
+
+    assert tokens._ASCII_WORD_SPLIT.split(text) == tokens._WORD_SPLIT.split(text)
+
+
+@given(texts, st.sampled_from(["aux", "firsts", "stop"]))
+def test_token_indices_match_the_loop(text, table):
+    from perturber.perturbations import directional
+    from perturber.perturbations.word_level import typo_tables
+
+    words = {
+        "aux": directional._aux().all,
+        "firsts": typo_tables._contraction_firsts(),
+        "stop": spacing._stop_words(),
+    }[table]
+    toks = tm.word_tokens(text)
+    assert batch.token_indices(toks, words) == [i for i, t in enumerate(toks) if t.text.lower() in words]
