@@ -99,6 +99,7 @@ def deps() -> dict[str, Any]:
         return _DEPS
     with _DEPS_LOCK:
         if _DEPS is None:
+            saved = random.getstate()  # importing them draws from the global generator
             try:
                 from augly.text import functional as augly_text
                 from augly.text.augmenters import TypoAugmenter
@@ -109,6 +110,8 @@ def deps() -> dict[str, Any]:
                     f"the brittlebench tier needs the optional extra '{EXTRA}' ({INSTALL_HINT}); "
                     f"missing: {err.name or err}"
                 ) from None
+            finally:
+                random.setstate(saved)
             with open(MISSPELLING_DICTIONARY_PATH, "rb") as fh:
                 digest = hashlib.sha256(fh.read()).hexdigest()
             if digest != MISSPELLING_SHA256:
