@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import perturber
+from perturber import rng as rng_mod
 from perturber import text as tm
 from perturber.perturbations.word_level import batch, spacing, synonym, typo_mechanics, typos
 from perturber.resources import nltk_data
@@ -81,7 +82,7 @@ def test_below_many_is_repeated_below(seed, n, k, before):
     for _ in range(before):  # start anywhere in the stream, also right at a batch boundary
         fast.below(5)
         slow.below(5)
-    assert batch.below_many(fast, n, k) == [slow.below(n) for _ in range(k)]
+    assert rng_mod.below_many(fast, n, k) == [slow.below(n) for _ in range(k)]
     assert fast.getrandbits(32) == slow.getrandbits(32)  # the same words were consumed
 
 
@@ -90,7 +91,7 @@ def test_below_many_falls_back_for_other_generators(seed, k):
     class Counting(Draws):
         pass
 
-    assert batch.below_many(Counting(seed), 3, k) == batch.below_many(Draws(seed), 3, k)
+    assert rng_mod.below_many(Counting(seed), 3, k) == rng_mod.below_many(Draws(seed), 3, k)
 
 
 @given(st.text(max_size=30), st.data())

@@ -22,8 +22,8 @@ from ... import text as tm
 from ...data import load_table
 from ...hot import MEMO_MAX_CHARS, per_text, replace_points
 from ...registry import Outcome, count, perturbation, rate, unchanged
-from ...rng import Draws, select
-from .batch import below_many, insert_at
+from ...rng import Draws, below_many, select
+from .batch import insert_at
 
 # --------------------------------------------------------------------------------------------
 # Shared helpers and tables

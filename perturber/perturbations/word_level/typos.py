@@ -21,8 +21,8 @@ import regex
 from ... import text as tm
 from ...data import unit_symbols
 from ...registry import Outcome, count, perturbation, rate, unchanged
-from ...rng import Draws, select
-from .batch import below_many, insert_at, token_indices
+from ...rng import Draws, below_many, select
+from .batch import insert_at, token_indices
 from .typo_mechanics import (
     _SITES_MEMO_MAX_CHARS,
     _VOWELS,
