@@ -115,6 +115,8 @@ def _run(spec: registry.Perturbation, text: str, params: dict, seed: int) -> reg
         return registry.unchanged(text, "empty_input")
     if spec.skip_zero_intensity and spec.at_zero_intensity(params):
         return registry.unchanged(text, "zero_intensity")
+    if not params:  # a call without ``**{}`` is measurably cheaper (parameterless entries)
+        return spec.function(text, Draws(seed))
     return spec.function(text, Draws(seed), **params)
 
 
