@@ -154,6 +154,7 @@ def _reason_constants(function, seen: set | None = None) -> set:
                 stack.append(const)
         for name in code.co_names:
             target = function.__globals__.get(name)
+            target = getattr(target, "__wrapped__", target)  # through memo decorators (per_text)
             if isinstance(target, types.FunctionType) and target.__module__.startswith(
                 "perturber.perturbations"
             ):

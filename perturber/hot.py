@@ -10,7 +10,7 @@ seeded part (selection, replacement) runs on every call.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from functools import lru_cache, wraps
 from operator import itemgetter
 from typing import TypeVar
@@ -23,22 +23,35 @@ MEMO_MAX_CHARS = 4096
 T = TypeVar("T")
 
 
-def per_text(fn: Callable[[str], T]) -> Callable[[str], T]:
-    """Memoise ``fn(text)`` for short texts (256 most recent). ``fn`` must be pure and return
-    an immutable value (tuples, not lists): every caller shares it.
+def per_text(fn: Callable[..., T]) -> Callable[..., T]:
+    """Memoise ``fn(text)``, or ``fn(text, key)`` with one more hashable argument (a parameter),
+    for short texts (256 most recent). ``fn`` must be pure and return an immutable value
+    (tuples, not lists): every caller shares it.
 
     >>> @per_text
     ... def vowels(text):
     ...     return tuple(i for i, c in enumerate(text) if c in "aeiou")
     >>> vowels("banana") is vowels("banana")
     True
+    >>> @per_text
+    ... def letters(text, letter):
+    ...     return text.count(letter)
+    >>> letters("banana", "a")
+    3
     """
     memo = lru_cache(maxsize=256)(fn)
+    wrapper: Callable[..., T]
+    if fn.__code__.co_argcount == 1:  # the common case, without packing arguments
 
-    @wraps(fn)
-    def wrapper(text: str) -> T:
-        return memo(text) if len(text) <= MEMO_MAX_CHARS else fn(text)
+        def wrapper(text: str) -> T:
+            return memo(text) if len(text) <= MEMO_MAX_CHARS else fn(text)
 
+    else:
+
+        def wrapper(text: str, key: Hashable) -> T:
+            return memo(text, key) if len(text) <= MEMO_MAX_CHARS else fn(text, key)
+
+    wrapper = wraps(fn)(wrapper)
     wrapper.cache_clear = memo.cache_clear  # type: ignore[attr-defined]
     return wrapper
 

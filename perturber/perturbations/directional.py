@@ -19,7 +19,7 @@ import regex
 
 from .. import text as tm
 from ..data import load_table
-from ..hot import MEMO_MAX_CHARS
+from ..hot import per_text
 from ..registry import Outcome, Param, choice, count, perturbation, unchanged
 from ..rng import Draws, select
 from .word_level.batch import token_indices
@@ -166,13 +166,14 @@ def insert_negation(text: str, rng: Draws, *, target: str) -> Outcome:
     >>> insert_negation("The bridge is open today.", None, target="last").text
     'The bridge is not open today.'
     """
-    got = _negated_memo(text, target) if len(text) <= MEMO_MAX_CHARS else _negated(text, target)
+    got = _negated(text, target)
     if got is None:
         return unchanged(text, "no_candidates")
     out, word, offset = got
     return Outcome(out, 1, None, {"negated": {"token": word, "offset": offset}})
 
 
+@per_text
 def _negated(text: str, target: str) -> tuple[str, str, int] | None:
     """``(output, negated token, its offset)`` of ``insert_negation``, or None without a
     candidate: a pure function of the text and target (memoised for short texts)."""
@@ -200,9 +201,6 @@ def _negated(text: str, target: str) -> tuple[str, str, int] | None:
         word = aux.insert.upper() if tm.case_class(tok.text) == "upper" else aux.insert
         edit = (tok.end, tok.end, " " + word)
     return tm.splice(text, [edit]), tok.text, tok.start
-
-
-_negated_memo = lru_cache(maxsize=256)(_negated)
 
 
 # --------------------------------------------------------------------------------------------

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from functools import lru_cache
 
 from .. import text as tm
-from ..hot import MEMO_MAX_CHARS, per_text, replace_points
+from ..hot import per_text, replace_points
 from ..registry import Outcome, Param, choice, perturbation, rate, unchanged
 from ..rng import Draws, select
 from .markdown_inline import _BT_RUN, _WS_SET, _end, _inline
@@ -126,9 +125,10 @@ def tabs_for_spaces(text: str, rng: Draws) -> Outcome:
     >>> tabs_for_spaces("a  b c\\n      indented text", None).text
     'a\\tb\\tc\\n\\t  indented\\ttext'
     """
-    return _tabs_memo(text) if len(text) <= MEMO_MAX_CHARS else _tabs_for_spaces(text)
+    return _tabs_for_spaces(text)
 
 
+@per_text
 def _tabs_for_spaces(text: str) -> Outcome:
     """The outcome of ``tabs_for_spaces``, a pure function of the text (memoised for short
     texts)."""
@@ -171,9 +171,6 @@ def _tabs_for_spaces(text: str) -> Outcome:
     return Outcome(tm.splice(text, edits), len(edits))
 
 
-_tabs_memo = lru_cache(maxsize=256)(_tabs_for_spaces)
-
-
 # --------------------------------------------------------------------------------------------
 # 7.3 line_wrap
 # --------------------------------------------------------------------------------------------
@@ -205,9 +202,10 @@ def line_wrap(text: str, rng: Draws, *, width: int) -> Outcome:
     >>> line_wrap("The quick brown fox jumps over the lazy dog.", None, width=20).text
     'The quick brown fox\\njumps over the lazy\\ndog.'
     """
-    return _line_wrap_memo(text, width) if len(text) <= MEMO_MAX_CHARS else _line_wrap(text, width)
+    return _line_wrap(text, width)
 
 
+@per_text
 def _line_wrap(text: str, width: int) -> Outcome:
     """The outcome of ``line_wrap``, a pure function of the text and width (memoised for short
     texts)."""
@@ -293,9 +291,6 @@ def _line_wrap(text: str, width: int) -> Outcome:
     if not edits:
         return unchanged(text, "no_change")
     return Outcome(tm.splice(text, edits), len(edits))
-
-
-_line_wrap_memo = lru_cache(maxsize=256)(_line_wrap)
 
 
 # --------------------------------------------------------------------------------------------

@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Sequence
-from functools import lru_cache
 from itertools import compress
 from operator import itemgetter, methodcaller, or_
 from typing import Any
@@ -20,7 +19,7 @@ import regex
 from ... import jsontext
 from ... import text as tm
 from ...data import load_table
-from ...hot import MEMO_MAX_CHARS, per_text, replace_points
+from ...hot import per_text, replace_points
 from ...registry import Outcome, count, perturbation, rate, unchanged
 from ...rng import Draws, below_many, select
 from .batch import insert_at
@@ -109,9 +108,10 @@ def drop_stop_words(text: str, rng: Draws) -> Outcome:
     >>> drop_stop_words("The cat is here.\\nIt is asleep.", None).text
     'cat.\\nasleep.'
     """
-    return _drop_stop_words_memo(text) if len(text) <= MEMO_MAX_CHARS else _drop_stop_words(text)
+    return _drop_stop_words(text)
 
 
+@per_text
 def _drop_stop_words(text: str) -> Outcome:
     """The outcome of ``drop_stop_words``: a pure function of the text (memoised for short
     texts; an ``Outcome`` without ``details`` is immutable)."""
@@ -179,9 +179,6 @@ def _drop_stop_words(text: str) -> Outcome:
 _TOKEN_START = itemgetter(0)
 _TOKEN_TEXT = itemgetter(2)
 _HSPACE_RUN = re.compile("[" + "".join(map(re.escape, tm.HSPACE)) + "]+")
-
-
-_drop_stop_words_memo = lru_cache(maxsize=256)(_drop_stop_words)
 
 
 # --------------------------------------------------------------------------------------------
@@ -355,9 +352,10 @@ def punctuation_spaces(text: str, rng: Draws) -> Outcome:
     >>> punctuation_spaces("Wait... really?! It costs $12.50 (e.g. today).", None).text
     'Wait ... really ?! It costs $ 12.50 ( e.g. today ).'
     """
-    return _punctuation_spaces_memo(text) if len(text) <= MEMO_MAX_CHARS else _punctuation_spaces(text)
+    return _punctuation_spaces(text)
 
 
+@per_text
 def _punctuation_spaces(text: str) -> Outcome:
     """The outcome of ``punctuation_spaces``, a pure function of the text (memoised for short texts)."""
     is_ascii = text.isascii()
@@ -417,9 +415,6 @@ def _punctuation_spaces(text: str) -> Outcome:
     if not edits:
         return unchanged(text, "no_candidates")
     return Outcome(tm.splice(text, edits), len(edits))
-
-
-_punctuation_spaces_memo = lru_cache(maxsize=256)(_punctuation_spaces)
 
 
 # --------------------------------------------------------------------------------------------
@@ -525,9 +520,10 @@ def punctuation_drop(text: str, rng: Draws) -> Outcome:
     >>> punctuation_drop("Dr. Smith left at 5 p.m. today. Is that late? I think so!", None).text
     'Dr. Smith left at 5 p.m. today is that late I think so'
     """
-    return _punctuation_drop_memo(text) if len(text) <= MEMO_MAX_CHARS else _punctuation_drop(text)
+    return _punctuation_drop(text)
 
 
+@per_text
 def _punctuation_drop(text: str) -> Outcome:
     """The outcome of ``punctuation_drop``, a pure function of the text (memoised for short texts)."""
     sents = tm.sentences(text)
@@ -562,9 +558,6 @@ def _punctuation_drop(text: str) -> Outcome:
     if not edits:
         return unchanged(text, "no_candidates")
     return Outcome(tm.splice(text, edits), len(edits))
-
-
-_punctuation_drop_memo = lru_cache(maxsize=256)(_punctuation_drop)
 
 
 # --------------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import regex
 
 from ... import text as tm
 from ...data import load_table
-from ...hot import MEMO_MAX_CHARS
+from ...hot import per_text
 from ...registry import Outcome, perturbation, rate, unchanged
 from ...resources import nltk_data
 from ...rng import Draws, select
@@ -133,7 +133,7 @@ def synonym(text: str, rng: Draws, *, rate: float) -> Outcome:
     # The data in use is part of the memo key: the tagger is loaded (or raises
     # ResourceUnavailable) before anything is reused, as when the tags are computed afresh.
     tagger = nltk_data.tagger()
-    candidates = _candidates_memo(text, tagger) if len(text) <= MEMO_MAX_CHARS else find_candidates(text)
+    candidates = _candidates(text, tagger)
     details = {"data_version": dict(data_version())}
     if not candidates:
         return Outcome(text, 0, "no_candidates", details)
@@ -142,8 +142,8 @@ def synonym(text: str, rng: Draws, *, rate: float) -> Outcome:
     return Outcome(tm.splice(text, edits), len(edits), None, details)
 
 
-@lru_cache(maxsize=256)
-def _candidates_memo(text: str, tagger: object) -> tuple[tuple[tm.Token, tuple[str, ...]], ...]:
+@per_text
+def _candidates(text: str, tagger: object) -> tuple[tuple[tm.Token, tuple[str, ...]], ...]:
     """:func:`find_candidates` memoised per text and loaded tagger: the per-text part of
     ``synonym`` (tokenising, tagging, WordNet look-ups)."""
     return tuple(find_candidates(text))

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Sequence
-from functools import lru_cache
 from itertools import accumulate
 
 import regex
 
 from ... import text as tm
+from ...hot import per_text
 from .typo_tables import _qwerty
 
 # --------------------------------------------------------------------------------------------
@@ -75,20 +75,10 @@ def _typo_candidates(text: str, free: Sequence[tm.Token], min_letters: int) -> l
     return out
 
 
-def _typo_sites(text: str, min_letters: int) -> tuple[Sequence[tm.Token], Sequence[int]]:
+@per_text
+def _typo_sites(text: str, min_letters: int) -> tuple[tuple[tm.Token, ...], tuple[int, ...]]:
     """The free tokens of ``text`` and the indices of the typo candidates among them
     (memoised for short texts, like the text model's tokens)."""
-    if len(text) <= _SITES_MEMO_MAX_CHARS:
-        return _typo_sites_memo(text, min_letters)
-    free = tm.free_tokens(text)
-    return free, _typo_candidates(text, free, min_letters)
-
-
-_SITES_MEMO_MAX_CHARS = 4096
-
-
-@lru_cache(maxsize=256)
-def _typo_sites_memo(text: str, min_letters: int) -> tuple[tuple[tm.Token, ...], tuple[int, ...]]:
     free = tuple(tm.free_tokens(text))
     return free, tuple(_typo_candidates(text, free, min_letters))
 

@@ -20,11 +20,11 @@ import regex
 
 from ... import text as tm
 from ...data import unit_symbols
+from ...hot import per_text
 from ...registry import Outcome, count, perturbation, rate, unchanged
 from ...rng import Draws, below_many, select
 from .batch import insert_at, token_indices
 from .typo_mechanics import (
-    _SITES_MEMO_MAX_CHARS,
     _VOWELS,
     _alpha_letters,
     _caps_slips,
@@ -448,7 +448,7 @@ def confusable_words(text: str, rng: Draws, *, rate: float) -> Outcome:
     >>> confusable_words("Their cat.", Draws(0), rate=1.0).text
     'There cat.'
     """
-    cands = _confusable_sites(text) if len(text) <= _SITES_MEMO_MAX_CHARS else _confusable_edits(text)
+    cands = _confusable_sites(text)
     if not cands:
         return unchanged(text, "no_candidates")
     edits = select(cands, rng, rate=rate)
@@ -475,7 +475,7 @@ def _confusable_edits(text: str) -> tuple[tuple[int, int, str], ...]:
     return tuple(out)
 
 
-@lru_cache(maxsize=256)
+@per_text
 def _confusable_sites(text: str) -> tuple[tuple[int, int, str], ...]:
     """:func:`_confusable_edits`, memoised for short texts."""
     return _confusable_edits(text)
@@ -521,7 +521,7 @@ def repeated_chars(text: str, rng: Draws, *, rate: float) -> Outcome:
     ...     "Whyyyy???", "Whyyyy????")
     True
     """
-    cands = _stretch_sites(text) if len(text) <= _SITES_MEMO_MAX_CHARS else _stretch_candidates(text)
+    cands = _stretch_sites(text)
     if not cands:
         return unchanged(text, "no_candidates")
     chosen = select(cands, rng, rate=rate)
@@ -582,7 +582,7 @@ def _ascii_word_sites(free: Sequence[tm.Token]) -> list[tuple[int, int, str]]:
     ]
 
 
-@lru_cache(maxsize=256)
+@per_text
 def _stretch_sites(text: str) -> tuple[tuple[int, str], ...]:
     """:func:`_stretch_candidates`, memoised for short texts (a pure function of the text)."""
     return _stretch_candidates(text)
@@ -613,9 +613,10 @@ def contractions(text: str, rng: Draws) -> Outcome:
     >>> contractions("I am sure it is not ready.", None).text
     "I'm sure it's not ready."
     """
-    return _contractions_memo(text) if len(text) <= _SITES_MEMO_MAX_CHARS else _contract(text)
+    return _contract(text)
 
 
+@per_text
 def _contract(text: str) -> Outcome:
     """The outcome of ``contractions``, a pure function of the text (memoised for short texts)."""
     two, one = _contractions()
@@ -670,9 +671,6 @@ def _contract(text: str) -> Outcome:
     if not edits:
         return unchanged(text, "no_candidates")
     return Outcome(tm.splice(text, edits), len(edits))
-
-
-_contractions_memo = lru_cache(maxsize=256)(_contract)
 
 
 # --------------------------------------------------------------------------------------------
