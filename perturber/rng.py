@@ -308,19 +308,35 @@ def quota(n: int, *, rate: float | None = None, count: int | None = None) -> int
     return min(k, n)
 
 
+def chosen(n: int, rng: Draws, *, rate: float | None = None, count: int | None = None) -> Sequence[int]:
+    """The indices ``select`` chooses out of ``n`` candidates, with the same draws, in draw
+    order (``range(k)`` when it draws nothing: none or all are chosen).
+
+    >>> chosen(4, Draws(0), count=2), chosen(3, Draws(0), count=5)
+    ([3, 2], range(0, 3))
+    """
+    k = _cached_quota(n, rate, count)
+    if k == 0 or k == n:
+        return range(k)
+    return rng.sample(positions(n), k)
+
+
+@lru_cache(maxsize=4096)
+def _cached_quota(n: int, rate: float | None, count: int | None) -> int:
+    """``quota`` memoised: a study repeats a few intensities over texts of similar sizes."""
+    return quota(n, rate=rate, count=count)
+
+
 def select(candidates: Sequence, rng: Draws, *, rate: float | None = None, count: int | None = None) -> list:
     """Choose candidates by the rate or count rule, returned in ascending text order.
 
     >>> select(["a", "b", "c", "d"], Draws(0), count=2)
     ['c', 'd']
     """
-    n = len(candidates)
-    k = quota(n, rate=rate, count=count)
-    if k == 0:
-        return []
-    if k == n:
-        return list(candidates)
-    return list(pick(candidates, sorted(rng.sample(positions(n), k))))
+    idx = chosen(len(candidates), rng, rate=rate, count=count)
+    if type(idx) is range:
+        return list(candidates) if idx else []
+    return list(pick(candidates, sorted(idx)))
 
 
 @lru_cache(maxsize=16)

@@ -16,7 +16,7 @@ import re
 import unicodedata
 from bisect import bisect_left
 from collections.abc import Collection, Iterator, Sequence
-from functools import cache, lru_cache
+from functools import cache
 from itertools import compress
 from types import MappingProxyType
 
@@ -26,7 +26,7 @@ from .. import text as tm
 from ..data import load_table, unit_symbols
 from ..hot import per_text, replace_points
 from ..registry import Outcome, choice, perturbation, rate, unchanged
-from ..rng import Draws, positions, quota
+from ..rng import Draws, chosen
 
 __all__ = [
     "random_case",
@@ -171,12 +171,6 @@ def _ocr() -> tuple:
     return pattern, tuple(src for src, _ in rows), MappingProxyType(info)
 
 
-@lru_cache(maxsize=4096)
-def _quota(n: int, rate_: float) -> int:
-    """``quota(n, rate=rate_)``, memoised (a study repeats a few rates over the same texts)."""
-    return quota(n, rate=rate_)
-
-
 def _draw(rng: Draws, rate_: float, n: int) -> Collection[int] | None:
     """The indices of the candidates that ``select(candidates, rng, rate=rate_)`` chooses out
     of ``n``, with the same draws, in draw order rather than ascending; ``None`` when ``n == 0``.
@@ -185,12 +179,7 @@ def _draw(rng: Draws, rate_: float, n: int) -> Collection[int] | None:
     >>> sorted(_draw(Draws(0), 0.5, 4)), select(range(4), Draws(0), rate=0.5)
     ([2, 3], [2, 3])
     """
-    if not n:
-        return None
-    k = _quota(n, rate_)
-    if k == n or k == 0:  # select draws nothing: all or none
-        return range(k)
-    return rng.sample(positions(n), k)
+    return chosen(n, rng, rate=rate_) if n else None
 
 
 def _put(text: str, idx: Collection[int], sites: Sequence[int], new: Sequence[str], prefix: str = "") -> str:
