@@ -446,6 +446,29 @@ class Endpoint:
             None,
         )
 
+    def _request(
+        self,
+        messages: Sequence[Mapping],
+        model: str | None,
+        temperature: float,
+        seed: int | None,
+        max_tokens: int | None,
+    ) -> dict:
+        """The keyword arguments of one ``chat.completions.create`` call (body and headers)."""
+        body = self._body(messages, model, temperature, seed, max_tokens)
+        body["extra_headers"] = self._extra_headers()
+        return body
+
+    def _retry_delay(
+        self, attempt: int, err: PerturberError, retryable: bool, retry_after: float | None
+    ) -> float:
+        """Seconds to wait before the next attempt; raises ``err`` when it is final."""
+        if not retryable or attempt == self.max_retries:
+            raise err
+        delay = self._delay(attempt, retry_after)
+        log.info("model request failed (%s), retry %d in %.2f s", err.code, attempt + 1, delay)
+        return delay
+
     def _delay(self, attempt: int, retry_after: float | None) -> float:
         base = self.backoff * (2**attempt)
         delay = base / 2 + random.random() * base / 2  # exponential backoff, "equal jitter"
@@ -487,8 +510,7 @@ class Endpoint:
         max_tokens: int | None = 256,
     ) -> Completion:
         """One chat completion (synchronous), retried per the policy."""
-        body = self._body(messages, model, temperature, seed, max_tokens)
-        body["extra_headers"] = self._extra_headers()
+        body = self._request(messages, model, temperature, seed, max_tokens)
         client = self._client()
         started = time.perf_counter()
         for attempt in range(self.max_retries + 1):
@@ -499,11 +521,7 @@ class Endpoint:
                 raise
             except Exception as exc:
                 err, retryable, retry_after = self._classify(exc)
-            if not retryable or attempt == self.max_retries:
-                raise err
-            delay = self._delay(attempt, retry_after)
-            log.info("model request failed (%s), retry %d in %.2f s", err.code, attempt + 1, delay)
-            self._sleep(delay)
+            self._sleep(self._retry_delay(attempt, err, retryable, retry_after))
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def achat(
@@ -516,8 +534,7 @@ class Endpoint:
         max_tokens: int | None = 256,
     ) -> Completion:
         """One chat completion (asynchronous, ``AsyncOpenAI``), retried per the policy."""
-        body = self._body(messages, model, temperature, seed, max_tokens)
-        body["extra_headers"] = self._extra_headers()
+        body = self._request(messages, model, temperature, seed, max_tokens)
         client = self._aclient()
         started = time.perf_counter()
         err: PerturberError
@@ -541,9 +558,7 @@ class Endpoint:
                 )
             except Exception as exc:
                 err, retryable, retry_after = self._classify(exc)
-            if not retryable or attempt == self.max_retries:
-                raise err
-            await asyncio.sleep(self._delay(attempt, retry_after))
+            await asyncio.sleep(self._retry_delay(attempt, err, retryable, retry_after))
         raise AssertionError("unreachable")  # pragma: no cover
 
     def chat_many(
