@@ -38,7 +38,7 @@ test: venv nltk-data lint
 test-fast: venv
 	$(BIN)/python -m pytest -n 2 -m "not slow and not browser" $(PYTEST_ARGS)
 
-# The golden files must hold unchanged on Python 3.11, 3.12 and 3.13 (CATALOG.md §1.4).
+# The golden files must hold unchanged on Python 3.11, 3.12 and 3.13 (docs/spec/catalog.md §1.4).
 test-versions:
 	@[ -n "$(PY312)" ] && [ -n "$(PY313)" ] || { echo "test-versions needs python3.12 and python3.13 (pyenv or PATH)"; exit 1; }
 	@for py in $(PY312) $(PY313); do \

@@ -46,7 +46,7 @@ def _has_string(value) -> bool:
 
 
 def json_values(text: str) -> list:
-    """The JSON regions of ``text`` (catalog §1.8 kind 5), decoded, left to right.
+    """The JSON regions of ``text`` (docs/spec/catalog.md §1.8 kind 5), decoded, left to right.
 
     The whole text when it is an object or array; otherwise each maximal segment starting at
     ``{`` or ``[`` that decodes to an object or array holding a member name or string. Objects

@@ -30,7 +30,7 @@ import evalkit as kit
 import perturber
 from perturber import registry
 
-#: Entries allowed to change JSON regions (CATALOG.md §1.8): the schema family edits JSON
+#: Entries allowed to change JSON regions (docs/spec/catalog.md §1.8): the schema family edits JSON
 #: Schemas by design; these three change protected spans by design.
 JSON_EXEMPT_ENTRIES = frozenset({"full_width", "strip_markdown", "url_email_mask"})
 JSON_EXEMPT_FAMILIES = frozenset({"schema"})
@@ -317,7 +317,7 @@ def report(data: dict) -> str:
             "Every non-exempt entry kept every JSON region valid."
             if not bad
             else f"{len(bad)} non-exempt entries broke a JSON region (they are expected to until the "
-            "JSON-region protection of catalog §1.8 kind 5 lands): "
+            "JSON-region protection of docs/spec/catalog.md §1.8 kind 5 lands): "
             + ", ".join(f"`{n}` ({k})" for n, k in bad.items())
             + "."
         ),

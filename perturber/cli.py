@@ -42,7 +42,7 @@ def _flag(name: str) -> str:
 
 
 def _convert(param: registry.Param, raw: str) -> Any:
-    """CLI strings to typed values before validation (CATALOG.md §1.3)."""
+    """CLI strings to typed values before validation (docs/spec/catalog.md §1.3)."""
     try:
         if param.type is int:
             return int(raw)

@@ -29,7 +29,7 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 @dataclass
 class Result:
-    """The call result of CATALOG.md §1.2 (the same fields over every transport)."""
+    """The call result of docs/spec/catalog.md §1.2 (the same fields over every transport)."""
 
     text: str
     applied: bool
@@ -179,7 +179,7 @@ def apply(
     *,
     limits: Limits | None = None,
 ) -> Result:
-    """Apply one perturbation and return the full ``Result`` (CATALOG.md §1.2).
+    """Apply one perturbation and return the full ``Result`` (docs/spec/catalog.md §1.2).
 
     ``limits`` (a ``perturber.Limits``) overrides the process defaults for this call only.
 

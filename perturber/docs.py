@@ -52,7 +52,7 @@ INVISIBLE = {
     "\u00ad": "SHY",
 }
 
-# Reason codes of CATALOG.md §1.2, in precedence order, in our words.
+# Reason codes of docs/spec/catalog.md §1.2, in precedence order, in our words.
 REASONS = {
     "control": "the control entry never changes its input",
     "empty_input": "the input is the empty string",

@@ -5,7 +5,7 @@
   on the way (member name or value).  Everything else here is built on it and on ``TOKEN``:
 * ``is_container(text)``: the whole text, outer whitespace aside, is one object or array
   (``quote_style`` leaves such inputs alone);
-* ``regions(text)``: the JSON regions of a text (CATALOG.md §1.8 kind 5), each with its parsed
+* ``regions(text)``: the JSON regions of a text (docs/spec/catalog.md §1.8 kind 5), each with its parsed
   value and its strings, prose string values flagged;
 * ``parse_object`` / ``parse_tokens``: the *lexeme tree* of a JSON object (the schema family), and
   ``Style`` / ``dump`` to write a tree back in the input's own layout.
@@ -207,7 +207,7 @@ def _region(text: str, start: int, end: int, strings: list[StringSpan]) -> Regio
 
 
 def regions(text: str, skip=None) -> list[Region]:
-    """The JSON regions of ``text``, left to right (CATALOG.md §1.8 kind 5).
+    """The JSON regions of ``text``, left to right (docs/spec/catalog.md §1.8 kind 5).
 
     The whole text when, outer whitespace aside, it is one object or array; otherwise every
     maximal segment that starts at ``{`` or ``[``, parses as an object or array and holds at least

@@ -1,4 +1,4 @@
-"""The engine of the model-backed tier (CATALOG.md §3): prompts, requests, post-processing.
+"""The engine of the model-backed tier (docs/spec/catalog.md §3): prompts, requests, post-processing.
 
 Every model-backed entry is declared with :func:`model_entry` from its intent; this module builds
 the system prompt (intent + the shared guard of §3.2), sends the requests through

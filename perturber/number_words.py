@@ -22,7 +22,7 @@ from decimal import Decimal, InvalidOperation
 
 from .errors import ResourceUnavailable
 
-# The literal of CATALOG.md §1.10: grouped thousands first, then plain digit runs.
+# The literal of docs/spec/catalog.md §1.10: grouped thousands first, then plain digit runs.
 _LITERAL = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+(?![0-9])(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?")
 
 # Quantity words that alpha2digit leaves alone (it parses cardinals, ordinals and decimals only):

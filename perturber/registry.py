@@ -60,7 +60,9 @@ FAMILY_MODULES = tuple(
         "structure",
         "directional",
     )
-) + ("perturber.brittlebench",)  # the optional compatibility tier (declarations only; CATALOG §17)
+) + (
+    "perturber.brittlebench",
+)  # the optional compatibility tier (declarations only; docs/spec/catalog.md §17)
 
 
 class Outcome(NamedTuple):
@@ -70,11 +72,11 @@ class Outcome(NamedTuple):
     edits: int = 0
     reason: str | None = None
     details: dict | None = None
-    model: dict | None = None  # model-backed entries: the ``model`` object of CATALOG.md §1.2
+    model: dict | None = None  # model-backed entries: the ``model`` object of docs/spec/catalog.md §1.2
 
 
 def unchanged(text: str, reason: str) -> Outcome:
-    """The input returned as is, with the reason code of CATALOG.md §1.2.
+    """The input returned as is, with the reason code of docs/spec/catalog.md §1.2.
 
     >>> unchanged("Hi", "control")
     Outcome(text='Hi', edits=0, reason='control', details=None, model=None)

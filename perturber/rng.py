@@ -1,4 +1,4 @@
-"""Seeded draws, frozen as CATALOG.md §1.4 defines them, and the selection rule of §1.11.
+"""Seeded draws, frozen as docs/spec/catalog.md §1.4 defines them, and the selection rule of §1.11.
 
 Every helper reads the generator's raw stream of 32-bit words, which is what ``getrandbits``
 and ``random()`` consume: ``getrandbits(b)`` (``b <= 32``) is the next word shifted right by
@@ -354,7 +354,7 @@ def positions(n: int) -> Sequence[int]:
     return _cached_positions(n) if n <= 16384 else range(n)
 
 
-PERM_TRIES = 10  # draws of P(m) before the rotation fallback (CATALOG.md §8)
+PERM_TRIES = 10  # draws of P(m) before the rotation fallback (docs/spec/catalog.md §8)
 
 
 def permutation(m: int, rng: Draws) -> list[int]:

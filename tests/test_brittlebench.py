@@ -1,4 +1,4 @@
-"""The brittlebench tier (CATALOG.md §17) against every row of the engine's reference vectors,
+"""The brittlebench tier (docs/spec/catalog.md §17) against every row of the engine's reference vectors,
 its call protocol (global random state, the tier-only lock), its errors and its transports."""
 
 import hashlib

@@ -1,4 +1,4 @@
-"""The character family (CATALOG.md §6): examples, Must-not rules, reasons and seeds."""
+"""The character family (docs/spec/catalog.md §6): examples, Must-not rules, reasons and seeds."""
 
 import unicodedata
 

@@ -1,4 +1,4 @@
-"""context family, deterministic entries (CATALOG.md §11.3 irrelevant_context, §11.4
+"""context family, deterministic entries (docs/spec/catalog.md §11.3 irrelevant_context, §11.4
 context_load)."""
 
 import pytest

@@ -1,4 +1,4 @@
-"""The primitive, the registry, validation, seeds, draws and errors (CATALOG.md §1)."""
+"""The primitive, the registry, validation, seeds, draws and errors (docs/spec/catalog.md §1)."""
 
 import json
 import random
@@ -177,7 +177,7 @@ def test_error_hierarchy_and_mapping():
 
 
 def test_draw_helpers_are_frozen():
-    """CATALOG.md §1.4: our own helpers on getrandbits; these values must never change."""
+    """docs/spec/catalog.md §1.4: our own helpers on getrandbits; these values must never change."""
     rng = Draws(7)
     assert [rng.below(10) for _ in range(5)] == _reference_below(7, 10, 5)
     rng = Draws(3)

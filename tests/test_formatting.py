@@ -1,4 +1,4 @@
-"""formatting family (CATALOG.md §7): extra_whitespace, tabs_for_spaces, line_wrap,
+"""formatting family (docs/spec/catalog.md §7): extra_whitespace, tabs_for_spaces, line_wrap,
 markdown_wrap, strip_markdown, bullet_reformat."""
 
 import re

@@ -1,4 +1,4 @@
-"""JSON regions as protected spans (CATALOG.md §1.8 kind 5) and the acceptance property."""
+"""JSON regions as protected spans (docs/spec/catalog.md §1.8 kind 5) and the acceptance property."""
 
 import json
 import re

@@ -1,4 +1,4 @@
-"""The 17 model-backed entries (CATALOG.md §3, §11.1-11.2, §12, §13) over the library and CLI,
+"""The 17 model-backed entries (docs/spec/catalog.md §3, §11.1-11.2, §12, §13) over the library and CLI,
 against the real OpenAI-compatible server of tests/llm_server.py."""
 
 import json

@@ -1,4 +1,4 @@
-"""The normalization family (CATALOG.md §9): examples, Must-not rules, reasons, protected spans."""
+"""The normalization family (docs/spec/catalog.md §9): examples, Must-not rules, reasons, protected spans."""
 
 import random
 

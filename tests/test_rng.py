@@ -18,7 +18,7 @@ from perturber.rng import Draws, select
 
 
 class Reference:
-    """The helpers of CATALOG.md §1.4, written the obvious way."""
+    """The helpers of docs/spec/catalog.md §1.4, written the obvious way."""
 
     def __init__(self, seed: int) -> None:
         self.gen = random.Random(seed)

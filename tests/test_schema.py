@@ -1,4 +1,4 @@
-"""schema family (CATALOG.md §8): parsing, style, walk, every entry, and jsonschema equivalence."""
+"""schema family (docs/spec/catalog.md §8): parsing, style, walk, every entry, and jsonschema equivalence."""
 
 import json
 import random

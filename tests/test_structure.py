@@ -1,4 +1,4 @@
-"""structure family (CATALOG.md §15): reorder_bullets, question_to_end, markdown_structure,
+"""structure family (docs/spec/catalog.md §15): reorder_bullets, question_to_end, markdown_structure,
 irrelevant_preamble, irrelevant_trailer, key_sentence_to_middle."""
 
 import re

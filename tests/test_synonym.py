@@ -1,4 +1,4 @@
-"""synonym (CATALOG.md §5.5): WordNet 3.0 from the offline bundle, POS-aware, reproducible."""
+"""synonym (docs/spec/catalog.md §5.5): WordNet 3.0 from the offline bundle, POS-aware, reproducible."""
 
 import socket
 

@@ -1,4 +1,4 @@
-"""Exact-output tests of the shared text model (CATALOG.md §1.5–§1.10)."""
+"""Exact-output tests of the shared text model (docs/spec/catalog.md §1.5–§1.10)."""
 
 from __future__ import annotations
 

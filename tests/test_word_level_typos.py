@@ -1,4 +1,4 @@
-"""Tests for word_level part A (CATALOG.md §5.1–§5.4, §5.6–§5.9):
+"""Tests for word_level part A (docs/spec/catalog.md §5.1–§5.4, §5.6–§5.9):
 realistic_typos, typos, confusable_words, repeated_chars, contractions, apostrophe_drop,
 spelling_uk, number_format."""
 

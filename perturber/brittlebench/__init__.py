@@ -1,4 +1,4 @@
-"""The ``brittlebench`` compatibility tier (CATALOG.md §17): ten entries, category ``brittlebench``.
+"""The ``brittlebench`` compatibility tier (docs/spec/catalog.md §17): ten entries, category ``brittlebench``.
 
 They reproduce, byte for byte, the Brittlebench engine at commit ``fc86103c`` for a given seed
 (the reference vectors in ``shared/vectors/brittlebench``). Declaring them is cheap: augly, nlpaug

@@ -1,4 +1,4 @@
-"""The ten engine behaviours (CATALOG.md §17.4), written for perturber.
+"""The ten engine behaviours (docs/spec/catalog.md §17.4), written for perturber.
 
 Each function takes the text and the engine's parameters and draws from Python's module-level
 ``random`` exactly as the engine does; callers run them through ``runtime.run_seeded``. augly,

@@ -1,4 +1,4 @@
-"""The tier's call protocol (CATALOG.md §17.2): one process lock, seeded globals, state restored.
+"""The tier's call protocol (docs/spec/catalog.md §17.2): one process lock, seeded globals, state restored.
 
 The engine draws from Python's module-level ``random`` (and so do augly and nlpaug), so a tier
 call seeds the *global* generator. ``run_seeded`` saves the caller's global state, seeds, runs the
@@ -40,7 +40,7 @@ EMOTION_ENV = "PERTURBER_BRITTLEBENCH_EMOTION_FILE"
 STOPWORDS_FILE = "nltk_english_stopwords.txt"
 STOPWORDS_SHA256 = "43e6ea0bd39a35f6b6a595a4935ac41a4d19e718961b89242a6a2a5928d239c9"
 
-# Held only around tier calls (the documented exception of DESIGN.md); reentrant so that a
+# Held only around tier calls (the documented exception of docs/spec/design.md); reentrant so that a
 # behaviour may call a helper that also runs under it.
 TIER_LOCK = threading.RLock()
 _DEPS_LOCK = threading.Lock()

@@ -1,4 +1,4 @@
-"""Packaged data tables (CATALOG.md Appendix A), one JSON file per table.
+"""Packaged data tables (docs/spec/catalog.md Appendix A), one JSON file per table.
 
 ``load_table(name)`` reads ``<name>.json`` from this package once and caches it.  Lists come back
 as tuples and objects as read-only mappings, so the shared cached value cannot be mutated; they

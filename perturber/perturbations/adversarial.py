@@ -1,4 +1,4 @@
-"""adversarial: inject an instruction the model should ignore (CATALOG.md §14).
+"""adversarial: inject an instruction the model should ignore (docs/spec/catalog.md §14).
 
 All three entries are out of scope and expect an **invariant** answer: a robust system ignores
 the injected text and answers the original task.  The original text is never changed; each entry

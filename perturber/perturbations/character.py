@@ -1,4 +1,4 @@
-"""character: case, leet, vowels, diacritics, look-alikes and invisible characters (CATALOG.md §6).
+"""character: case, leet, vowels, diacritics, look-alikes and invisible characters (docs/spec/catalog.md §6).
 
 Shared rules of the family: positions are clusters (§1.5); protected spans are skipped by every
 entry except ``full_width``; an edit of a letter changes only its cluster's base and keeps the

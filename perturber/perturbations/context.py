@@ -1,4 +1,4 @@
-"""context: deterministic entries that add irrelevant content around the task (CATALOG.md §11).
+"""context: deterministic entries that add irrelevant content around the task (docs/spec/catalog.md §11).
 
 ``irrelevant_context`` (§11.3, seeded, bank B1) inserts distractor sentences before sentences of
 plain paragraphs; ``context_load`` (§11.4, bank B2) pads the text with neutral filler up to a

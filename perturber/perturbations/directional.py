@@ -1,6 +1,6 @@
 """directional: one minimal edit that moves the expected answer in a stated direction.
 
-CATALOG.md §16.
+docs/spec/catalog.md §16.
 
 All three entries are out of scope; their expectation is **directional**, so they build
 directional tests rather than invariance tests.

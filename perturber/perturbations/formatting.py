@@ -1,4 +1,4 @@
-"""formatting: whitespace, line wrapping and Markdown surface changes (CATALOG.md §7).
+"""formatting: whitespace, line wrapping and Markdown surface changes (docs/spec/catalog.md §7).
 
 Six entries: ``extra_whitespace`` (seeded), ``tabs_for_spaces``, ``line_wrap``,
 ``markdown_wrap``, ``strip_markdown`` and ``bullet_reformat``.  Every edit is computed on the

@@ -1,4 +1,4 @@
-"""The Markdown inline parser of ``strip_markdown`` (CATALOG.md §7.5): escapes, code spans,
+"""The Markdown inline parser of ``strip_markdown`` (docs/spec/catalog.md §7.5): escapes, code spans,
 links and images, autolinks and emphasis, found in one scan per line and removed as edits.
 
 >>> dels = []

@@ -1,4 +1,4 @@
-"""normalization: canonical surface forms a real user might type instead (CATALOG.md §9).
+"""normalization: canonical surface forms a real user might type instead (docs/spec/catalog.md §9).
 
 Every entry here is deterministic and seed-insensitive (no draws), leaves protected spans alone
 (except ``url_email_mask``, which masks URLs and e-mail addresses by design), and assembles its

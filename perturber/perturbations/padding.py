@@ -1,4 +1,4 @@
-"""padding: surround or end the text with repeated characters (CATALOG.md §10)."""
+"""padding: surround or end the text with repeated characters (docs/spec/catalog.md §10)."""
 
 from __future__ import annotations
 

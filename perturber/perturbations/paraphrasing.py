@@ -1,4 +1,4 @@
-"""paraphrasing: the 10 model-backed rewrite entries of CATALOG.md §12 (one intent each).
+"""paraphrasing: the 10 model-backed rewrite entries of docs/spec/catalog.md §12 (one intent each).
 
 The prompts, requests, post-processing and errors are shared (:mod:`perturber.model_tier`);
 each entry only states its intent. Empty input never reaches the model:

@@ -1,4 +1,4 @@
-"""reasoning: the 5 model-backed entries of CATALOG.md §13 (rewrite and compose modes).
+"""reasoning: the 5 model-backed entries of docs/spec/catalog.md §13 (rewrite and compose modes).
 
 ``distractor_injection`` and ``sycophancy_bait`` compose: the model writes one sentence and the
 library inserts it, so the original text stays byte-identical around it.

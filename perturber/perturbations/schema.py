@@ -1,4 +1,4 @@
-"""schema: rewrites of a JSON Schema given as text (CATALOG.md §8).
+"""schema: rewrites of a JSON Schema given as text (docs/spec/catalog.md §8).
 
 The input is parsed into a *lexeme tree*: objects keep their members in document order, and every
 number, string and literal keeps its source spelling (``1e5`` stays ``1e5``, ``"\\u00e9"`` stays

@@ -1,4 +1,4 @@
-"""structure: edits of the prompt's layout that keep every word of the task (CATALOG.md §15).
+"""structure: edits of the prompt's layout that keep every word of the task (docs/spec/catalog.md §15).
 
 Six entries: ``reorder_bullets`` (seeded), ``question_to_end``, ``markdown_structure``,
 ``irrelevant_preamble`` and ``irrelevant_trailer`` (seeded, banks B3/B4), and

@@ -1,4 +1,4 @@
-"""The shared text model of CATALOG.md §1.5–§1.10, one module per concern.
+"""The shared text model of docs/spec/catalog.md §1.5–§1.10, one module per concern.
 
 Pure functions over a ``str``; offsets are code-point offsets.  Everything is
 O(len(text)); the only module state is precompiled patterns and caches.

@@ -1,3 +1,3 @@
-"""word_level family (CATALOG.md §5), one module per mechanism group."""
+"""word_level family (docs/spec/catalog.md §5), one module per mechanism group."""
 
 from . import spacing, synonym, typos  # noqa: F401  (modules register their entries on import)

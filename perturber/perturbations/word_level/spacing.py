@@ -1,4 +1,4 @@
-"""word_level, part B: stop words, spacing, punctuation and names (CATALOG.md §5.10–§5.16).
+"""word_level, part B: stop words, spacing, punctuation and names (docs/spec/catalog.md §5.10–§5.16).
 
 Entries: ``drop_stop_words``, ``word_merge``, ``word_split``, ``punctuation_spaces``,
 ``sequence_spaces``, ``punctuation_drop`` and ``name_swap``.  Every entry edits only the spans it

@@ -1,4 +1,4 @@
-"""word_level: ``synonym`` (CATALOG.md §5.5), POS-aware WordNet synonyms from the offline bundle.
+"""word_level: ``synonym`` (docs/spec/catalog.md §5.5), POS-aware WordNet synonyms from the offline bundle.
 
 Needs the NLTK data tree built by ``infra/layers/nltk/build.sh`` (WordNet 3.0 + tagger); without
 it the call raises ``ResourceUnavailable`` (``data_unavailable``) and never downloads.

@@ -1,5 +1,5 @@
 """The word model and the positional typo mechanisms shared by ``realistic_typos`` and ``typos``
-(CATALOG.md §5.1, §5.2): a token as clusters with keys and run limits (``_Word``), the position
+(docs/spec/catalog.md §5.1, §5.2): a token as clusters with keys and run limits (``_Word``), the position
 producers of each mechanism, and the edits they realise."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""word_level, part A: typos and table-driven word edits (CATALOG.md §5.1–§5.4, §5.6–§5.9).
+"""word_level, part A: typos and table-driven word edits (docs/spec/catalog.md §5.1–§5.4, §5.6–§5.9).
 
 Entries: ``realistic_typos``, ``typos``, ``confusable_words``, ``repeated_chars`` (seeded) and
 ``contractions``, ``apostrophe_drop``, ``spelling_uk``, ``number_format`` (not seeded).
