@@ -40,3 +40,29 @@ def test_golden_cases_cover_the_corpus_seeds_and_intensity():
     seeded = next(s for s in SPECS if s.seed_sensitive)
     ids = {c[0].rsplit("|", 1)[1] for c in harness.cases(seeded)}
     assert ids == {"0", "1", "7"}
+
+
+def test_a_corpus_extension_keeps_every_stored_case():
+    stored = {"version": 1, "outputs": {"a": {"text": "x"}}}
+    assert harness.only_new_cases(stored, {"version": 1, "outputs": {"a": {"text": "x"}, "b": {"text": "y"}}})
+    assert not harness.only_new_cases(stored, {"version": 1, "outputs": {"a": {"text": "z"}, "b": {"text": "y"}}})
+
+
+def test_the_corpus_covers_every_protected_span_kind():
+    """Every protected-span kind of docs/spec/catalog.md §1.8 (JSON whole and inside prose) and a
+    Markdown table appear in the corpus, so the golden files catch an output change on them."""
+    import re
+
+    from perturber import jsontext
+    texts = harness.CORPUS.values()
+    kinds = {
+        "fenced code": lambda t: re.search(r"^ {0,3}(```|~~~)", t, re.M),
+        "inline code": lambda t: re.search(r"(?<!`)`[^`\n]+`(?!`)", t),
+        "url": lambda t: re.search(r"https?://|www\.", t),
+        "e-mail": lambda t: re.search(r"\w@\w", t),
+        "Markdown table": lambda t: re.search(r"^\|.*\|$\n^\|[-:| ]+\|$", t, re.M),
+        "whole JSON document": lambda t: t.lstrip()[:1] in "{[" and jsontext.is_container(t.strip()),
+        "JSON inside prose": lambda t: not t.lstrip().startswith(("{", "[")) and list(jsontext.regions(t)),
+    }
+    missing = [kind for kind, found in kinds.items() if not any(found(t) for t in texts)]
+    assert missing == []

@@ -595,7 +595,10 @@ def _strip_cluster(cluster: str, folds) -> str:
 
 
 @perturbation(
-    "diacritics_strip", family=_FAMILY, description="Remove the accents of Latin, Greek and Cyrillic letters."
+    "diacritics_strip",
+    family=_FAMILY,
+    description="Remove the accents of Latin, Greek and Cyrillic letters.",
+    version=2,
 )
 def diacritics_strip(text: str, rng: Draws) -> Outcome:
     """Per cluster with a Latin/Greek/Cyrillic base letter: NFD, drop Mn marks, NFC; plus the

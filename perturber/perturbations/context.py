@@ -63,6 +63,7 @@ def _bank(name: str) -> tuple:
     seed_sensitive=True,
     params=[count(1, 10, "number of distractor sentences (bank B1)")],
     description="Insert topic-neutral distractor sentences before sentences of the text.",
+    version=2,
 )
 def irrelevant_context(text: str, rng: Draws, *, count: int) -> Outcome:
     """Each distractor goes directly before a randomly drawn sentence of a plain paragraph;

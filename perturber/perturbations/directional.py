@@ -157,6 +157,7 @@ def _negation_candidates(text: str, aux: _Aux) -> list[tuple[tm.Token, int, bool
     expectation="directional",
     params=[choice("target", "last", ("last", "first"), "the sentence to negate")],
     description="Negate one auxiliary (isn't / is not / cannot) in the last or first sentence that has one.",
+    version=2,
 )
 def insert_negation(text: str, rng: Draws, *, target: str) -> Outcome:
     """Negate the first auxiliary of the last (or first) sentence or unit that has one.
@@ -493,6 +494,7 @@ def _date_edits(m, new: datetime.date, tables) -> list[tuple[int, int, str]]:
     intensity="days",
     params=[Param("days", int, 30, "how many days before the reference date the deadline moves", 1, 3650)],
     description="Move the deadline date to before the reference date, keeping its format.",
+    version=2,
 )
 def deadline_passed(text: str, rng: Draws, *, days: int) -> Outcome:
     """Rewrite the deadline so that it lies ``days`` before the reference (or its old value).

@@ -50,7 +50,10 @@ def _letter_before(text: str, i: int) -> bool:
 
 
 @perturbation(
-    "quote_style", family=_FAMILY, description="Curl straight quotes, each decided from its own context."
+    "quote_style",
+    family=_FAMILY,
+    description="Curl straight quotes, each decided from its own context.",
+    version=2,
 )
 def quote_style(text: str, rng: Draws) -> Outcome:
     """Straight quotes become typographic ones, decided locally (never by alternation).
@@ -114,6 +117,7 @@ def _a14() -> tuple[dict, re.Pattern]:
     "smart_to_ascii",
     family=_FAMILY,
     description="Replace typographic quotes, dashes, ellipses and NBSPs with ASCII.",
+    version=2,
 )
 def smart_to_ascii(text: str, rng: Draws) -> Outcome:
     """One pass of Table A14 outside protected spans.
@@ -369,7 +373,10 @@ def _line_start_or_sentence_end(text: str, s: int) -> bool:
 
 
 @perturbation(
-    "abbreviations", family=_FAMILY, description="Expand common abbreviations (Table A15) in context."
+    "abbreviations",
+    family=_FAMILY,
+    description="Expand common abbreviations (Table A15) in context.",
+    version=2,
 )
 def abbreviations(text: str, rng: Draws) -> Outcome:
     """Expand e.g., etc., Dr., St., min., info, FYI, … where their context allows.
@@ -503,7 +510,9 @@ def _unit_numbers(text: str, spans: tm.Spans) -> list:
     return out
 
 
-@perturbation("date_unit", family=_FAMILY, description="Spell out ISO dates and unit symbols (Table A9).")
+@perturbation(
+    "date_unit", family=_FAMILY, description="Spell out ISO dates and unit symbols (Table A9).", version=2
+)
 def date_unit(text: str, rng: Draws) -> Outcome:
     """``YYYY-MM-DD`` → ``Month D, YYYY``; ``N km`` → ``N kilometers``.
 
@@ -601,7 +610,9 @@ def _emoticon_tables() -> _EmoticonTables:
     return _EMOTICONS
 
 
-@perturbation("emoji", family=_FAMILY, description="Replace standalone emoticons with emoji (Table A16).")
+@perturbation(
+    "emoji", family=_FAMILY, description="Replace standalone emoticons with emoji (Table A16).", version=2
+)
 def emoji(text: str, rng: Draws) -> Outcome:
     """Standalone emoticons become emoji; ``<3`` never before a digit.
 
@@ -625,7 +636,9 @@ def emoji(text: str, rng: Draws) -> Outcome:
     return Outcome(tm.splice(text, edits), len(edits))
 
 
-@perturbation("emoticon", family=_FAMILY, description="Replace emoji with emoticons (Table A16, reverse).")
+@perturbation(
+    "emoticon", family=_FAMILY, description="Replace emoji with emoticons (Table A16, reverse).", version=2
+)
 def emoticon(text: str, rng: Draws) -> Outcome:
     """Listed emoji that are whole clusters become their first emoticon.
 
@@ -789,6 +802,7 @@ def _vs_end(text: str, e: int) -> int:
     "emoji_shortcode",
     family=_FAMILY,
     description="Write each emoji as its English :short_name: (emoji package).",
+    version=2,
 )
 def emoji_shortcode(text: str, rng: Draws) -> Outcome:
     """Each emoji sequence (a whole cluster) becomes its ``:short_name:``.
@@ -851,6 +865,7 @@ _SHORTCODE = re.compile(r"(?<![^\s(\[\"])(?=(:[^\s:]+:)(?![^\s.,!?;:)\]\"]))")
     "shortcode_emoji",
     family=_FAMILY,
     description="Render standalone :short_name: codes as emoji (emoji package).",
+    version=2,
 )
 def shortcode_emoji(text: str, rng: Draws) -> Outcome:
     """Standalone known ``:short_name:`` codes become the emoji.

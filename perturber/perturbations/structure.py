@@ -232,6 +232,7 @@ def reorder_bullets(text: str, rng: Draws, *, rate: float) -> Outcome:
     "question_to_end",
     family=_FAMILY,
     description="Move a question that opens the prompt to its end (before an answer cue).",
+    version=2,
 )
 def question_to_end(text: str, rng: Draws) -> Outcome:
     """``L + R + G + Q + (W + C) + T`` for a leading question ``Q`` with gap ``G``.
@@ -285,6 +286,7 @@ def _paragraphs(ls: list) -> list[tuple[int, int]]:
         )
     ],
     description="Give plain paragraphs Markdown structure (bullets, numbers, quote, bold).",
+    version=2,
 )
 def markdown_structure(text: str, rng: Draws, *, style: str) -> Outcome:
     """Restructure plain paragraphs only; existing Markdown and the answer cue are untouched.
@@ -395,6 +397,7 @@ def irrelevant_trailer(text: str, rng: Draws, *, count: int) -> Outcome:
         ),
     ],
     description="Bury the first unit (the key fact) at a relative depth inside filler.",
+    version=2,
 )
 def key_sentence_to_middle(text: str, rng: Draws, *, count: int, depth: float) -> Outcome:
     """``L + block + (NL NL + R) + T``, the key at filler position ``b``.

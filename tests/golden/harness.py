@@ -70,6 +70,11 @@ def differences(stored: dict, fresh: dict) -> list[str]:
     return [k for k in keys if stored["outputs"].get(k) != fresh["outputs"].get(k)]
 
 
+def only_new_cases(stored: dict, fresh: dict) -> bool:
+    """True when every stored case still holds and ``fresh`` only adds cases (a corpus extension)."""
+    return all(fresh["outputs"].get(k) == v for k, v in stored["outputs"].items())
+
+
 def verdict(stored: dict | None, fresh: dict) -> str | None:
     """None when the golden file holds; otherwise what is wrong and what to do."""
     if stored is None:
@@ -103,6 +108,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="write golden files that are missing or whose entry's version was bumped",
     )
+    parser.add_argument(
+        "--add-cases",
+        action="store_true",
+        help="after a corpus extension: add the new cases to golden files whose stored cases all hold",
+    )
     parser.add_argument("names", nargs="*", help="only these entries")
     args = parser.parse_args(argv)
     refused = 0
@@ -113,7 +123,9 @@ def main(argv: list[str] | None = None) -> int:
         problem = verdict(stored, fresh)
         if problem is None:
             continue
-        if args.regenerate and (stored is None or stored["version"] != spec.version):
+        bumped = stored is None or stored["version"] != spec.version
+        extended = args.add_cases and stored is not None and only_new_cases(stored, fresh)
+        if (args.regenerate and bumped) or extended:
             write(fresh, spec)
             print(f"wrote {path_for(spec).relative_to(HERE)}")
         else:

@@ -66,6 +66,39 @@ CORPUS = {
     "combining": "Cafe\u0301 na\u0308ive re\u0301sume\u0301 — Zoë, Ångström, crème brûlée, São Paulo.",
     "long": "Photosynthesis is the process by which green plants and some other organisms use sunlight to synthesize foods from carbon dioxide and water. It generally involves the green pigment chlorophyll and generates oxygen as a byproduct. Please explain briefly why leaves are green and what would happen without light?\nAnswer:",
     "control_bidi": "Pay \u202eevil\u202c now\u200b ok\u00a0yes\x07 \ufeffend",
+    # The protected-span kinds of docs/spec/catalog.md §1.8 that the texts above do not cover.
+    "json_prose": 'Answer in JSON like {"answer": "yes", "reason": "It rains in the north, and the sun shines in the south."} and nothing else.',
+    "json_array_prose": 'Return a list such as [{"name": "Ann", "note": "arrives at 9 a.m. on Monday"}, {"name": "Bo", "note": "leaves early"}] with one item per guest, then stop.',
+    "json_document": json.dumps(
+        {
+            "question": "What is the capital of France?",
+            "choices": ["Paris", "Lyon", "Marseille"],
+            "hint": 'It\'s on the "Seine" river.\nThink about it!',
+            "points": 2,
+            "strict": True,
+            "meta": None,
+            "path": "C:\\data\\answers",
+        },
+        indent=2,
+    ),
+    "code_prose": "Run `pip install perturber` first, then call ``a `nested` span`` with:\n\n~~~json\n{\"text\": \"Hello there, my friend\", \"n\": 3}\n~~~\n\n    indented code stays too\n\nDon't edit the fence, it's fine.",
+    "markdown_table": "| Item | Qty | Price |\n|---|---:|---:|\n| Apples | 3 | $1.20 |\n| Fresh bread | 1 | $2.50 |\n\nWhich item costs the most? Please answer in one word.",
+    # JSON whose member names and identifier values hold what the word, normalization, context and
+    # structure entries edit in prose (they must stay byte-identical there).
+    "json_triggers": 'Dr. Mary said: don\'t use {"do not": "color", "Mary": ":)", "café": "it\'s", "e.g.": "2026-01-05", "count": 1000000, "mood": ":smile:", "face": "😊", "ok": "John", "note": "Mary can\'t stop at 5 km, it is 1000000 metres on 2026-01-05 :) e.g. the café is gray"} and reply by Friday, 2026-01-05, with 10 km. What is the gray color? It is done :) 😊',
+    "json_sentences": 'Read the record. {"summary": "The order is late. It is not paid. Can you check it?", "status": "late", "id": "A-17"} Then answer: why is it late? Do not guess.\n\nIs the order paid?',
+    "json_keys": json.dumps(
+        {
+            "Anna": None,
+            "The sky is blue. Is the grass green?": "?!",
+            "\u2014": "\u201cquoted\u201d",
+            "note": "Tom said the sky is blue. Why?",
+        },
+        indent=2,
+        ensure_ascii=False,
+    ),
+    "json_form": 'Fill in:\n{\n  "Q: why?": "??"\n}',
+    "urls_emails": 'Email support@example.co.uk (or J.Smith+tag@mail.example.org) and open https://example.com/a_(b)?q=x&y=1), www.test.org/path. or ftp://files.example.net/data.csv; "https://quoted.example/x" thanks!',
 }
 
 if __name__ == "__main__":

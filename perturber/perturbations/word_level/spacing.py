@@ -192,6 +192,7 @@ _HSPACE_RUN = re.compile("[" + "".join(map(re.escape, tm.HSPACE)) + "]+")
     seed_sensitive=True,
     params=[count(1, description="number of single spaces between words to remove")],
     description="Remove single spaces between two words, merging them.",
+    version=2,
 )
 def word_merge(text: str, rng: Draws, *, count: int) -> Outcome:
     """Delete ``count`` single U+0020 gaps between two free alpha tokens.
@@ -275,6 +276,7 @@ def _is_json_key(text: str, tok: tm.Token) -> bool:
     seed_sensitive=True,
     params=[count(1, description="number of words to split")],
     description="Split words in two by inserting a space between two letters.",
+    version=2,
 )
 def word_split(text: str, rng: Draws, *, count: int) -> Outcome:
     """Insert one space inside ``count`` free alpha tokens (>= 2 letters on each side).
@@ -512,6 +514,7 @@ def _terminal_run(
     "punctuation_drop",
     family="word_level",
     description="Drop sentence-final punctuation and lower-case function-word sentence starters.",
+    version=2,
 )
 def punctuation_drop(text: str, rng: Draws) -> Outcome:
     """Delete plain terminal runs (``.``, ``!``, ``?``; not ellipses) and lower-case a first
@@ -582,6 +585,7 @@ def _name_part(word: str) -> tuple[str, str]:
     seed_sensitive=True,
     params=[rate(1.0, "fraction of distinct first names to swap")],
     description="Replace first names (Table A10) with unused names of the same group.",
+    version=2,
 )
 def name_swap(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Swap a fraction of the distinct A10 first names for names of the same group that occur

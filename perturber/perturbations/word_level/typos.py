@@ -440,6 +440,7 @@ def typos(text: str, rng: Draws, *, count: int) -> Outcome:
     seed_sensitive=True,
     params=[rate(0.5)],
     description="Swap words for their common real-word confusions (their/there, its/it's, then/than).",
+    version=2,
 )
 def confusable_words(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Replace a fraction of the Table A4 words by their confusion (§5.3).
@@ -606,6 +607,7 @@ def _next_is_word_char(text: str, pos: int) -> bool:
     "contractions",
     family="word_level",
     description="Contract phrases such as 'do not' and 'I am' (Table A5).",
+    version=2,
 )
 def contractions(text: str, rng: Draws) -> Outcome:
     """Contract Table A5 phrases in one left-to-right scan (§5.6).
@@ -684,6 +686,7 @@ _SUFFIXES = frozenset(("s", "t", "re", "ve", "ll", "d", "m"))
     "apostrophe_drop",
     family="word_level",
     description="Drop the apostrophe of contractions and possessives (don't -> dont).",
+    version=2,
 )
 def apostrophe_drop(text: str, rng: Draws) -> Outcome:
     """Delete the apostrophe before a final s, t, re, ve, ll, d or m (§5.7).
@@ -715,7 +718,10 @@ def apostrophe_drop(text: str, rng: Draws) -> Outcome:
 
 
 @perturbation(
-    "spelling_uk", family="word_level", description="Respell US word forms the British way (Table A7)."
+    "spelling_uk",
+    family="word_level",
+    description="Respell US word forms the British way (Table A7).",
+    version=2,
 )
 def spelling_uk(text: str, rng: Draws) -> Outcome:
     """Replace Table A7 US spellings by their UK forms (§5.8).
@@ -778,6 +784,7 @@ def _zip_code(text: str, num) -> bool:
     "number_format",
     family="word_level",
     description="Group the digits of large numbers with commas (1250000 -> 1,250,000).",
+    version=2,
 )
 def number_format(text: str, rng: Draws) -> Outcome:
     """Insert thousands separators into ungrouped quantities of 4+ integer digits (§5.9).
