@@ -154,16 +154,48 @@ def cmd_describe(argv: Sequence[str]) -> int:
     if args.json:
         _write(json.dumps(core.describe(args.name, args.category), ensure_ascii=False, indent=1) + "\n")
         return 0
-    from . import docs
+    from . import reference
 
-    _write(docs.entry_section(registry.get(args.name, args.category)))
+    _write(reference.entry_section(registry.get(args.name, args.category)))
     return 0
 
 
 def cmd_docs(argv: Sequence[str]) -> int:
-    from . import docs
+    """Write, print or check the perturbation reference; 1 when ``--check`` finds it stale."""
+    from . import reference
 
-    return docs.main(argv, prog="perturber docs")
+    parser = _Parser(
+        prog="perturber docs",
+        description="Generate the perturbation reference (Markdown) from the registry. The output "
+        "is the same in every environment and configuration.",
+    )
+    parser.add_argument("--out", help="write to this file (default: stdout)")
+    parser.add_argument("--check", metavar="FILE", help="exit 1 if FILE differs from the output")
+    args = parser.parse_args(argv)
+    text = reference.generate()
+    if args.check:
+        try:
+            with open(args.check, encoding="utf-8") as fh:
+                current = fh.read()
+        except OSError as err:
+            raise InvalidParams(f"cannot read {args.check}: {err}", field="check") from None
+        if current != text:
+            sys.stderr.write(
+                f"perturber docs: {args.check} is stale; regenerate it with "
+                f"`perturber docs --out {args.check}`\n"
+            )
+            return 1
+        return 0
+    if args.out:
+        try:
+            with open(args.out, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(text)
+        except OSError as err:
+            raise InvalidParams(f"cannot write {args.out}: {err}", field="out") from None
+        sys.stderr.write(f"perturber docs: wrote {args.out}\n")
+    else:
+        sys.stdout.buffer.write(text.encode("utf-8"))
+    return 0
 
 
 def _entry_parser(spec: registry.Perturbation) -> _Parser:

@@ -117,7 +117,12 @@ class ModelParam(Param):
         choices = self.effective_choices()
         if choices:
             return "one of " + ", ".join(repr(c) for c in choices)
-        return "1-128 characters matching " + MODEL_PATTERN
+        return self.documented_range()
+
+    def documented_range(self) -> str:
+        return (
+            "1-128 characters matching " + MODEL_PATTERN + " (one of `PERTURBER_LLM_MODELS` when it is set)"
+        )
 
     def validate(self, value: Any, owner: str) -> Any:
         if type(value) is not str:

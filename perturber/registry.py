@@ -40,6 +40,16 @@ FAMILIES = (
     "directional",
 )
 EXPECTATIONS = ("invariant", "directional", "refusal")
+#: What an entry can need beyond the base install (its declaration's ``requires``). The reference
+#: shows no computed example for such an entry, so it reads the same in every environment.
+REQUIREMENTS = {
+    "nltk_data": "the NLTK data bundle (WordNet 3.0 and the POS tagger), built offline and not "
+    "shipped in the wheel: `make nltk-data`, or the Lambda layer",
+    "brittlebench_extra": "the `brittlebench` extra: `pip install 'perturber[brittlebench]'`",
+    "emotion_stimuli": "the engine's emotion stimulus table (CC BY-NC, never shipped with perturber): "
+    "`PERTURBER_BRITTLEBENCH_EMOTION_FILE` or the installed engine",
+    "model_endpoint": "a configured OpenAI-compatible endpoint and the `llm` extra",
+}
 TYPE_NAMES = {int: "int", float: "float", str: "str", bool: "bool"}
 
 # Modules that declare perturbations, imported on first use of the registry.
@@ -104,6 +114,10 @@ class Param:
     def effective_choices(self) -> tuple | None:
         """The enforced choices (static here; the ``model`` param reads them from configuration)."""
         return self.choices
+
+    def documented_range(self) -> str:
+        """``describe_range()`` as the reference prints it: independent of any configuration."""
+        return self.describe_range()
 
     def describe_range(self) -> str:
         if self.choices is not None:
@@ -210,6 +224,8 @@ class Perturbation:
     skip_empty: bool = field(default=True, repr=False, compare=False)
     #: At zero intensity the text comes back ``unchanged(..., "zero_intensity")`` uncalled.
     skip_zero_intensity: bool = field(default=True, repr=False, compare=False)
+    #: What the entry needs beyond the base install (keys of ``REQUIREMENTS``).
+    requires: tuple[str, ...] = field(default=(), repr=False, compare=False)
 
     @property
     def kind(self) -> str:
@@ -270,6 +286,7 @@ class Perturbation:
             "intensity": self.intensity,
             "description": self.description,
             "params": [p.catalog_schema() for p in self.params],
+            "requires": list(self.requires),
             **self._availability(),
         }
 
@@ -303,14 +320,23 @@ def perturbation(
     category: str = "native",
     skip_empty: bool = True,
     skip_zero_intensity: bool = True,
+    requires: Iterable[str] = (),
 ):
     """Declare a perturbation. The decorated function is called as ``fn(text, rng, **params)``.
 
     The intensity defaults to the ``rate``/``count`` parameter when there is one. ``skip_empty``
     and ``skip_zero_intensity`` (default on) let ``apply`` answer those cases without a call.
+    ``requires`` names what the entry needs beyond the base install (``REQUIREMENTS``); a
+    model-backed entry always needs ``model_endpoint``.
     """
     params = tuple(params)
-    if family not in FAMILIES or expectation not in EXPECTATIONS or category not in CATEGORIES:
+    requires = tuple(requires) + (("model_endpoint",) if model_backed else ())
+    if (
+        family not in FAMILIES
+        or expectation not in EXPECTATIONS
+        or category not in CATEGORIES
+        or not set(requires) <= REQUIREMENTS.keys()
+    ):
         raise ValueError(f"bad declaration for {name}")
     if intensity is None:
         intensity = next((p.name for p in params if p.name in ("rate", "count")), None)
@@ -335,6 +361,7 @@ def perturbation(
             defaults={p.name: p.default for p in params},
             skip_empty=skip_empty,
             skip_zero_intensity=skip_zero_intensity and intensity in ZERO_INTENSITY,
+            requires=requires,
         )
         return function
 

@@ -1,3 +1,4 @@
+import os
 import pathlib
 import sys
 
@@ -14,7 +15,21 @@ import perturber
 
 #: The library's hard upper limit, for the 1 MB tests (pass ``limits=BIG``; the default stays 100,000).
 BIG = perturber.Limits(max_text_chars=1_000_000)
+#: The team's folder beside the repository (reference vectors). A user's clone has none: the tests
+#: that read it skip, naming the file; CI sets PERTURBER_REQUIRE_SHARED=1 to make such a skip a failure.
 SHARED = ROOT.parent / "shared"
+REQUIRE_SHARED = os.environ.get("PERTURBER_REQUIRE_SHARED", "") == "1"
+
+
+def shared_file(relative: str) -> pathlib.Path:
+    """``../shared/<relative>``, or skip the test naming it (fail under PERTURBER_REQUIRE_SHARED=1)."""
+    path = SHARED / relative
+    if path.exists():
+        return path
+    reason = f"needs ../shared/{relative}, which is outside the repository"
+    if REQUIRE_SHARED:
+        pytest.fail(f"{reason} (PERTURBER_REQUIRE_SHARED=1)", pytrace=False)
+    pytest.skip(reason)
 
 
 @pytest.fixture(scope="session")
@@ -30,7 +45,7 @@ def write_brittlebench_stimuli(path: pathlib.Path) -> pathlib.Path:
     import json
 
     entries = {}
-    vectors = SHARED / "vectors" / "brittlebench" / "emotion_prompt.jsonl"
+    vectors = shared_file("vectors/brittlebench/emotion_prompt.jsonl")
     for line in vectors.read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
         if row["input"] == "Hello":
@@ -52,8 +67,6 @@ def write_brittlebench_stimuli(path: pathlib.Path) -> pathlib.Path:
 def brittlebench_stimuli(tmp_path_factory):
     """Every test sees the stimulus table (so brittlebench/emotion_prompt runs like the other
     entries); tests of the missing-table path unset PERTURBER_BRITTLEBENCH_EMOTION_FILE."""
-    import os
-
     key = "PERTURBER_BRITTLEBENCH_EMOTION_FILE"
     if not (SHARED / "vectors" / "brittlebench").is_dir() or os.environ.get(key):
         yield os.environ.get(key)

@@ -11,14 +11,14 @@ import sys
 import threading
 
 import pytest
-from conftest import SHARED, write_brittlebench_stimuli
+from conftest import shared_file, write_brittlebench_stimuli
 
 import perturber
 from perturber import cli, registry
 from perturber.brittlebench import behaviours, runtime
 from perturber.errors import InvalidParams, ResourceUnavailable
 
-VECTORS = SHARED / "vectors" / "brittlebench"
+VECTORS = "vectors/brittlebench"  # under ../shared, outside the repository
 FILES = (
     "sequence_spaces",
     "punctuation_spaces",
@@ -47,12 +47,13 @@ TEN = (
 
 
 def recorded_sums() -> dict:
-    readme = (VECTORS / "README.md").read_text(encoding="utf-8")
+    readme = shared_file(f"{VECTORS}/README.md").read_text(encoding="utf-8")
     return {name: digest for digest, name in re.findall(r"^([0-9a-f]{64})  (\S+\.jsonl)$", readme, re.M)}
 
 
 def rows(stem: str) -> list[dict]:
-    return [json.loads(line) for line in (VECTORS / f"{stem}.jsonl").read_text(encoding="utf-8").splitlines()]
+    text = shared_file(f"{VECTORS}/{stem}.jsonl").read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines()]
 
 
 def mapped(stem: str, row: dict) -> tuple[str, dict]:
@@ -80,12 +81,12 @@ def test_vectors_match_their_recorded_checksums():
     sums = recorded_sums()
     assert sorted(sums) == sorted(f"{stem}.jsonl" for stem in FILES)
     for name, digest in sums.items():
-        assert hashlib.sha256((VECTORS / name).read_bytes()).hexdigest() == digest, name
+        assert hashlib.sha256(shared_file(f"{VECTORS}/{name}").read_bytes()).hexdigest() == digest, name
 
 
 @pytest.mark.parametrize("stem", FILES)
 def test_every_vectors_row_byte_for_byte(stem, stimuli):
-    raw = (VECTORS / f"{stem}.jsonl").read_bytes()
+    raw = shared_file(f"{VECTORS}/{stem}.jsonl").read_bytes()
     assert hashlib.sha256(raw).hexdigest() == recorded_sums()[f"{stem}.jsonl"], "vectors changed"
     failures = []
     for row in rows(stem):
@@ -136,7 +137,12 @@ def test_results_fields_and_data_version(stimuli):
     r = perturber.apply("a b", "drop_stop_words", category="brittlebench")
     assert r.details["data_version"]["stopword_list"] == "nltk-2025"
     r = perturber.apply("Hi", "emotion_prompt", {"stimuli_code": "EA22"}, category="brittlebench")
-    assert r.text == "A musician is playing passionately.\nHi"
+    hello = next(
+        row["output"]
+        for row in rows("emotion_prompt")
+        if row["input"] == "Hello" and row["params"]["stimuli_code"] == "EA22"
+    )
+    assert r.text == hello.removesuffix("\nHello") + "\nHi"  # EA22 is a prefix (never committed: CC BY-NC)
     assert r.details["data_version"]["stimulus_table_sha256"] == runtime.EMOTION_SHA256
 
 

@@ -1,7 +1,9 @@
-"""docs/perturbations.md: generated from the registry, never stale, examples computed by the library."""
+"""docs/perturbations.md: generated from the registry, never stale, the same in every environment,
+examples computed by the library."""
 
 import dataclasses
 import json
+import os
 import pathlib
 import re
 import subprocess
@@ -10,7 +12,7 @@ import sys
 import pytest
 
 import perturber
-from perturber import docs, registry
+from perturber import cli, reference, registry
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "docs" / "perturbations.md"
@@ -18,23 +20,82 @@ REFERENCE = ROOT / "docs" / "perturbations.md"
 
 @pytest.fixture(scope="module")
 def generated():
-    return docs.generate()
+    return reference.generate()
 
 
 def test_committed_reference_is_what_the_generator_produces(generated):
-    committed = REFERENCE.read_text(encoding="utf-8")
-    missing = sorted(
-        set(re.findall(r"not computed \((\w+)", generated))
-        - set(re.findall(r"not computed \((\w+)", committed))
-    )
-    if missing:  # e.g. NLTK data (make nltk-data) or an optional tier's libraries not installed
-        pytest.skip(
-            f"examples cannot be computed here ({', '.join(missing)}); "
-            "the reference is generated with every data bundle and extra installed"
-        )
     assert REFERENCE.read_text(encoding="utf-8") == generated, (
         "docs/perturbations.md is stale: run `perturber docs --out docs/perturbations.md`"
     )
+
+
+# Run in a fresh interpreter: no NLTK, no brittlebench extra, no stimulus table, a model allow-list.
+BARE = """
+import sys
+for name in ("nltk", "augly", "nlpaug", "wordfreq", "openai"):
+    sys.modules[name] = None
+from perturber.cli import main
+sys.exit(main(["docs", "--check", sys.argv[1]]))
+"""
+
+
+def test_the_reference_is_the_same_whatever_is_installed_or_configured(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PERTURBER_", "NLTK_DATA"))}
+    env |= {
+        "NLTK_DATA": str(tmp_path),
+        "PERTURBER_LLM_MODELS": "model-a,model-b",
+        "PERTURBER_LLM_DEFAULT_MODEL": "model-a",
+        "PERTURBER_LLM_BASE_URL": "http://127.0.0.1:9/v1",
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", BARE, str(REFERENCE)], env=env, capture_output=True, cwd=ROOT
+    )
+    assert done.returncode == 0, done.stderr.decode()
+
+
+def test_entries_needing_more_than_the_base_install_have_no_computed_example():
+    needy = [s for s in registry.entries() if s.requires]
+    assert {s.key for s in needy} >= {
+        "native/synonym",
+        "brittlebench/emotion_prompt",
+        "native/lexical_paraphrasing",
+    }
+    for spec in needy:
+        section = reference.entry_section(spec)
+        assert "No worked example" in section and "```" not in section, spec.key
+        assert all(registry.REQUIREMENTS[r] in section for r in spec.requires), spec.key
+    assert registry.get("emotion_prompt", "brittlebench").requires == (
+        "brittlebench_extra",
+        "emotion_stimuli",
+    )
+    assert perturber.describe("synonym")["requires"] == ["nltk_data"]
+    assert perturber.describe("quotes")["requires"] == []
+
+
+def test_no_stimulus_sentence_is_in_the_repository():
+    """The engine's emotion stimulus table is CC BY-NC: none of its sentences may be committed."""
+    from conftest import shared_file
+
+    rows = shared_file("vectors/brittlebench/emotion_prompt.jsonl").read_text(encoding="utf-8").splitlines()
+    sentences = {
+        line
+        for row in map(json.loads, rows)
+        if row["input"] == "Hello"
+        for line in row["output"].split("\n")
+        if line != "Hello"
+    }
+    assert len(sentences) > 10
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True).stdout.split()
+    if not tracked:
+        pytest.skip("not a git checkout")
+    found = []
+    for name in tracked:
+        try:
+            body = (ROOT / name).read_text(encoding="utf-8")
+        except (UnicodeDecodeError, FileNotFoundError, IsADirectoryError):
+            continue
+        found += [(name, s) for s in sentences if s in body]
+    assert found == []
 
 
 def test_every_entry_has_a_section_in_catalog_order(generated):
@@ -50,18 +111,18 @@ def test_every_entry_has_a_section_in_catalog_order(generated):
 
 
 def test_examples_are_computed_by_the_library():
-    section = docs.entry_section(registry.get("zero_width"))
-    expected = perturber.perturb(docs.QUESTION, "zero_width", None, docs.SEED)
-    assert "\u200b" in expected and docs.visible(expected) in section
+    section = reference.entry_section(registry.get("zero_width"))
+    expected = perturber.perturb(reference.QUESTION, "zero_width", None, reference.SEED)
+    assert "\u200b" in expected and reference.visible(expected) in section
     assert "\u200b" not in section and "⟨ZWSP⟩" in section
-    trail = docs.entry_section(registry.get("trailing_newline"))
-    assert docs.visible(docs.QUESTION + "\n") in trail and "⏎\n\n```" in trail
+    trail = reference.entry_section(registry.get("trailing_newline"))
+    assert reference.visible(reference.QUESTION + "\n") in trail and "⏎\n\n```" in trail
 
 
 def test_schema_entries_use_the_json_input_and_list_their_reasons():
-    section = docs.entry_section(registry.get("reorder_properties"))
+    section = reference.entry_section(registry.get("reorder_properties"))
     assert "*JSON Schema input" in section and "*question input" not in section
-    assert docs.reason_codes(registry.get("reorder_properties")) == [
+    assert reference.reason_codes(registry.get("reorder_properties")) == [
         "empty_input",
         "not_json_schema",
         "zero_intensity",
@@ -69,15 +130,15 @@ def test_schema_entries_use_the_json_input_and_list_their_reasons():
         "size_limit",
         "no_change",
     ]
-    assert docs.reason_codes(registry.get("baseline")) == ["control"]
+    assert reference.reason_codes(registry.get("baseline")) == ["control"]
     # no intensity parameter: zero_intensity cannot happen even if a shared helper knows the code
-    assert "zero_intensity" not in docs.reason_codes(registry.get("expand_type_shorthand"))
-    assert "already_passed" in docs.reason_codes(registry.get("deadline_passed"))
-    assert "structured_input" in docs.reason_codes(registry.get("quote_style"))
+    assert "zero_intensity" not in reference.reason_codes(registry.get("expand_type_shorthand"))
+    assert "already_passed" in reference.reason_codes(registry.get("deadline_passed"))
+    assert "structured_input" in reference.reason_codes(registry.get("quote_style"))
 
 
 def test_structure_entries_show_the_markdown_example():
-    section = docs.entry_section(registry.get("reorder_bullets"))
+    section = reference.entry_section(registry.get("reorder_bullets"))
     assert "*Markdown input" in section and "not applied" not in section
 
 
@@ -86,8 +147,8 @@ def test_visible_markers_match_the_playground():
     block = re.search(r"const INVISIBLE = \{(.*?)\};", js, re.S).group(1)
     pairs = re.findall(r'"((?:\\u[0-9a-f]{4}|\\[tr]))": "(\w+)"', block)
     table = {json.loads(f'"{k}"'): v for k, v in pairs}
-    assert table == docs.INVISIBLE
-    assert docs.visible("a \n\u202eb\U000e0041") == "a·⏎\n⟨RLO⟩b⟨TAG A⟩"
+    assert table == reference.INVISIBLE
+    assert reference.visible("a \n\u202eb\U000e0041") == "a·⏎\n⟨RLO⟩b⟨TAG A⟩"
 
 
 def test_model_backed_and_other_categories_are_generic():
@@ -99,11 +160,12 @@ def test_model_backed_and_other_categories_are_generic():
         family="paraphrasing",
         model_backed=True,
         seed_sensitive=True,
+        requires=("model_endpoint",),
     )
-    section = docs.entry_section(fake)
+    section = reference.entry_section(fake)
     assert "No worked example" in section and "```" not in section
     assert "`model_returned_input`" in section and "model-backed" in section
-    ordered = docs._ordered([fake, base, dataclasses.replace(base, family="zzz_new")])
+    ordered = reference._ordered([fake, base, dataclasses.replace(base, family="zzz_new")])
     assert [(s.category, s.family) for s in ordered] == [
         ("native", "padding"),
         ("native", "zzz_new"),
@@ -112,22 +174,39 @@ def test_model_backed_and_other_categories_are_generic():
 
 
 def test_fences_outgrow_backticks_in_the_text():
-    assert docs._fence("a ```` b").startswith("`````text\n")
+    assert reference._fence("a ```` b").startswith("`````text\n")
 
 
 def test_cli_check_and_module_entry_point(tmp_path, generated):
     stale = tmp_path / "ref.md"
     stale.write_text("old\n", encoding="utf-8")
-    cmd = [sys.executable, "-m", "perturber.cli", "docs", "--check", str(stale)]
+    cmd = [sys.executable, "-m", "perturber", "docs", "--check", str(stale)]
     out = subprocess.run(cmd, capture_output=True)
     assert out.returncode == 1 and b"stale" in out.stderr
-    assert docs.main(["--out", str(stale)]) == 0
-    with pytest.raises(perturber.InvalidParams, match="cannot write"):
-        docs.main(["--out", str(tmp_path / "missing" / "ref.md")])
+    assert cli.main(["docs", "--out", str(stale)]) == 0
+    assert cli.main(["docs", "--out", str(tmp_path / "missing" / "ref.md")]) == 2
     assert stale.read_text(encoding="utf-8") == generated
-    out = subprocess.run([sys.executable, "-m", "perturber.docs", "--help"], capture_output=True)
-    assert out.returncode == 0 and b"--check" in out.stdout
-    assert docs.main(["--check", str(stale)]) == 0
+    assert cli.main(["docs", "--check", str(stale)]) == 0
+    assert cli.main(["docs", "--check", str(tmp_path / "absent.md")]) == 2
+
+
+def test_python_m_perturber_is_the_perturber_command():
+    for args in (
+        ["--version"],
+        ["quotes", "--text", "Hi", "--n", "2"],
+        ["list", "--family", "control"],
+        ["nope"],
+    ):
+        module = subprocess.run([sys.executable, "-m", "perturber", *args], capture_output=True, cwd=ROOT)
+        script = subprocess.run(
+            [str(pathlib.Path(sys.executable).with_name("perturber")), *args], capture_output=True
+        )
+        assert (module.returncode, module.stdout, module.stderr) == (
+            script.returncode,
+            script.stdout,
+            script.stderr,
+        )
+    assert module.returncode == 2 and b"unknown_perturbation" in module.stderr
 
 
 def test_readme_links_into_the_reference_not_outside_the_repository():

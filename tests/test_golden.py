@@ -45,7 +45,9 @@ def test_golden_cases_cover_the_corpus_seeds_and_intensity():
 def test_a_corpus_extension_keeps_every_stored_case():
     stored = {"version": 1, "outputs": {"a": {"text": "x"}}}
     assert harness.only_new_cases(stored, {"version": 1, "outputs": {"a": {"text": "x"}, "b": {"text": "y"}}})
-    assert not harness.only_new_cases(stored, {"version": 1, "outputs": {"a": {"text": "z"}, "b": {"text": "y"}}})
+    assert not harness.only_new_cases(
+        stored, {"version": 1, "outputs": {"a": {"text": "z"}, "b": {"text": "y"}}}
+    )
 
 
 def test_the_corpus_covers_every_protected_span_kind():
@@ -54,6 +56,7 @@ def test_the_corpus_covers_every_protected_span_kind():
     import re
 
     from perturber import jsontext
+
     texts = harness.CORPUS.values()
     kinds = {
         "fenced code": lambda t: re.search(r"^ {0,3}(```|~~~)", t, re.M),

@@ -22,8 +22,12 @@ from ..registry import Outcome, Param, choice
 from . import runtime
 
 CATEGORY = "brittlebench"
-# The engine pads and edits "" and zero intensities itself (§17.2): no shortcut in ``apply``.
-perturbation = partial(registry.perturbation, skip_empty=False, skip_zero_intensity=False)
+# The engine pads and edits "" and zero intensities itself (§17.2): no shortcut in ``apply``. Every
+# entry of the tier needs its extra (§17.1).
+TIER_NEEDS = ("brittlebench_extra",)
+perturbation = partial(
+    registry.perturbation, skip_empty=False, skip_zero_intensity=False, requires=TIER_NEEDS
+)
 EMOTION_CODES = tuple(f"EP{i:02d}" for i in range(1, 21)) + tuple(f"EA{i:02d}" for i in range(1, 23))
 
 
@@ -284,6 +288,7 @@ def new_lines(text: str, rng, *, char_count: int) -> Outcome:
 @perturbation(
     "emotion_prompt",
     category=CATEGORY,
+    requires=(*TIER_NEEDS, "emotion_stimuli"),
     family="context",
     params=[choice("stimuli_code", "EP01", EMOTION_CODES, "EmotionPrompt/EmotionAttack code")],
     description="Engine EmotionPerturbation: a fixed stimulus sentence (user-supplied "

@@ -147,9 +147,9 @@ def gallery(body: dict, max_chars: int) -> dict:
 @functools.lru_cache(maxsize=1)
 def reference() -> str:
     """The perturbation reference (the same bytes as docs/perturbations.md)."""
-    from .. import docs
+    from ..reference import generate
 
-    return docs.generate()
+    return generate()
 
 
 def add_gallery_routes(app: FastAPI, settings: Settings) -> None:

@@ -99,9 +99,13 @@ def compare(old: dict, new: dict, cases: list) -> tuple[dict[str, int], list[str
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("old_tree", type=pathlib.Path, help="a checkout of the earlier version")
-    parser.add_argument("--texts", action="append", default=[], help="extra texts (.json list or folder of .txt)")
+    parser.add_argument(
+        "--texts", action="append", default=[], help="extra texts (.json list or folder of .txt)"
+    )
     args = parser.parse_args(argv)
     cases = all_cases(extra_texts(args.texts))
     old, new = run_tree(args.old_tree.resolve(), cases), run_tree(HERE.parents[1], cases)

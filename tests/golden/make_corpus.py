@@ -81,7 +81,7 @@ CORPUS = {
         },
         indent=2,
     ),
-    "code_prose": "Run `pip install perturber` first, then call ``a `nested` span`` with:\n\n~~~json\n{\"text\": \"Hello there, my friend\", \"n\": 3}\n~~~\n\n    indented code stays too\n\nDon't edit the fence, it's fine.",
+    "code_prose": 'Run `pip install perturber` first, then call ``a `nested` span`` with:\n\n~~~json\n{"text": "Hello there, my friend", "n": 3}\n~~~\n\n    indented code stays too\n\nDon\'t edit the fence, it\'s fine.',
     "markdown_table": "| Item | Qty | Price |\n|---|---:|---:|\n| Apples | 3 | $1.20 |\n| Fresh bread | 1 | $2.50 |\n\nWhich item costs the most? Please answer in one word.",
     # JSON whose member names and identifier values hold what the word, normalization, context and
     # structure entries edit in prose (they must stay byte-identical there).

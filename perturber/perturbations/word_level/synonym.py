@@ -119,6 +119,7 @@ def find_candidates(text: str, lookup=None) -> list:
     "synonym",
     family="word_level",
     seed_sensitive=True,
+    requires=("nltk_data",),
     params=[rate(0.3)],
     version=3,
     description="Replace a fraction of content words by a WordNet synonym of their "
