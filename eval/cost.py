@@ -29,7 +29,7 @@ the REPORT lines of the log tails (Duration, Billed Duration, Init Duration, Max
 take the trimmed mean of the warm calls (top and bottom 20 % dropped) and the mean Init Duration
 of the cold ones; the original memory size is restored at the end.
 
-Price per call (us-east-1, /work/shared/docs/NOTES-serverless.md §6)::
+Price per call (AWS public price lists for Lambda and API Gateway, us-east-1)::
 
     P_request (0.20e-6)
     + P_GBs[arch] * M/1024 * billed_ms/1000           arm64 0.0000133334, x86_64 0.0000166667
