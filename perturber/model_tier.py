@@ -110,6 +110,11 @@ class ModelParam(Param):
     catalog digest) do not depend on the environment, while the catalog and OpenAPI advertise them.
     """
 
+    configured_default = True
+
+    def default_value(self) -> str | None:
+        return default_model()
+
     def effective_choices(self) -> tuple | None:
         return settings().models or None
 

@@ -169,10 +169,9 @@ def reason_codes(spec: registry.Perturbation) -> list[str]:
     if spec.family == "control":
         return ["control"]
     codes = {"empty_input", "no_change"} | _reason_constants(spec.function)
-    if spec.intensity in registry.ZERO_INTENSITY:
-        if spec.family != "schema":
-            codes.add("zero_intensity")
-    else:
+    if spec.skip_zero_intensity:  # apply answers it without a call
+        codes.add("zero_intensity")
+    elif spec.intensity not in registry.ZERO_INTENSITY:
         codes.discard("zero_intensity")
     if spec.model_backed:
         codes.add("model_returned_input")

@@ -111,6 +111,14 @@ class Param:
     step: float | None = None
     forbidden: tuple = ()
 
+    #: True when the default comes from configuration at call time (``default_value``).
+    configured_default = False
+
+    def default_value(self) -> Any:
+        """The default filled in when the caller gives none (a configured value for the ``model``
+        param of the model-backed tier, which overrides this)."""
+        return self.default
+
     def effective_choices(self) -> tuple | None:
         """The enforced choices (static here; the ``model`` param reads them from configuration)."""
         return self.choices
@@ -226,6 +234,10 @@ class Perturbation:
     skip_zero_intensity: bool = field(default=True, repr=False, compare=False)
     #: What the entry needs beyond the base install (keys of ``REQUIREMENTS``).
     requires: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    #: Whether the entry can run here (an optional tier's hook); None: always.
+    available: Callable[[str], bool] | None = field(default=None, repr=False, compare=False)
+    #: The params whose default is read from configuration when the call is made.
+    configured: tuple[Param, ...] = field(default=(), repr=False, compare=False)
 
     @property
     def kind(self) -> str:
@@ -238,7 +250,7 @@ class Perturbation:
     def resolve(self, params: Mapping[str, Any] | None) -> dict:
         """Validated effective parameters with defaults filled in (§1.3)."""
         if not params:
-            return self._model_default(self.defaults) if self.model_backed else self.defaults
+            return self._configured_defaults(self.defaults) if self.configured else self.defaults
         if not isinstance(params, Mapping):
             raise InvalidParams(
                 f"{self.name}: params must be an object, got {_type_name(params)}", field="params"
@@ -255,16 +267,16 @@ class Perturbation:
         resolved = dict(self.defaults)
         for key, value in params.items():
             resolved[key] = by_name[key].validate(value, self.name)
-        return self._model_default(resolved)
+        return self._configured_defaults(resolved) if self.configured else resolved
 
-    def _model_default(self, resolved: dict) -> dict:
-        """Model-backed entries: fill ``model`` from the configuration when not given."""
-        if not self.model_backed or resolved.get("model") is not None:
-            return resolved
-        from .model_tier import default_model
-
-        model = default_model()
-        return resolved if model is None else {**resolved, "model": model}
+    def _configured_defaults(self, resolved: dict) -> dict:
+        """Fill the params left at None whose default comes from configuration."""
+        for p in self.configured:
+            if resolved.get(p.name) is None:
+                value = p.default_value()
+                if value is not None:
+                    resolved = {**resolved, p.name: value}
+        return resolved
 
     def at_zero_intensity(self, params: Mapping[str, Any]) -> bool:
         if self.intensity not in ZERO_INTENSITY:
@@ -291,12 +303,8 @@ class Perturbation:
         }
 
     def _availability(self) -> dict:
-        """``available`` for the optional tier's entries (§17.1); native entries have no key."""
-        if self.category != "brittlebench":
-            return {}
-        from .brittlebench.runtime import available
-
-        return {"available": available(self.name)}
+        """``available`` for an entry declared with that hook (the optional tier, §17.1)."""
+        return {} if self.available is None else {"available": self.available(self.name)}
 
 
 _REGISTRY: dict[tuple[str, str], Perturbation] = {}
@@ -321,13 +329,15 @@ def perturbation(
     skip_empty: bool = True,
     skip_zero_intensity: bool = True,
     requires: Iterable[str] = (),
+    available: Callable[[str], bool] | None = None,
 ):
     """Declare a perturbation. The decorated function is called as ``fn(text, rng, **params)``.
 
     The intensity defaults to the ``rate``/``count`` parameter when there is one. ``skip_empty``
     and ``skip_zero_intensity`` (default on) let ``apply`` answer those cases without a call.
     ``requires`` names what the entry needs beyond the base install (``REQUIREMENTS``); a
-    model-backed entry always needs ``model_endpoint``.
+    model-backed entry always needs ``model_endpoint``. ``available(name)``, given by an optional
+    tier, tells the catalog whether the entry can run here.
     """
     params = tuple(params)
     requires = tuple(requires) + (("model_endpoint",) if model_backed else ())
@@ -362,6 +372,8 @@ def perturbation(
             skip_empty=skip_empty,
             skip_zero_intensity=skip_zero_intensity and intensity in ZERO_INTENSITY,
             requires=requires,
+            available=available,
+            configured=tuple(p for p in params if p.configured_default),
         )
         return function
 

@@ -26,7 +26,11 @@ CATEGORY = "brittlebench"
 # entry of the tier needs its extra (§17.1).
 TIER_NEEDS = ("brittlebench_extra",)
 perturbation = partial(
-    registry.perturbation, skip_empty=False, skip_zero_intensity=False, requires=TIER_NEEDS
+    registry.perturbation,
+    skip_empty=False,
+    skip_zero_intensity=False,
+    requires=TIER_NEEDS,
+    available=runtime.available,
 )
 EMOTION_CODES = tuple(f"EP{i:02d}" for i in range(1, 21)) + tuple(f"EA{i:02d}" for i in range(1, 23))
 
