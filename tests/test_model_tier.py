@@ -32,6 +32,7 @@ CATALOG = {  # name: (family, in_scope, expectation, mode, extra params)
     "knowledge_boundary": ("reasoning", False, "refusal", "rewrite", {"boundary": "missing_information"}),
 }
 TEXT = "Tom has 4 pens and buys 3 more. How many pens does Tom have?"
+REWRITE = "Tom owns 4 pens and gets 3 more. How many pens does he own now?"
 
 
 def test_catalog_declares_the_17_entries_as_specified():
@@ -66,7 +67,7 @@ def test_each_entry_sends_its_prompt_and_parameters(name, tier):
     mode = CATALOG[name][3]
     tier.script(
         default=lambda body: Reply(
-            content="A short piece." if mode == "compose" else body["messages"][1]["content"].upper(),
+            content="I need this." if mode == "compose" else body["messages"][1]["content"].upper(),
             usage={"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
         )
     )
@@ -91,7 +92,7 @@ def test_each_entry_sends_its_prompt_and_parameters(name, tier):
     assert r.model["finish_reason"] == "stop" and r.model["usage"]["total_tokens"] in (15, 30)
     assert r.to_dict()["model"] == r.model
     if mode == "compose":
-        assert r.text.replace("A short piece. ", "", 1) == TEXT and "numbers_preserved" not in r.details
+        assert r.text.replace("I need this. ", "", 1) == TEXT and "numbers_preserved" not in r.details
     else:
         assert r.text == TEXT.upper() and r.details["numbers_preserved"] is True
 
@@ -283,7 +284,7 @@ def test_model_returned_input_and_numbers_preserved(tier):
 def test_seed_not_sent_when_disabled(tier, monkeypatch):
     monkeypatch.setenv("PERTURBER_LLM_SEND_SEED", "false")
     model_tier.reset()
-    tier.script(Reply(content="x y"))
+    tier.script(Reply(content=REWRITE))
     r = perturber.apply(TEXT, "simplification", seed=5)
     assert "seed" not in tier.requests[0].body and r.model["seed_forwarded"] is False and r.seed == 5
 
@@ -302,7 +303,7 @@ def test_model_allow_list_is_enforced_and_advertised(tier, monkeypatch):
     for bad in (2.5, -0.01, 0.005, True):
         with pytest.raises(InvalidParams):
             perturber.apply(TEXT, "simplification", {"temperature": bad})
-    tier.script(Reply(content="fine"))
+    tier.script(Reply(content=REWRITE))
     assert perturber.apply(TEXT, "simplification").params["model"] == "small"
     assert tier.requests[0].body["model"] == "small"
     before = registry.catalog_digest()
@@ -317,12 +318,12 @@ def test_model_allow_list_is_enforced_and_advertised(tier, monkeypatch):
 @pytest.mark.parametrize(
     "name, text, piece, expected",
     [
-        ("emotion_prompt", "What is 2+2?", "Please help.", "Please help. What is 2+2?"),
+        ("emotion_prompt", "What is 2+2?", "Please help me.", "Please help me. What is 2+2?"),
         (
             "emotion_prompt",
             "\nLine one.\nLine two?\nAnswer:\n",
-            "It matters.",
-            "\nIt matters.\n\nLine one.\nLine two?\nAnswer:\n",
+            "It matters to me.",
+            "\nIt matters to me.\n\nLine one.\nLine two?\nAnswer:\n",
         ),
         (
             "elaborate_then_ask",
@@ -397,7 +398,7 @@ def test_batch_error_names_the_text(tier):
 
 
 def test_cli_model_and_temperature_flags(tier, capsysbinary):
-    tier.script(Reply(content="Tom has four pens."))
+    tier.script(Reply(content=REWRITE))
     code = cli.main(
         [
             "simplification",
@@ -413,7 +414,7 @@ def test_cli_model_and_temperature_flags(tier, capsysbinary):
         ]
     )
     out = json.loads(capsysbinary.readouterr().out)
-    assert code == 0 and out["text"] == "Tom has four pens." and out["model"]["model"] == "cli-model"
+    assert code == 0 and out["text"] == REWRITE and out["model"]["model"] == "cli-model"
     body = tier.requests[0].body
     assert (body["model"], body["temperature"], body["seed"]) == ("cli-model", 0.5, 3)
     assert tier.requests[0].headers["authorization"] == f"Bearer {SERVER_KEY}"
