@@ -12,7 +12,7 @@ record, an exception message or a result.
 >>> s = LLMSettings.from_env({"PERTURBER_LLM_BASE_URL": "http://127.0.0.1:9/v1",
 ...                           "PERTURBER_LLM_MODELS": "small,large"})
 >>> (s.base_url, s.model, s.models, s.max_retries, s.concurrency, s.deadline)
-('http://127.0.0.1:9/v1', 'small', ('small', 'large'), 2, 16, 60.0)
+('http://127.0.0.1:9/v1', 'small', ('small', 'large'), 2, 16, 90.0)
 """
 
 from __future__ import annotations
@@ -134,7 +134,7 @@ class LLMSettings:
     max_tokens: int = 4096
     timeout: float = 30.0
     connect_timeout: float = 5.0
-    deadline: float = 60.0
+    deadline: float = 90.0
     request_deadline: float = 120.0
     max_retries: int = 2
     concurrency: int = 16
@@ -412,7 +412,7 @@ class Endpoint:
         max_retries: int = 2,
         concurrency: int = 16,
         backoff: float = 0.5,
-        deadline: float = 60.0,
+        deadline: float = 90.0,
         max_reply_bytes: int = MAX_REPLY_BYTES,
         limiter: threading.Semaphore | None = None,
     ) -> None:
@@ -617,14 +617,14 @@ class Endpoint:
         self, attempt: int, err: PerturberError, retryable: bool, retry_after: float | None, call_end: float
     ) -> float:
         """Seconds to wait before the next attempt; raises ``err`` when it is final (not retryable,
-        the last attempt, or no time left for another attempt after the wait)."""
+        the last attempt, or the wait and a whole attempt would end after the deadline)."""
         if not retryable or attempt == self.max_retries:
             raise err
         base = self.backoff * (2**attempt)
         delay = base / 2 + random.random() * base / 2  # exponential backoff, "equal jitter"
         if retry_after is not None:
             delay = max(delay, min(retry_after, RETRY_AFTER_CAP))
-        if time.monotonic() + delay >= call_end:
+        if time.monotonic() + delay + self.timeout > call_end:  # no room left for a whole attempt
             err.details["deadline_passed"] = True
             raise err
         log.info("model request failed (%s), retry %d in %.2f s", err.code, attempt + 1, delay)

@@ -318,24 +318,27 @@ def asks(text: str) -> bool:
     return any(mark in text for mark in _QUESTION_MARKS) or _ASKS.search(text.strip()) is not None
 
 
-def _words(text: str) -> str:
-    return " ".join(re.findall(r"\w+", text.lower()))
+ECHO_WORDS = 8  # a run of this many words of the system prompt in the output is an echo
+
+
+def _runs(text: str) -> set[str]:
+    words = re.findall(r"\w+", text.lower())
+    return {" ".join(words[i : i + ECHO_WORDS]) for i in range(len(words) - ECHO_WORDS + 1)}
 
 
 def echoed(text: str, system: str, source: str) -> bool:
-    """Whether ``text`` repeats a sentence of five words or more of the system prompt that the
-    input does not hold (§3.3 step 7)."""
-    said, given = _words(text), _words(source)
-    for sentence in re.split(r"(?<=[.:;])\s+", system):
-        words = _words(sentence)
-        if words.count(" ") >= 4 and words in said and words not in given:
-            return True
-    return False
+    """Whether ``text`` repeats a run of :data:`ECHO_WORDS` words of the system prompt that the
+    input does not hold (§3.3 step 7).
+
+    >>> echoed("Reply with the transformed text only: no preamble.", REWRITE_GUARD, "Hi")
+    True
+    """
+    return bool((_runs(text) & _runs(system)) - _runs(source))
 
 
 def check_output(task: Task, text: str, source: str, system: str) -> None:
-    """Steps 7-9 of §3.3 (after :func:`postprocess`): not the prompt, a rewrite of plausible
-    length that still asks when the input asks, a first-person piece where the entry says so."""
+    """Steps 7-9 of §3.3 (after :func:`postprocess`): not the prompt; a first-person piece where
+    the entry says so; a rewrite that still asks when the input asks, of a plausible length."""
     if echoed(text, system, source):
         raise ModelBackendError("the completion repeats the system prompt", code="model_echoed_prompt")
     if task.mode == "compose":
@@ -345,6 +348,11 @@ def check_output(task: Task, text: str, source: str, system: str) -> None:
                 code="model_answered",
             )
         return
+    if any(mark in source for mark in _QUESTION_MARKS) and not asks(text):
+        raise ModelBackendError(
+            "the completion answers the input instead of rewriting it (no question is left)",
+            code="model_answered",
+        )
     low, high = task.length_ratio
     size, out = len(source.strip()), len(text.strip())
     if out > high * size + LENGTH_SLACK or out < low * size:
@@ -353,11 +361,6 @@ def check_output(task: Task, text: str, source: str, system: str) -> None:
             f"{low:g} to {high:g} times the input (+{LENGTH_SLACK})",
             code="model_invalid_output",
             length_ratio=round(out / max(size, 1), 3),
-        )
-    if any(mark in source for mark in _QUESTION_MARKS) and not asks(text):
-        raise ModelBackendError(
-            "the completion answers the input instead of rewriting it (no question is left)",
-            code="model_answered",
         )
 
 

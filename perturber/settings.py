@@ -197,7 +197,7 @@ VARIABLES: dict[str, Variable] = {
         _v("PERTURBER_LLM_TIMEOUT", "float", 30.0,
            "seconds one attempt may take in total (connect, send, every byte of the reply)", _TIER, 0, 900),
         _v("PERTURBER_LLM_CONNECT_TIMEOUT", "float", 5.0, "seconds to open a connection", _TIER, 0, 120),
-        _v("PERTURBER_LLM_DEADLINE", "float", 60.0,
+        _v("PERTURBER_LLM_DEADLINE", "float", 90.0,
            "seconds one model call may take in total, retries and back-off included", _TIER, 0, 3600),
         _v("PERTURBER_LLM_REQUEST_DEADLINE", "float", 120.0,
            "seconds all model calls of one request (a batch, a gallery) may take; on Lambda also "
