@@ -73,7 +73,8 @@ class Variable:
 
     ``kind`` is one of ``int``, ``float`` (``low`` exclusive), ``bool``, ``str``, ``secret``,
     ``url``, ``model``, ``models``, ``hosts``, ``sha256s``. ``field`` names the setting of
-    :class:`Limits` / the service's ``Settings`` that holds it.
+    :class:`Limits` / the service's ``Settings`` that holds it; ``fallback`` a variable of another
+    tool read when this one is unset (``OPENAI_API_KEY``).
     """
 
     env: str
@@ -84,6 +85,7 @@ class Variable:
     low: float = 0
     high: float = 0
     field: str | None = None
+    fallback: str | None = None  # a variable of another tool read when this one is unset or blank
 
     def parse(self, raw: str | None) -> object:
         """The value of ``raw`` (None or blank: the default); a bad one raises ``ConfigurationError``.
@@ -159,8 +161,8 @@ class Variable:
         return f"{self.default}"
 
 
-def _v(env, kind, default, meaning, readers, low=0, high=0, field=None) -> Variable:
-    return Variable(env, kind, default, meaning, readers, low, high, field)
+def _v(env, kind, default, meaning, readers, low=0, high=0, field=None, fallback=None) -> Variable:
+    return Variable(env, kind, default, meaning, readers, low, high, field, fallback)
 
 
 _LIB_SVC = (LIBRARY, SERVICE, LAMBDA)
@@ -191,7 +193,8 @@ VARIABLES: dict[str, Variable] = {
         _v("PERTURBER_LLM_MODELS", "models", (),
            "comma-separated allow-list of models, enforced and advertised as `choices`", _TIER),
         _v("PERTURBER_LLM_API_KEY", "secret", None,
-           "the server's model key (fallback `OPENAI_API_KEY`; on Lambda: Secrets Manager or SSM)", _TIER),
+           "the server's model key (fallback `OPENAI_API_KEY`; on Lambda: Secrets Manager or SSM)", _TIER,
+           fallback="OPENAI_API_KEY"),
         _v("PERTURBER_LLM_SEND_SEED", "bool", True, "forward the call's seed to the endpoint", _TIER),
         _v("PERTURBER_LLM_MAX_TOKENS", "int", 4096, "cap of a request's `max_tokens`", _TIER, 1, 1_000_000),
         _v("PERTURBER_LLM_TIMEOUT", "float", 30.0,
@@ -244,7 +247,11 @@ FIELDS: dict[str, Variable] = {v.field: v for v in VARIABLES.values() if v.field
 def read(name: str, environ: Mapping[str, str] | None = None) -> object:
     """The parsed value of variable ``name`` (``environ`` defaults to ``os.environ``)."""
     env = os.environ if environ is None else environ
-    return VARIABLES[name].parse(env.get(name))
+    variable = VARIABLES[name]
+    raw = env.get(name)
+    if variable.fallback and not (raw or "").strip():
+        raw = env.get(variable.fallback)
+    return variable.parse(raw)
 
 
 def from_fields(keys: list[str], environ: Mapping[str, str] | None = None) -> dict[str, object]:
