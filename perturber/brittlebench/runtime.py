@@ -170,7 +170,7 @@ def emotion_table() -> tuple[dict[str, tuple[str, str]], str]:
     """
     import json
 
-    path = settings.read(EMOTION_ENV) or _engine_stimulus_file()
+    path = str(settings.read(EMOTION_ENV)) or _engine_stimulus_file()
     how = (
         f"set {EMOTION_ENV} to a copy of the engine's "
         f"brittlebench/perturbations/resources/emotion_prompts.json (commit {ENGINE_COMMIT}, "
