@@ -321,3 +321,7 @@ class Limits:
 def default_limits() -> Limits:
     """The process defaults: ``Limits.from_env()``, read on first use, then cached."""
     return Limits.from_env()
+
+
+if __name__ == "__main__":  # python -m perturber.settings: the table of docs/configuration.md
+    print(markdown_table(), end="")
