@@ -204,7 +204,7 @@ REFUSAL_PATTERNS = (
 _REFUSAL = re.compile("|".join(f"(?:{p})" for p in REFUSAL_PATTERNS))
 _LEADING_MARKUP = re.compile(r"^[\s*_#>`~]+")
 _QUESTION_MARKS = "?？¿؟"
-# a sentence that asks: a question word or a request verb first (§3.3 step 9)
+# a sentence that asks: a question word or a request verb first (§3.3 step 8)
 _ASKS = re.compile(
     r"(?:^|[.!:;\n]\s*)(?:what|how|why|when|where|who|whom|whose|which|is|are|was|were|do|does|did|can|"
     r"could|would|should|will|shall|may|might|has|have|had|name|tell|list|give|find|compute|calculate|"
@@ -310,7 +310,7 @@ def _first_line(text: str) -> str:
 
 def asks(text: str) -> bool:
     """Whether ``text`` still asks something: a question mark, or a sentence that starts with a
-    question word or a request verb (§3.3 step 9).
+    question word or a request verb (§3.3 step 8).
 
     >>> asks("Name the capital of France."), asks("The capital of France is Paris.")
     (True, False)
@@ -337,7 +337,7 @@ def echoed(text: str, system: str, source: str) -> bool:
 
 
 def check_output(task: Task, text: str, source: str, system: str) -> None:
-    """Steps 7-9 of §3.3 (after :func:`postprocess`): not the prompt; a first-person piece where
+    """Steps 7 and 8 of §3.3 (after :func:`postprocess`): not the prompt; a first-person piece where
     the entry says so; a rewrite that still asks when the input asks, of a plausible length."""
     if echoed(text, system, source):
         raise ModelBackendError("the completion repeats the system prompt", code="model_echoed_prompt")
