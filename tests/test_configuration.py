@@ -18,7 +18,9 @@ def test_documented_table_is_the_generated_one():
     doc = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
     documented = doc.split("<!-- generated: python -m perturber.settings -->\n", 1)[1].split("<!-- end")[0]
     assert documented == settings.markdown_table()
-    out = subprocess.run([sys.executable, "-m", "perturber.settings"], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "perturber.settings"], capture_output=True, text=True, check=True
+    )
     assert out.stdout == documented
     assert "docs/configuration.md" in (ROOT / "README.md").read_text(encoding="utf-8")
 
@@ -33,7 +35,11 @@ def test_every_variable_of_the_repository_has_a_row():
         names |= set(re.findall(r"PERTURBER_[A-Z0-9]+(?:_[A-Z0-9]+)*", text))
     names -= {"PERTURBER_LLM"}  # the prefix itself ("PERTURBER_LLM_*")
     assert names - set(settings.VARIABLES) == set()
-    assert {"PERTURBER_LLM_ALLOW_CALLER_KEYS", "PERTURBER_LLM_DEADLINE", "PERTURBER_LLM_REQUEST_DEADLINE"} <= names
+    assert {
+        "PERTURBER_LLM_ALLOW_CALLER_KEYS",
+        "PERTURBER_LLM_DEADLINE",
+        "PERTURBER_LLM_REQUEST_DEADLINE",
+    } <= names
 
 
 def test_product_code_reads_the_environment_only_through_settings():
@@ -57,7 +63,11 @@ def test_product_code_reads_the_environment_only_through_settings():
         ("PERTURBER_WARM_SYNONYM", "1", True),
         ("PERTURBER_LLM_TIMEOUT", "2.5", 2.5),
         ("PERTURBER_LLM_MODELS", "a, b,a", ("a", "b")),
-        ("PERTURBER_LLM_ALLOWED_HOSTS", "API.example.com, localhost:8000", ("api.example.com", "localhost:8000")),
+        (
+            "PERTURBER_LLM_ALLOWED_HOSTS",
+            "API.example.com, localhost:8000",
+            ("api.example.com", "localhost:8000"),
+        ),
         ("PERTURBER_LLM_BASE_URL", "https://api.example.com/v1/", "https://api.example.com/v1"),
         ("PERTURBER_MAX_TEXTS", None, 1000),
     ],
@@ -94,7 +104,10 @@ def test_service_start_checks_every_variable(monkeypatch):
 
 def test_api_key_falls_back_to_openai_api_key():
     assert settings.read("PERTURBER_LLM_API_KEY", {"OPENAI_API_KEY": "sk-o"}) == "sk-o"
-    assert settings.read("PERTURBER_LLM_API_KEY", {"OPENAI_API_KEY": "sk-o", "PERTURBER_LLM_API_KEY": "sk-p"}) == "sk-p"
+    assert (
+        settings.read("PERTURBER_LLM_API_KEY", {"OPENAI_API_KEY": "sk-o", "PERTURBER_LLM_API_KEY": "sk-p"})
+        == "sk-p"
+    )
     assert settings.read("PERTURBER_LLM_API_KEY", {}) is None
 
 

@@ -231,7 +231,9 @@ def summarize_sam(template: dict) -> dict:
         ),
         "access_log": {
             "format": access["Format"].strip(),
-            "retention": int(_sam_ref(resources["ApiAccessLogGroup"]["Properties"]["RetentionInDays"], template)),
+            "retention": int(
+                _sam_ref(resources["ApiAccessLogGroup"]["Properties"]["RetentionInDays"], template)
+            ),
         },
         "reserved_concurrency": int(_sam_ref(reserved[1], template)),
         "outputs": set(template["Outputs"]),
@@ -593,7 +595,10 @@ def test_public_http_api_statement_and_caller_keys_off(sam, sls):
     """The HTTP API cannot limit per client: both files say it must stay behind IAM for that, and
     callers' own keys (an open relay otherwise) are off unless asked for."""
     for params in (sam["Parameters"], sls["resources"]["Parameters"]):
-        assert "per-client" in params["ApiAuthType"]["Description"] and "AWS_IAM" in params["ApiAuthType"]["Description"]
+        assert (
+            "per-client" in params["ApiAuthType"]["Description"]
+            and "AWS_IAM" in params["ApiAuthType"]["Description"]
+        )
         assert params["LlmAllowCallerKeys"]["Default"] == "false"
     for summary in (summarize_sam(sam), summarize_sls(sls)):
         assert summary["environment"]["PERTURBER_LLM_ALLOW_CALLER_KEYS"] == "false"
