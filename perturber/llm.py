@@ -193,8 +193,8 @@ def deadline_within(seconds: float | None) -> Iterator[float | None]:
     """Every model call in this context ends within ``seconds`` (None: no new bound); nested
     contexts only tighten. Yields the absolute ``time.monotonic()`` deadline in force.
 
-    >>> with deadline_within(5) as end:
-    ...     0 < remaining() <= 5
+    >>> with deadline_within(5) as end, deadline_within(60) as inner:
+    ...     inner == end
     True
     """
     current = _request_end.get()
@@ -206,12 +206,6 @@ def deadline_within(seconds: float | None) -> Iterator[float | None]:
         yield end
     finally:
         _request_end.reset(token)
-
-
-def remaining() -> float | None:
-    """Seconds left before the deadline of :func:`deadline_within` (None outside one)."""
-    end = _request_end.get()
-    return None if end is None else end - time.monotonic()
 
 
 class _ReplyTooLarge(Exception):
