@@ -485,7 +485,10 @@ def run_many(
 ) -> list[Outcome | PerturberError]:
     """Run ``task`` over ``texts`` (one or two requests each, batched through ``chat_many``).
 
-    Empty texts never reach the model. Returns an :class:`Outcome` or the error, per text.
+    Empty texts never reach the model. Returns an :class:`Outcome` or the error, per text. Each
+    request ends within ``PERTURBER_LLM_DEADLINE``; a caller bounds the whole batch with
+    :func:`perturber.llm.deadline_within` (the service does, per HTTP request). Once a text has
+    failed, the texts not yet sent are not sent (``model_skipped``).
     """
     results: list = [None] * len(texts)
     todo = []
@@ -502,13 +505,6 @@ def run_many(
             "no model is configured or given (set PERTURBER_LLM_DEFAULT_MODEL or pass the 'model' parameter)",
             code="model_unavailable",
         )
-    from .llm import deadline_within
-
-    with deadline_within(settings().request_deadline):
-        return _run_steps(task, texts, params, seed, model, todo, results, on_done)
-
-
-def _run_steps(task, texts, params, seed, model, todo, results, on_done):
     s = settings()
     endpoint = current_endpoint()
     sent_seed = seed if s.send_seed else None

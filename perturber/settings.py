@@ -203,8 +203,8 @@ VARIABLES: dict[str, Variable] = {
         _v("PERTURBER_LLM_DEADLINE", "float", 90.0,
            "seconds one model call may take in total, retries and back-off included", _TIER, 0, 3600),
         _v("PERTURBER_LLM_REQUEST_DEADLINE", "float", 120.0,
-           "seconds all model calls of one request (a batch, a gallery) may take; on Lambda also "
-           "bounded by the invocation's remaining time", _LIB_SVC, 0, 3600),
+           "seconds all model calls of one HTTP request (a batch, a gallery) may take; on Lambda also "
+           "bounded by the invocation's remaining time", _SVC, 0, 3600),
         _v("PERTURBER_LLM_MAX_RETRIES", "int", 2, "retries on timeouts, 429, 5xx and malformed replies", _TIER,
            0, 2),
         _v("PERTURBER_LLM_CONCURRENCY", "int", 16, "model requests in flight per batch and per endpoint", _TIER,
