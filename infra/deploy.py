@@ -10,7 +10,9 @@
 e.g. ``.aws-sam/build/ApiFunction`` zipped), swaps in a layer version (replacing an older version
 of the *same* layer and keeping other layers), sets the memory size and merges environment
 variables (``KEY=`` removes ``KEY``), waiting until Lambda reports each update as done; it prints
-the resulting configuration as JSON. Credentials come from the usual boto3 chain (environment,
+the resulting configuration as JSON, with the value of every environment variable whose name
+says it holds a secret (``KEY``, ``SECRET``, ``TOKEN``, ``PASSWORD``, ``SHA256`` ...) shown as
+``***`` (also in error messages). Credentials come from the usual boto3 chain (environment,
 profile, the OIDC role of the deploy workflow). Errors are one line on stderr, exit status 1
 (2 for usage errors), never a traceback.
 """
@@ -20,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -28,6 +31,33 @@ from perturber import aws
 DIRECT_UPLOAD_LIMIT = 50 * 1024 * 1024  # Lambda's limit for a zip sent in the request itself
 DEFAULT_RUNTIMES = ("python3.12",)
 DEFAULT_ARCHITECTURES = ("arm64",)
+
+
+SECRET_NAME = re.compile(r"KEY|SECRET|TOKEN|PASSW|CREDENTIAL|SHA256|AUTH", re.IGNORECASE)
+
+
+def redact(config: dict) -> dict:
+    """``config`` with the values of secret-named environment variables replaced by ``***``.
+
+    >>> redact({"Environment": {"Variables": {"PERTURBER_LLM_API_KEY": "sk-1", "NLTK_DATA": "/opt"}}})
+    {'Environment': {'Variables': {'PERTURBER_LLM_API_KEY': '***', 'NLTK_DATA': '/opt'}}}
+    """
+    variables = config.get("Environment", {}).get("Variables")
+    if not isinstance(variables, dict):
+        return config
+    hidden = {k: "***" if SECRET_NAME.search(k) and v else v for k, v in variables.items()}
+    return {**config, "Environment": {**config["Environment"], "Variables": hidden}}
+
+
+def secret_values(env: dict[str, str | None]) -> list[str]:
+    """The values of secret-named variables among ``env`` (to scrub from any message)."""
+    return [v for k, v in env.items() if v and SECRET_NAME.search(k)]
+
+
+def scrub(text: str, secrets: list[str]) -> str:
+    for value in sorted(secrets, key=len, reverse=True):
+        text = text.replace(value, "***")
+    return text
 
 
 class DeployError(Exception):
@@ -222,6 +252,7 @@ def main(argv: list[str] | None = None) -> int:
     u.add_argument("--region", dest="sub_region", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     region = getattr(args, "sub_region", None) or args.region
+    hidden: list[str] = []
     try:
         if args.command == "publish-layer":
             print(
@@ -230,12 +261,14 @@ def main(argv: list[str] | None = None) -> int:
                 )
             )
         else:
+            env = _parse_env(args.env)
+            hidden = secret_values(env)
             config = update_function(
                 args.function_name,
                 zip_path=args.zip,
                 layer_arn=args.layer_arn,
                 memory=args.memory,
-                env=_parse_env(args.env),
+                env=env,
                 region=region,
             )
             keys = (
@@ -251,12 +284,13 @@ def main(argv: list[str] | None = None) -> int:
                 "LastModified",
                 "LastUpdateStatus",
             )
-            print(json.dumps({k: config[k] for k in keys if k in config}, indent=1, default=str))
+            shown = redact({k: config[k] for k in keys if k in config})
+            print(json.dumps(shown, indent=1, default=str))
     except ImportError as err:
         print(f"deploy: error: boto3 is needed ({err}); pip install boto3", file=sys.stderr)
         return 1
     except Exception as err:
-        print(f"deploy: error: {_explain(err)}", file=sys.stderr)
+        print(f"deploy: error: {scrub(_explain(err), hidden)}", file=sys.stderr)
         return 1
     return 0
 

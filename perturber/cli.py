@@ -26,6 +26,7 @@ from typing import Any
 
 from . import __version__, core, registry
 from .errors import InvalidParams, PerturberError
+from .settings import parse_bool
 
 COMMANDS = ("list", "describe", "docs", "batch", "serve", "suite", "evaluate", "report")
 
@@ -49,7 +50,7 @@ def _convert(param: registry.Param, raw: str) -> Any:
         if param.type is float:
             return float(raw)
         if param.type is bool:
-            return {"true": True, "false": False}[raw.lower()]
+            return parse_bool(raw, param.name)
     except (ValueError, KeyError):
         raise InvalidParams(
             f"parameter '{param.name}' = {raw!r} is invalid; allowed: {param.describe_range()}",

@@ -11,8 +11,9 @@ that reads AWS Secrets Manager or SSM Parameter Store instead. The key is never 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
+
+from . import settings
 
 _provider: Callable[[], str | None] | None = None
 
@@ -33,4 +34,5 @@ def api_key() -> str | None:
 def env_api_key() -> str | None:
     """``PERTURBER_LLM_API_KEY``, else ``OPENAI_API_KEY``, when set and non-empty (every
     provider's last resort)."""
-    return os.environ.get("PERTURBER_LLM_API_KEY") or os.environ.get("OPENAI_API_KEY") or None
+    key = settings.read("PERTURBER_LLM_API_KEY")
+    return key if isinstance(key, str) and key else None

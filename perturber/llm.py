@@ -1,43 +1,60 @@
 """The reusable OpenAI-compatible chat client of the model-backed tier (and of the harness).
 
-Configuration is read lazily from ``PERTURBER_LLM_*`` variables (:meth:`LLMSettings.from_env`);
-the ``openai`` package is imported only when an :class:`Endpoint` is built. Retries are ours
-(the SDK's own are disabled): at most ``max_retries`` (<= 2), only on timeouts, 429 and 5xx,
-exponential backoff with jitter, honouring ``Retry-After``. The API key never appears in a repr,
-a log record, an exception message or a result.
+Configuration comes from :mod:`perturber.settings` (:meth:`LLMSettings.from_env`); the ``openai``
+package is imported only when an :class:`Endpoint` is built. Retries are ours (the SDK's own are
+disabled): at most ``max_retries`` (<= 2), only on timeouts, 429, 5xx and malformed replies,
+exponential backoff with jitter, honouring ``Retry-After``. Every call has an overall deadline:
+each attempt ends after ``timeout`` seconds however slowly the reply trickles in, the whole call
+(retries and back-off included) after ``deadline`` seconds, and every call made inside
+:func:`deadline_within` by the deadline given there. The API key never appears in a repr, a log
+record, an exception message or a result.
 
 >>> s = LLMSettings.from_env({"PERTURBER_LLM_BASE_URL": "http://127.0.0.1:9/v1",
 ...                           "PERTURBER_LLM_MODELS": "small,large"})
->>> (s.base_url, s.model, s.models, s.max_retries, s.concurrency)
-('http://127.0.0.1:9/v1', 'small', ('small', 'large'), 2, 16)
+>>> (s.base_url, s.model, s.models, s.max_retries, s.concurrency, s.deadline)
+('http://127.0.0.1:9/v1', 'small', ('small', 'large'), 2, 16, 90.0)
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import contextvars
 import email.utils
+import importlib
 import ipaddress
+import json
 import logging
-import os
 import random
 import re
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from . import settings as config
 from .errors import ConfigurationError, InvalidParams, ModelBackendError, PerturberError, ResourceUnavailable
 
 log = logging.getLogger("perturber.llm")
 
-MODEL_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$")
 MAX_RETRIES_LIMIT = 2
 RETRY_AFTER_CAP = 20.0  # seconds: a longer Retry-After is not waited for in full
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off"}
+MAX_REPLY_BYTES = 1 << 20  # a reply body over 1 MiB is malformed (4096 tokens need < 100 KB)
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+class ModelBadResponse(ModelBackendError):
+    """The endpoint answered, but not with a usable completion (retried like a 5xx).
+
+    Codes: ``model_bad_response`` (not JSON, no ``choices``, no ``message``, an over-long body)
+    and ``model_empty`` (empty or missing content).
+    """
+
+    code = "model_bad_response"
 
 
 def is_loopback(host: str) -> bool:
@@ -58,14 +75,15 @@ def is_loopback(host: str) -> bool:
 def check_base_url(url: str, allowed_hosts: Sequence[str] | None = None) -> str:
     """Validate a base URL (``http`` only to loopback) and return it without a trailing slash.
 
-    With ``allowed_hosts`` given, the host must be listed (``host`` or ``host:port``).
+    With ``allowed_hosts`` given, ``host:port`` must be listed; a listed ``host`` without a port
+    means port 443.
 
-    >>> check_base_url("https://api.example.com/v1/")
+    >>> check_base_url("https://api.example.com/v1/", ["api.example.com"])
     'https://api.example.com/v1'
-    >>> check_base_url("http://api.example.com/v1")
+    >>> check_base_url("https://api.example.com:22/v1", ["api.example.com"])
     Traceback (most recent call last):
     ...
-    perturber.errors.InvalidParams: plain http is allowed only to loopback hosts, got host 'api.example.com'
+    perturber.errors.InvalidParams: host 'api.example.com:22' is not in PERTURBER_LLM_ALLOWED_HOSTS
     """
     if not isinstance(url, str) or not url.strip():
         raise InvalidParams("the model base URL must be a non-empty http(s) URL", field="base_url")
@@ -86,53 +104,23 @@ def check_base_url(url: str, allowed_hosts: Sequence[str] | None = None) -> str:
             f"plain http is allowed only to loopback hosts, got host {host!r}", field="base_url"
         )
     if allowed_hosts is not None:
-        allowed = {h.lower() for h in allowed_hosts}
-        if host not in allowed and (port is None or f"{host}:{port}" not in allowed):
-            raise InvalidParams(f"host {host!r} is not in PERTURBER_LLM_ALLOWED_HOSTS", field="base_url")
+        name = f"[{host}]" if ":" in host else host
+        actual = f"{name}:{port or DEFAULT_PORTS[parts.scheme]}"
+        listed = {h.lower() if ":" in h.rsplit("]", 1)[-1] else f"{h.lower()}:443" for h in allowed_hosts}
+        if actual not in listed:
+            raise InvalidParams(f"host {actual!r} is not in PERTURBER_LLM_ALLOWED_HOSTS", field="base_url")
     return url.strip().rstrip("/")
 
 
 def check_model(model: object) -> str:
-    """A model name: 1-128 characters of ``^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$``.
+    """A model name (the rule of :func:`perturber.settings.is_model_name`).
 
     >>> check_model("gpt-4o-mini")
     'gpt-4o-mini'
     """
-    if not isinstance(model, str) or not 1 <= len(model) <= 128 or not MODEL_RE.match(model):
-        raise InvalidParams(
-            "model must be 1-128 characters matching ^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$", field="model"
-        )
-    return model
-
-
-def _env_float(env: Mapping[str, str], name: str, default: float, low: float, high: float) -> float:
-    raw = env.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ConfigurationError(f"{name} must be a number, got {raw!r}", field=name) from None
-    if not low < value <= high:
-        raise ConfigurationError(f"{name} must be in ({low}, {high}], got {raw}", field=name)
-    return value
-
-
-def _env_int(env: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
-    raw = env.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ConfigurationError(f"{name} must be an integer, got {raw!r}", field=name) from None
-    if not low <= value <= high:
-        raise ConfigurationError(f"{name} must be in [{low}, {high}], got {value}", field=name)
-    return value
-
-
-def _env_list(env: Mapping[str, str], name: str) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(p.strip() for p in env.get(name, "").split(",") if p.strip()))
+    if not config.is_model_name(model):
+        raise InvalidParams(f"model must be 1-128 characters matching {config.MODEL_PATTERN}", field="model")
+    return model  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
@@ -146,6 +134,8 @@ class LLMSettings:
     max_tokens: int = 4096
     timeout: float = 30.0
     connect_timeout: float = 5.0
+    deadline: float = 90.0
+    request_deadline: float = 120.0
     max_retries: int = 2
     concurrency: int = 16
     allowed_hosts: tuple[str, ...] = ()
@@ -158,59 +148,31 @@ class LLMSettings:
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> LLMSettings:
         """Read and validate the settings; a bad value raises :class:`ConfigurationError`."""
-        env = os.environ if environ is None else environ
-        base_url = env.get("PERTURBER_LLM_BASE_URL", "").strip() or None
-        if base_url is not None:
-            try:
-                base_url = check_base_url(base_url)
-            except InvalidParams as err:
-                raise ConfigurationError(
-                    f"PERTURBER_LLM_BASE_URL: {err.message}", field="PERTURBER_LLM_BASE_URL"
-                ) from None
-        models = _env_list(env, "PERTURBER_LLM_MODELS")
-        default_model = env.get("PERTURBER_LLM_DEFAULT_MODEL", "").strip() or None
-        for name, values in (
-            ("PERTURBER_LLM_MODELS", models),
-            ("PERTURBER_LLM_DEFAULT_MODEL", (default_model,) if default_model else ()),
-        ):
-            for value in values:
-                if not MODEL_RE.match(value) or len(value) > 128:
-                    raise ConfigurationError(f"{name}: {value!r} is not a valid model name", field=name)
-        if default_model and models and default_model not in models:
+        values: dict[str, Any] = {
+            f: config.read("PERTURBER_LLM_" + f.upper(), environ) for f in cls.__dataclass_fields__
+        }
+        if values["default_model"] and values["models"] and values["default_model"] not in values["models"]:
             raise ConfigurationError(
                 "PERTURBER_LLM_DEFAULT_MODEL must be one of PERTURBER_LLM_MODELS",
-                field="PERTURBER_LLM_DEFAULT_MODEL",
+                variable="PERTURBER_LLM_DEFAULT_MODEL",
             )
-        raw_seed = env.get("PERTURBER_LLM_SEND_SEED", "").strip().lower()
-        if raw_seed and raw_seed not in _TRUE | _FALSE:
-            raise ConfigurationError(
-                f"PERTURBER_LLM_SEND_SEED must be true or false, got {raw_seed!r}",
-                field="PERTURBER_LLM_SEND_SEED",
-            )
-        hosts = tuple(h.lower() for h in _env_list(env, "PERTURBER_LLM_ALLOWED_HOSTS"))
-        for host in hosts:
-            if not re.fullmatch(r"[a-z0-9.-]+(:[0-9]{1,5})?|\[[0-9a-f:]+\](:[0-9]{1,5})?", host):
-                raise ConfigurationError(
-                    f"PERTURBER_LLM_ALLOWED_HOSTS: {host!r} is not a host name",
-                    field="PERTURBER_LLM_ALLOWED_HOSTS",
-                )
-        return cls(
-            base_url=base_url,
-            default_model=default_model,
-            models=models,
-            send_seed=raw_seed not in _FALSE,
-            max_tokens=_env_int(env, "PERTURBER_LLM_MAX_TOKENS", 4096, 1, 1_000_000),
-            timeout=_env_float(env, "PERTURBER_LLM_TIMEOUT", 30.0, 0.0, 900.0),
-            connect_timeout=_env_float(env, "PERTURBER_LLM_CONNECT_TIMEOUT", 5.0, 0.0, 120.0),
-            max_retries=_env_int(env, "PERTURBER_LLM_MAX_RETRIES", 2, 0, MAX_RETRIES_LIMIT),
-            concurrency=_env_int(env, "PERTURBER_LLM_CONCURRENCY", 16, 1, 64),
-            allowed_hosts=hosts,
+        return cls(**values)
+
+    def endpoint_options(self) -> dict:
+        """The :class:`Endpoint` keyword arguments these settings give."""
+        return dict(
+            timeout=self.timeout,
+            connect_timeout=self.connect_timeout,
+            max_retries=self.max_retries,
+            concurrency=self.concurrency,
+            deadline=self.deadline,
         )
 
 
 @dataclass(frozen=True)
 class Completion:
-    """One chat completion, raw (not post-processed)."""
+    """One chat completion, raw (not post-processed): ``text`` is a non-blank string unless
+    ``finish_reason`` is ``length``."""
 
     text: str | None
     finish_reason: str | None
@@ -219,6 +181,168 @@ class Completion:
     latency_ms: float = 0.0
     seed_forwarded: bool = False
     system_fingerprint: str | None = None
+
+
+# -- deadlines ---------------------------------------------------------------------------------
+
+_request_end: contextvars.ContextVar[float | None] = contextvars.ContextVar("perturber_llm_end", default=None)
+
+
+@contextmanager
+def deadline_within(seconds: float | None) -> Iterator[float | None]:
+    """Every model call in this context ends within ``seconds`` (None: no new bound); nested
+    contexts only tighten. Yields the absolute ``time.monotonic()`` deadline in force.
+
+    >>> with deadline_within(5) as end, deadline_within(60) as inner:
+    ...     inner == end
+    True
+    """
+    current = _request_end.get()
+    end = current if seconds is None else time.monotonic() + seconds
+    if current is not None and end is not None:
+        end = min(end, current)
+    token = _request_end.set(end)
+    try:
+        yield end
+    finally:
+        _request_end.reset(token)
+
+
+class _ReplyTooLarge(Exception):
+    pass
+
+
+@dataclass
+class _Attempt:
+    """The bounds of the attempt in progress in this thread or task (read by the network layer)."""
+
+    end: float
+    budget: int
+    timeout_error: type[Exception]
+
+    def clamp(self, timeout: float | None) -> float:
+        left = self.end - time.monotonic()
+        if left <= 0:
+            raise self.timeout_error("the attempt's deadline has passed")
+        return left if timeout is None else min(timeout, left)
+
+    def count(self, data: bytes) -> bytes:
+        self.budget -= len(data)
+        if self.budget < 0:
+            raise _ReplyTooLarge()
+        return data
+
+
+_attempt: contextvars.ContextVar[_Attempt | None] = contextvars.ContextVar(
+    "perturber_llm_attempt", default=None
+)
+
+
+def _clamp(timeout: float | None) -> float | None:
+    attempt = _attempt.get()
+    return timeout if attempt is None else attempt.clamp(timeout)
+
+
+def _count(data: bytes) -> bytes:
+    attempt = _attempt.get()
+    return data if attempt is None else attempt.count(data)
+
+
+class _Stream:
+    """A network stream whose every read, write and TLS handshake ends by the attempt's deadline
+    and whose reads count against the reply budget (so a 1-byte-per-second reply cannot hold a
+    connection past the deadline, nor a huge one fill the memory)."""
+
+    def __init__(self, inner) -> None:
+        self._inner = inner
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return _count(self._inner.read(max_bytes, _clamp(timeout)))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._inner.write(buffer, _clamp(timeout))
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def start_tls(self, ssl_context, server_hostname=None, timeout=None):
+        return _Stream(self._inner.start_tls(ssl_context, server_hostname, _clamp(timeout)))
+
+    def get_extra_info(self, info: str):
+        return self._inner.get_extra_info(info)
+
+
+class _AsyncStream(_Stream):
+    """:class:`_Stream` for the async client."""
+
+    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:  # type: ignore[override]
+        return _count(await self._inner.read(max_bytes, _clamp(timeout)))
+
+    async def write(self, buffer: bytes, timeout: float | None = None) -> None:  # type: ignore[override]
+        await self._inner.write(buffer, _clamp(timeout))
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def start_tls(self, ssl_context, server_hostname=None, timeout=None):
+        return _AsyncStream(await self._inner.start_tls(ssl_context, server_hostname, _clamp(timeout)))
+
+
+class _Backend:
+    """The connection pool's network backend, wrapped so its streams are :class:`_Stream` s."""
+
+    def __init__(self, inner, stream: type[_Stream]) -> None:
+        self._inner, self._stream = inner, stream
+
+    def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
+        made = self._inner.connect_tcp(host, port, _clamp(timeout), local_address, socket_options)
+        return self._wrap(made)
+
+    def _wrap(self, made):
+        if asyncio.iscoroutine(made):
+
+            async def wrapped():
+                return self._stream(await made)
+
+            return wrapped()
+        return self._stream(made)
+
+    def connect_unix_socket(self, path, timeout=None, socket_options=None):  # pragma: no cover
+        return self._wrap(self._inner.connect_unix_socket(path, _clamp(timeout), socket_options))
+
+    def sleep(self, seconds: float):  # pragma: no cover - used by httpcore's own retries (off)
+        return self._inner.sleep(seconds)
+
+
+# -- the key -----------------------------------------------------------------------------------
+
+
+class _Secret:
+    """Holds the key and the pattern of its disguises; its repr never shows it."""
+
+    __slots__ = ("value", "pattern")
+
+    def __init__(self, value: str) -> None:
+        self.value = value
+        self.pattern = re.compile("|".join(map(re.escape, _disguises(value))), re.IGNORECASE)
+
+    def __repr__(self) -> str:
+        return "'***'"
+
+
+def _disguises(key: str) -> list[str]:
+    """The forms a key takes in an echo: itself (any case), hex, and base64 / base64url at each of
+    the three byte alignments (so it is found inside a longer encoded blob too), longest first."""
+    raw = key.encode("utf-8", "surrogatepass")
+    forms = {key, raw.hex()}
+    for shift in range(3):
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            encoded = encode(bytes(shift) + raw).decode("ascii").rstrip("=")
+            # drop the characters that mix in the padding bytes or the following data
+            core = encoded[(shift * 4 + 2) // 3 + (1 if shift else 0) : len(encoded) - 2]
+            if len(core) >= 8:
+                forms.add(core)
+    return sorted(forms, key=len, reverse=True)
 
 
 def _retry_after(headers: Mapping[str, str] | None) -> float | None:
@@ -244,24 +368,31 @@ def _retry_after(headers: Mapping[str, str] | None) -> float | None:
         return max(0.0, when.timestamp() - time.time())
 
 
-class _Secret:
-    """Holds the key; its repr never shows it (so neither does ``vars(endpoint)``)."""
+_SSL_CONTEXTS: dict[str, Any] = {}
 
-    __slots__ = ("value",)
 
-    def __init__(self, value: str) -> None:
-        self.value = value
-
-    def __repr__(self) -> str:
-        return "'***'"
+def _ssl_context(http) -> Any:
+    """One TLS context per HTTP library for every endpoint (loading the CA bundle per client
+    costs time and native memory that is not given back)."""
+    name = http.__name__
+    if name not in _SSL_CONTEXTS:
+        _SSL_CONTEXTS[name] = http.create_ssl_context()
+    return _SSL_CONTEXTS[name]
 
 
 class Endpoint:
-    """An OpenAI-compatible chat endpoint with one connection pool, retries and bounded batches.
+    """An OpenAI-compatible chat endpoint with one connection pool, retries, deadlines and
+    bounded batches.
 
-    >>> ep = Endpoint(base_url="http://127.0.0.1:9/v1", api_key="sk-secret")
-    >>> "sk-secret" in repr(ep)
-    False
+    ``timeout``: seconds one attempt may take in total; ``connect_timeout``: seconds to connect;
+    ``deadline``: seconds one call may take, retries and back-off included; ``max_retries``:
+    0-2; ``concurrency``: requests in flight per batch and connections in the pool;
+    ``max_reply_bytes``: the largest reply body accepted; ``limiter``: a semaphore shared by
+    several endpoints to bound their calls in flight together.
+
+    >>> ep = Endpoint(base_url="http://127.0.0.1:9/v1", api_key="sk-secret", timeout=5, deadline=9)
+    >>> "sk-secret" in repr(ep), ep.deadline
+    (False, 9.0)
     >>> ep.close()
     """
 
@@ -275,6 +406,9 @@ class Endpoint:
         max_retries: int = 2,
         concurrency: int = 16,
         backoff: float = 0.5,
+        deadline: float = 90.0,
+        max_reply_bytes: int = MAX_REPLY_BYTES,
+        limiter: threading.Semaphore | None = None,
     ) -> None:
         if base_url is None:
             raise ResourceUnavailable(
@@ -287,21 +421,33 @@ class Endpoint:
             )
         if type(concurrency) is not int or not 1 <= concurrency <= 256:
             raise InvalidParams("concurrency must be an int in [1, 256]", field="concurrency")
+        for name, value in (
+            ("timeout", timeout),
+            ("connect_timeout", connect_timeout),
+            ("deadline", deadline),
+        ):
+            if type(value) not in (int, float) or not 0 < value <= 3600:
+                raise InvalidParams(f"{name} must be a number of seconds in (0, 3600]", field=name)
         self.timeout = float(timeout)
         self.connect_timeout = float(connect_timeout)
+        self.deadline = float(deadline)
         self.max_retries = max_retries
         self.concurrency = concurrency
         self.backoff = float(backoff)
+        self.max_reply_bytes = int(max_reply_bytes)
+        self.limiter = limiter
         self.__key = _Secret(api_key) if api_key else None
         self._lock = threading.Lock()
         self._sleep = time.sleep  # replaceable in tests
         self._sync = None
         self._async = None
+        self._read_timeout: type[Exception] = TimeoutError  # httpcore's, once a client is built
         self._openai = self._import_openai()
 
     @classmethod
     def from_settings(cls, settings: LLMSettings, api_key: str | None = None, **overrides) -> Endpoint:
-        """An endpoint for the configured base URL; ``api_key=None`` uses :mod:`perturber.credentials`."""
+        """An endpoint for the configured base URL; ``api_key=None`` uses :mod:`perturber.credentials`.
+        ``overrides`` replace any keyword argument (``timeout=``, ``max_retries=``, ``deadline=`` ...)."""
         if not settings.base_url:
             raise ResourceUnavailable(
                 "no model endpoint is configured (set PERTURBER_LLM_BASE_URL)", code="model_unavailable"
@@ -310,14 +456,7 @@ class Endpoint:
             from . import credentials
 
             api_key = credentials.api_key()
-        kwargs: dict[str, Any] = dict(
-            timeout=settings.timeout,
-            connect_timeout=settings.connect_timeout,
-            max_retries=settings.max_retries,
-            concurrency=settings.concurrency,
-        )
-        kwargs.update(overrides)
-        return cls(settings.base_url, api_key, **kwargs)
+        return cls(settings.base_url, api_key, **{**settings.endpoint_options(), **overrides})
 
     @property
     def has_key(self) -> bool:
@@ -342,8 +481,6 @@ class Endpoint:
 
     def _http(self):
         """The HTTP library the installed SDK is built on (``httpx``, or ``httpx2`` in SDK 3.x)."""
-        import importlib
-
         base = next(
             c for c in self._openai.DefaultHttpxClient.__mro__ if not c.__module__.startswith("openai")
         )
@@ -351,20 +488,24 @@ class Endpoint:
 
     def _client_kwargs(self, http, async_: bool):
         timeout = http.Timeout(self.timeout, connect=self.connect_timeout)
-        limits = http.Limits(
-            max_connections=max(self.concurrency, 4), max_keepalive_connections=max(self.concurrency, 4)
-        )
-        cls = http.AsyncClient if async_ else http.Client
+        size = max(self.concurrency, 4)
+        limits = http.Limits(max_connections=size, max_keepalive_connections=size)
+        transport_cls = http.AsyncHTTPTransport if async_ else http.HTTPTransport
+        transport = transport_cls(verify=_ssl_context(http), limits=limits, trust_env=False)
+        pool = transport._pool  # the documented way to pass a network backend needs httpcore itself
+        pool._network_backend = _Backend(pool._network_backend, _AsyncStream if async_ else _Stream)
+        self._read_timeout = importlib.import_module(type(pool).__module__.split(".")[0]).ReadTimeout
+        client_cls = http.AsyncClient if async_ else http.Client
         # Nothing from the process environment (OPENAI_ORG_ID, OPENAI_PROJECT_ID, ...) is sent: only
         # our key, and no Authorization header at all without one (keyless local servers).
         return dict(
             base_url=self.base_url,
-            api_key=self.__key.value
-            if self.__key
-            else "no-key",  # the SDK insists on one; omitted per request when unset
+            api_key=self.__key.value if self.__key else "no-key",  # omitted per request when unset
             max_retries=0,  # our own retry policy (see the module docstring)
             timeout=timeout,
-            http_client=cls(limits=limits, timeout=timeout, follow_redirects=False, trust_env=False),
+            http_client=client_cls(
+                transport=transport, timeout=timeout, follow_redirects=False, trust_env=False
+            ),
         )
 
     def _client(self):
@@ -379,8 +520,8 @@ class Endpoint:
         return self._async
 
     # -- requests --------------------------------------------------------------------------------
-    @staticmethod
-    def _body(messages, model, temperature, seed, max_tokens) -> dict:
+    def _request(self, messages, model, temperature, seed, max_tokens) -> dict:
+        """The keyword arguments of one ``chat.completions.create`` call (body and headers)."""
         if model is None:
             raise ResourceUnavailable(
                 "no model is configured or given (set PERTURBER_LLM_DEFAULT_MODEL)", code="model_unavailable"
@@ -390,31 +531,51 @@ class Endpoint:
             body["seed"] = seed
         if max_tokens is not None:
             body["max_tokens"] = max_tokens
-        return body
-
-    def _extra_headers(self) -> dict:
-        # Nothing from the process environment (OPENAI_ORG_ID, OPENAI_PROJECT_ID, ...) is sent: only
-        # our key, and no Authorization header at all without one (keyless local servers).
         omit = self._openai.omit
         headers = {"OpenAI-Organization": omit, "OpenAI-Project": omit}
         if not self.__key:
             headers["Authorization"] = omit
-        return headers
+        body["extra_headers"] = headers
+        return body
 
-    def _scrub(self, text: str) -> str:
-        return text.replace(self.__key.value, "***") if self.__key else text
+    def scrub(self, text: str) -> str:
+        """``text`` with this endpoint's key (in any case, hex or base64) replaced by ``***``.
 
-    def _classify(self, exc: BaseException) -> tuple[PerturberError, bool, float | None]:
-        """Map an SDK exception to (error, retryable, retry_after)."""
-        openai = self._openai
-        if isinstance(exc, openai.APITimeoutError):
-            return (
-                ModelBackendError(
-                    f"the model endpoint timed out after {self.timeout:g} s", code="model_timeout"
-                ),
-                True,
-                None,
+        >>> Endpoint("http://127.0.0.1:9/v1", "sk-abcdefgh12345").scrub("echo SK-ABCDEFGH12345")
+        'echo ***'
+        """
+        return self.__key.pattern.sub("***", text) if self.__key else text
+
+    def _call_end(self) -> float:
+        end = time.monotonic() + self.deadline
+        request_end = _request_end.get()
+        return end if request_end is None else min(end, request_end)
+
+    def _attempt_bounds(self, call_end: float) -> _Attempt:
+        end = min(time.monotonic() + self.timeout, call_end)
+        return _Attempt(end, self.max_reply_bytes, self._read_timeout)
+
+    def _timeout_error(self, call_end: float) -> ModelBackendError:
+        if call_end - time.monotonic() <= 0.001:
+            return ModelBackendError(
+                "the model call did not finish within its deadline",
+                code="model_timeout",
+                deadline_passed=True,
             )
+        return ModelBackendError(
+            f"the model endpoint timed out after {self.timeout:g} s", code="model_timeout"
+        )
+
+    def _classify(self, exc: BaseException, call_end: float) -> tuple[PerturberError, bool, float | None]:
+        """Map an exception of one attempt to (error, retryable, retry_after)."""
+        openai = self._openai
+        cause: BaseException | None = exc
+        while cause is not None and not isinstance(cause, _ReplyTooLarge):
+            cause = cause.__cause__ or cause.__context__
+        if cause is not None:
+            return ModelBadResponse(f"the model's reply is over {self.max_reply_bytes} bytes"), True, None
+        if isinstance(exc, openai.APITimeoutError | TimeoutError):
+            return self._timeout_error(call_end), True, None
         if isinstance(exc, openai.APIStatusError):
             status = exc.status_code
             detail = ""
@@ -424,7 +585,7 @@ class Endpoint:
                 if isinstance(body.get("error"), str):
                     msg = body["error"]
                 if msg:
-                    detail = ": " + self._scrub(str(msg))[:200]
+                    detail = ": " + self.scrub(str(msg))[:200]
             except Exception:
                 pass
             retryable = status == 429 or status >= 500
@@ -446,59 +607,71 @@ class Endpoint:
             None,
         )
 
-    def _request(
-        self,
-        messages: Sequence[Mapping],
-        model: str | None,
-        temperature: float,
-        seed: int | None,
-        max_tokens: int | None,
-    ) -> dict:
-        """The keyword arguments of one ``chat.completions.create`` call (body and headers)."""
-        body = self._body(messages, model, temperature, seed, max_tokens)
-        body["extra_headers"] = self._extra_headers()
-        return body
-
     def _retry_delay(
-        self, attempt: int, err: PerturberError, retryable: bool, retry_after: float | None
+        self, attempt: int, err: PerturberError, retryable: bool, retry_after: float | None, call_end: float
     ) -> float:
-        """Seconds to wait before the next attempt; raises ``err`` when it is final."""
+        """Seconds to wait before the next attempt; raises ``err`` when it is final (not retryable,
+        the last attempt, or the wait and a whole attempt would end after the deadline)."""
         if not retryable or attempt == self.max_retries:
             raise err
-        delay = self._delay(attempt, retry_after)
-        log.info("model request failed (%s), retry %d in %.2f s", err.code, attempt + 1, delay)
-        return delay
-
-    def _delay(self, attempt: int, retry_after: float | None) -> float:
         base = self.backoff * (2**attempt)
         delay = base / 2 + random.random() * base / 2  # exponential backoff, "equal jitter"
         if retry_after is not None:
             delay = max(delay, min(retry_after, RETRY_AFTER_CAP))
+        if time.monotonic() + delay + self.timeout > call_end:  # no room left for a whole attempt
+            err.details["deadline_passed"] = True
+            raise err
+        log.info("model request failed (%s), retry %d in %.2f s", err.code, attempt + 1, delay)
         return delay
 
     def _completion(self, raw, model: str, started: float, seed_forwarded: bool) -> Completion:
-        parsed = raw.parse()
-        choices = getattr(parsed, "choices", None) or []
-        text = finish = None
-        if choices:
-            message = getattr(choices[0], "message", None)
-            text = getattr(message, "content", None)
-            finish = getattr(choices[0], "finish_reason", None)
-        usage = {}
-        if getattr(parsed, "usage", None) is not None:
-            for key in ("prompt_tokens", "completion_tokens", "total_tokens"):
-                value = getattr(parsed.usage, key, None)
-                if isinstance(value, int):
-                    usage[key] = value
+        """The completion of a 200 reply; anything else is :class:`ModelBadResponse`."""
+        try:
+            data = json.loads(raw.content)
+        except ValueError:
+            raise ModelBadResponse("the model endpoint's reply is not JSON") from None
+        choices = data.get("choices") if isinstance(data, dict) else None
+        first = choices[0] if isinstance(choices, list) and choices else None
+        message = first.get("message") if isinstance(first, dict) else None
+        if not isinstance(message, dict):
+            raise ModelBadResponse("the model endpoint's reply holds no choices[0].message")
+        finish = first.get("finish_reason")  # type: ignore[union-attr]
+        text = message.get("content")
+        if finish == "content_filter":
+            raise ModelBackendError("the model refused (finish_reason content_filter)", code="model_refused")
+        if finish != "length" and (not isinstance(text, str) or not text.strip()):
+            raise ModelBadResponse("the model returned an empty completion", code="model_empty")
+        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
         return Completion(
-            text=text,
-            finish_reason=finish,
-            model=getattr(parsed, "model", None) or model,
-            usage=usage,
+            text=self.scrub(text) if isinstance(text, str) else None,
+            finish_reason=finish if isinstance(finish, str) else None,
+            model=data.get("model") if isinstance(data.get("model"), str) else model,
+            usage={k: v for k, v in usage.items() if k.endswith("_tokens") and type(v) is int},
             latency_ms=round((time.perf_counter() - started) * 1000, 3),
             seed_forwarded=seed_forwarded,
-            system_fingerprint=getattr(parsed, "system_fingerprint", None),
+            system_fingerprint=data.get("system_fingerprint")
+            if isinstance(data.get("system_fingerprint"), str)
+            else None,
         )
+
+    def _options(self, attempt: _Attempt) -> dict:
+        left = max(attempt.end - time.monotonic(), 0.001)
+        http = self._http()
+        return dict(timeout=http.Timeout(min(self.timeout, left), connect=min(self.connect_timeout, left)))
+
+    @contextmanager
+    def _slot(self, call_end: float) -> Iterator[None]:
+        if self.limiter is None:
+            yield
+            return
+        if not self.limiter.acquire(timeout=max(call_end - time.monotonic(), 0)):
+            raise ModelBackendError(
+                "too many model requests in flight: no slot freed before the deadline", code="model_timeout"
+            )
+        try:
+            yield
+        finally:
+            self.limiter.release()
 
     def chat(
         self,
@@ -509,19 +682,30 @@ class Endpoint:
         seed: int | None = None,
         max_tokens: int | None = 256,
     ) -> Completion:
-        """One chat completion (synchronous), retried per the policy."""
+        """One chat completion (synchronous), retried per the policy, within the deadlines."""
         body = self._request(messages, model, temperature, seed, max_tokens)
+        call_end = self._call_end()
         client = self._client()
         started = time.perf_counter()
-        for attempt in range(self.max_retries + 1):
-            try:
-                raw = client.chat.completions.with_raw_response.create(**body)
-                return self._completion(raw, body["model"], started, "seed" in body)
-            except PerturberError:
-                raise
-            except Exception as exc:
-                err, retryable, retry_after = self._classify(exc)
-            self._sleep(self._retry_delay(attempt, err, retryable, retry_after))
+        err: PerturberError
+        with self._slot(call_end):
+            for attempt in range(self.max_retries + 1):
+                bounds = self._attempt_bounds(call_end)
+                token = _attempt.set(bounds)
+                try:
+                    if bounds.end <= time.monotonic():
+                        raise TimeoutError
+                    raw = client.chat.completions.with_raw_response.create(**body, **self._options(bounds))
+                    return self._completion(raw, body["model"], started, "seed" in body)
+                except ModelBadResponse as exc:
+                    err, retryable, retry_after = exc, True, None
+                except PerturberError:
+                    raise
+                except Exception as exc:
+                    err, retryable, retry_after = self._classify(exc, call_end)
+                finally:
+                    _attempt.reset(token)
+                self._sleep(self._retry_delay(attempt, err, retryable, retry_after, call_end))
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def achat(
@@ -533,50 +717,67 @@ class Endpoint:
         seed: int | None = None,
         max_tokens: int | None = 256,
     ) -> Completion:
-        """One chat completion (asynchronous, ``AsyncOpenAI``), retried per the policy."""
+        """One chat completion (asynchronous, ``AsyncOpenAI``), retried per the policy, within the
+        deadlines."""
         body = self._request(messages, model, temperature, seed, max_tokens)
+        call_end = self._call_end()
         client = self._aclient()
         started = time.perf_counter()
         err: PerturberError
         for attempt in range(self.max_retries + 1):
+            bounds = self._attempt_bounds(call_end)
+            token = _attempt.set(bounds)
             try:
-                # async requests also get a total bound per attempt (httpx's timeouts are per phase)
                 raw = await asyncio.wait_for(
-                    client.chat.completions.with_raw_response.create(**body),
-                    self.timeout + self.connect_timeout,
+                    client.chat.completions.with_raw_response.create(**body, **self._options(bounds)),
+                    max(bounds.end - time.monotonic(), 0),
                 )
                 return self._completion(raw, body["model"], started, "seed" in body)
+            except ModelBadResponse as exc:
+                err, retryable, retry_after = exc, True, None
             except PerturberError:
                 raise
-            except TimeoutError:
-                err, retryable, retry_after = (
-                    ModelBackendError(
-                        f"the model endpoint timed out after {self.timeout:g} s", code="model_timeout"
-                    ),
-                    True,
-                    None,
-                )
             except Exception as exc:
-                err, retryable, retry_after = self._classify(exc)
-            await asyncio.sleep(self._retry_delay(attempt, err, retryable, retry_after))
+                err, retryable, retry_after = self._classify(exc, call_end)
+            finally:
+                _attempt.reset(token)
+            await asyncio.sleep(self._retry_delay(attempt, err, retryable, retry_after, call_end))
         raise AssertionError("unreachable")  # pragma: no cover
 
     def chat_many(
-        self, requests: Sequence[Mapping], on_done: Callable[[int, object], None] | None = None
+        self,
+        requests: Sequence[Mapping],
+        on_done: Callable[[int, object], None] | None = None,
+        *,
+        stop_on_error: bool = False,
     ) -> list[Completion | PerturberError]:
-        """Many completions, at most ``concurrency`` in flight; errors are returned per item."""
+        """Many completions, at most ``concurrency`` in flight; errors are returned per item.
+
+        With ``stop_on_error``, requests not yet sent when one fails are not sent: they get a
+        ``model_skipped`` error (they come after the failed one in ``requests``).
+        """
         requests = list(requests)
         results: list = [None] * len(requests)
         done_lock = threading.Lock()
+        failed = threading.Event()
 
         def run(i: int) -> None:
             result: Completion | PerturberError
-            try:
-                result = self.chat(**requests[i])
-            except PerturberError as err:
-                result = err
-            except Exception as exc:
-                result = ModelBackendError(f"model request failed ({type(exc).__name__})", code="model_error")
+            if failed.is_set():
+                result = ModelBackendError(
+                    "not sent: an earlier request of the batch failed", code="model_skipped"
+                )
+            else:
+                try:
+                    result = self.chat(**requests[i])
+                except PerturberError as err:
+                    result = err
+                except Exception as exc:
+                    result = ModelBackendError(
+                        f"model request failed ({type(exc).__name__})", code="model_error"
+                    )
+                if stop_on_error and isinstance(result, PerturberError):
+                    failed.set()
             results[i] = result
             if on_done is not None:
                 with done_lock:
@@ -589,7 +790,10 @@ class Endpoint:
         with ThreadPoolExecutor(
             max_workers=min(self.concurrency, len(requests)), thread_name_prefix="perturber-llm"
         ) as pool:
-            list(pool.map(run, range(len(requests))))
+            # each task runs in a copy of the caller's context: the deadline of deadline_within holds
+            futures = [pool.submit(contextvars.copy_context().run, run, i) for i in range(len(requests))]
+            for future in futures:
+                future.result()
         return results
 
     def close(self) -> None:

@@ -25,6 +25,7 @@ from typing import Any
 from . import text as tm
 from .errors import ModelBackendError, PerturberError, ResourceUnavailable
 from .registry import Outcome, Param, perturbation
+from .settings import MODEL_PATTERN, is_model_name
 
 # -- configuration (lazy) -----------------------------------------------------------------------
 
@@ -99,8 +100,6 @@ def shared_endpoint():
 
 # -- parameters ---------------------------------------------------------------------------------
 
-MODEL_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$"
-
 
 @dataclass(frozen=True)
 class ModelParam(Param):
@@ -132,7 +131,7 @@ class ModelParam(Param):
     def validate(self, value: Any, owner: str) -> Any:
         if type(value) is not str:
             raise self._error(owner, value, f"expected str, got {type(value).__name__}")
-        if not 1 <= len(value) <= 128 or not re.match(MODEL_PATTERN, value):
+        if not is_model_name(value):
             raise self._error(owner, value, "not a valid model name")
         choices = self.effective_choices()
         if choices and value not in choices:
@@ -194,7 +193,39 @@ PREAMBLE_STARTS = (
     "revised",
     "output",
 )
-REFUSAL_STARTS = ("Im sorry", "I am sorry", "I cant", "I cannot", "Im unable", "I am unable", "As an AI")
+# §3.3 step 6: how refusals begin, matched on the completion lower-cased, without apostrophes and
+# without leading Markdown emphasis (``**I'm sorry**``). Built from refusals real models give
+# (tests/test_model_tier.py holds the list they are checked on).
+REFUSAL_PATTERNS = (
+    r"(i am|im) (so |very |really |truly |terribly )?sorry\b",
+    r"sorry\b",
+    r"(my )?apologies\b",
+    r"i (sincerely |must )?apologi[sz]e\b",
+    r"i (can ?not|cant|will not|wont|must (respectfully )?(decline|refuse)|refuse to|(do not|dont) feel "
+    r"comfortable|would rather not)\b",
+    r"(i am|im) (unable to|not able to|not going to|not comfortable)\b",
+    r"id rather not\b",
+    r"(i am|im) afraid (that )?(i (can ?not|cant|will not|wont)|(i am|im) unable)\b",
+    r"unfortunately,? (i|as an)\b",
+    r"as an? (ai|artificial intelligence|(large )?language model|ai (language model|assistant)|assistant)\b",
+    r"(i am|im) (just |only )?(an ai|a (large )?language model|an artificial intelligence)\b",
+    r"(this|that|your) request (violates|goes against|is against)\b",
+)
+_REFUSAL = re.compile("|".join(f"(?:{p})" for p in REFUSAL_PATTERNS))
+_LEADING_MARKUP = re.compile(r"^[\s*_#>`~]+")
+_QUESTION_MARKS = "?？¿؟"
+# a sentence that asks: a question word or a request verb first (§3.3 step 8)
+_ASKS = re.compile(
+    r"(?:^|[.!:;\n]\s*)(?:what|how|why|when|where|who|whom|whose|which|is|are|was|were|do|does|did|can|"
+    r"could|would|should|will|shall|may|might|has|have|had|name|tell|list|give|find|compute|calculate|"
+    r"determine|explain|describe|identify|state|write|show|estimate|please)\b",
+    re.IGNORECASE,
+)
+_FIRST_PERSON = re.compile(r"\b(i|im|ive|id|ill|me|my|mine|myself|we|us|our|ours|ourselves)\b")
+#: ``(low, high)`` of ``len(output) / len(input)`` for rewrite entries without their own ratio;
+#: ``LENGTH_SLACK`` characters more are always allowed (short inputs).
+LENGTH_RATIO = (0.25, 3.0)
+LENGTH_SLACK = 40
 QUOTE_PAIRS = (('"', '"'), ("“", "”"), ("'", "'"), ("‘", "’"), ("«", "»"))
 COMPOSE_MAX_CHARS = 400
 COMPOSE_MAX_TOKENS = 200
@@ -211,6 +242,8 @@ class Task:
     mode: str = "rewrite"  # "rewrite" or "compose"
     placement: str = "prepend"  # compose: "prepend" or "before_last_unit"
     expand: bool = False  # verbose_expansion: max_tokens second term doubled
+    length_ratio: tuple[float, float] = LENGTH_RATIO  # rewrite: allowed len(output) / len(input)
+    first_person: bool = False  # compose: the piece must speak in the first person
     tables: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # param -> choice -> text
     details: Callable[[dict], dict] | None = None
 
@@ -265,8 +298,80 @@ def _no_apostrophes(text: str) -> str:
 
 
 def refused(text: str) -> bool:
-    """Whether ``text`` starts like a refusal (§3.3 step 6, apostrophe-insensitive)."""
-    return _no_apostrophes(text).startswith(REFUSAL_STARTS)
+    """Whether ``text`` starts like a refusal (§3.3 step 6: :data:`REFUSAL_PATTERNS`, any case,
+    apostrophe-insensitive, after leading Markdown emphasis).
+
+    >>> refused("**I'm sorry**, I can't."), refused("Sorry, I can't help with that."), refused("Sorted.")
+    (True, True, False)
+    """
+    plain = _LEADING_MARKUP.sub("", _no_apostrophes(text)).lower()
+    return _REFUSAL.match(plain) is not None
+
+
+def _preamble(line: str) -> bool:
+    line = line.strip()
+    return line.endswith(":") and line.lower().startswith(PREAMBLE_STARTS)
+
+
+def _first_line(text: str) -> str:
+    lines = text.strip().splitlines()
+    return lines[0] if lines else ""
+
+
+def asks(text: str) -> bool:
+    """Whether ``text`` still asks something: a question mark, or a sentence that starts with a
+    question word or a request verb (§3.3 step 8).
+
+    >>> asks("Name the capital of France."), asks("The capital of France is Paris.")
+    (True, False)
+    """
+    return any(mark in text for mark in _QUESTION_MARKS) or _ASKS.search(text.strip()) is not None
+
+
+ECHO_WORDS = 8  # a run of this many words of the system prompt in the output is an echo
+
+
+def _runs(text: str) -> set[str]:
+    words = re.findall(r"\w+", text.lower())
+    return {" ".join(words[i : i + ECHO_WORDS]) for i in range(len(words) - ECHO_WORDS + 1)}
+
+
+def echoed(text: str, system: str, source: str) -> bool:
+    """Whether ``text`` repeats a run of :data:`ECHO_WORDS` words of the system prompt that the
+    input does not hold (§3.3 step 7).
+
+    >>> echoed("Reply with the transformed text only: no preamble.", REWRITE_GUARD, "Hi")
+    True
+    """
+    return bool((_runs(text) & _runs(system)) - _runs(source))
+
+
+def check_output(task: Task, text: str, source: str, system: str) -> None:
+    """Steps 7 and 8 of §3.3 (after :func:`postprocess`): not the prompt; a first-person piece where
+    the entry says so; a rewrite that still asks when the input asks, of a plausible length."""
+    if echoed(text, system, source):
+        raise ModelBackendError("the completion repeats the system prompt", code="model_echoed_prompt")
+    if task.mode == "compose":
+        if task.first_person and not _FIRST_PERSON.search(_no_apostrophes(text).lower()):
+            raise ModelBackendError(
+                "the piece is not a first-person sentence (it reads as an answer or a statement)",
+                code="model_answered",
+            )
+        return
+    if any(mark in source for mark in _QUESTION_MARKS) and not asks(text):
+        raise ModelBackendError(
+            "the completion answers the input instead of rewriting it (no question is left)",
+            code="model_answered",
+        )
+    low, high = task.length_ratio
+    size, out = len(source.strip()), len(text.strip())
+    if out > high * size + LENGTH_SLACK or out < low * size:
+        raise ModelBackendError(
+            f"the rewrite has {out} characters for an input of {size}; entry {task.name} allows "
+            f"{low:g} to {high:g} times the input (+{LENGTH_SLACK})",
+            code="model_invalid_output",
+            length_ratio=round(out / max(size, 1), 3),
+        )
 
 
 def postprocess(content: str | None, finish_reason: str | None, source: str, mode: str) -> str:
@@ -291,15 +396,14 @@ def postprocess(content: str | None, finish_reason: str | None, source: str, mod
     if _fenced(text) and not _fenced(source):
         lines = text.strip().splitlines()
         text = "\n".join(lines[1:-1])
-    # 3. a preamble line ("Here is the rewrite:") and the blank lines after it
+    # 3. a preamble line ("Here is the rewrite:") and the blank lines after it, unless the input
+    #    starts with such a line itself
     lines = text.strip().splitlines()
-    if lines:
-        first = lines[0].strip()
-        if first.endswith(":") and first.lower().startswith(PREAMBLE_STARTS):
-            rest = lines[1:]
-            while rest and not rest[0].strip():
-                rest = rest[1:]
-            text = "\n".join(rest)
+    if lines and _preamble(lines[0]) and not _preamble(_first_line(source)):
+        rest = lines[1:]
+        while rest and not rest[0].strip():
+            rest = rest[1:]
+        text = "\n".join(rest)
     # 4. a matching quote pair around the whole completion, when the input has none
     pair = _quoted(text)
     if pair is not None and _quoted(source) != pair:
@@ -391,7 +495,10 @@ def run_many(
 ) -> list[Outcome | PerturberError]:
     """Run ``task`` over ``texts`` (one or two requests each, batched through ``chat_many``).
 
-    Empty texts never reach the model. Returns an :class:`Outcome` or the error, per text.
+    Empty texts never reach the model. Returns an :class:`Outcome` or the error, per text. Each
+    request ends within ``PERTURBER_LLM_DEADLINE``; a caller bounds the whole batch with
+    :func:`perturber.llm.deadline_within` (the service does, per HTTP request). Once a text has
+    failed, the texts not yet sent are not sent (``model_skipped``).
     """
     results: list = [None] * len(texts)
     todo = []
@@ -426,7 +533,7 @@ def run_many(
             )
             for i in todo
         ]
-        outs = endpoint.chat_many(requests)
+        outs = endpoint.chat_many(requests, stop_on_error=True)
         still = []
         for i, out in zip(todo, outs):
             try:
@@ -435,7 +542,9 @@ def run_many(
                 done[i].append(out)
                 last = step == steps - 1
                 cleaned = postprocess(out.text, out.finish_reason, user[i], task.mode)
-                if not last:
+                if last:
+                    check_output(task, cleaned, texts[i], system)
+                else:
                     user[i] = cleaned.strip()
                     still.append(i)
                     continue
@@ -492,6 +601,8 @@ def model_entry(
     mode: str = "rewrite",
     placement: str = "prepend",
     expand: bool = False,
+    length_ratio: tuple[float, float] = LENGTH_RATIO,
+    first_person: bool = False,
     params: Sequence[Param] = (),
     tables: Mapping[str, Mapping[str, str]] | None = None,
     details: Callable[[dict], dict] | None = None,
@@ -501,7 +612,9 @@ def model_entry(
 ) -> Task:
     """Declare a model-backed entry (registered like every other entry, ``model_backed=True``)."""
     intents = (intent,) if isinstance(intent, str) else tuple(intent)
-    task = Task(name, intents, mode, placement, expand, dict(tables or {}), details)
+    task = Task(
+        name, intents, mode, placement, expand, length_ratio, first_person, dict(tables or {}), details
+    )
     for table_name, table in task.tables.items():
         declared = next(p for p in params if p.name == table_name)
         if set(table) != set(declared.choices or ()):

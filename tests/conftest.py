@@ -12,13 +12,14 @@ from llm_server import llm_server, llm_server_session  # noqa: F401 - the model-
 from model_tier_helpers import tier  # noqa: F401 - the configured model tier fixture
 
 import perturber
+from perturber import settings
 
 #: The library's hard upper limit, for the 1 MB tests (pass ``limits=BIG``; the default stays 100,000).
 BIG = perturber.Limits(max_text_chars=1_000_000)
 #: The team's folder beside the repository (reference vectors). A user's clone has none: the tests
 #: that read it skip, naming the file; CI sets PERTURBER_REQUIRE_SHARED=1 to make such a skip a failure.
 SHARED = ROOT.parent / "shared"
-REQUIRE_SHARED = os.environ.get("PERTURBER_REQUIRE_SHARED", "") == "1"
+REQUIRE_SHARED = settings.read("PERTURBER_REQUIRE_SHARED")
 
 
 def shared_file(relative: str) -> pathlib.Path:

@@ -37,6 +37,7 @@ class Reply:
     model: str | None = None  # None: echo the requested model
     raw: bytes | None = None  # a raw body overriding everything else
     usage: dict | None = None  # None: computed from the lengths
+    drip: float = 0.0  # > 0: the body is sent one byte every ``drip`` seconds (a slow upstream)
 
 
 @dataclass
@@ -46,6 +47,8 @@ class Recorded:
     headers: dict
     body: dict | None
     client: tuple | None = None  # (host, port) of the TCP peer: one port = one reused connection
+    body_bytes: int = 0  # bytes of the response body sent before the client left (or all of them)
+    disconnected: bool = False  # the client went away before the whole response was sent
 
 
 def echo(body: dict) -> Reply:
@@ -120,15 +123,15 @@ class LLMServer:
             body = json.loads(raw) if raw else None
         except ValueError:
             body = None
+        record = Recorded(scope["path"], scope["method"], headers, body, tuple(scope.get("client") or ()))
         with self._lock:
             gen = self._gen
-            self.requests.append(
-                Recorded(scope["path"], scope["method"], headers, body, tuple(scope.get("client") or ()))
-            )
+            self.requests.append(record)
             self._flying[gen] = self._flying.get(gen, 0) + 1
             self.max_in_flight = max(self.max_in_flight, self._flying[gen])
         # A request stops counting as in flight just before its response is written, so a client
         # that reuses its slot for the next request is never counted twice.
+        drip = 0.0
         if scope["path"] != "/v1/chat/completions" or scope["method"] != "POST":
             status, hdrs, payload = 404, {}, json.dumps({"error": {"message": "not found"}}).encode()
         else:
@@ -140,7 +143,7 @@ class LLMServer:
             except BaseException:
                 self._landed(gen)
                 raise
-            status, hdrs = reply.status, reply.headers
+            status, hdrs, drip = reply.status, reply.headers, reply.drip
             if reply.raw is not None:
                 payload = reply.raw
             elif reply.status >= 400:
@@ -150,7 +153,11 @@ class LLMServer:
             else:
                 payload = json.dumps(self._completion(body or {}, reply)).encode()
         self._landed(gen)
-        await self._send(send, status, hdrs, payload)
+        if status < 400 and drip:
+            await self._drip(receive, send, hdrs, payload, drip, record)
+        else:
+            await self._send(send, status, hdrs, payload)
+            record.body_bytes = len(payload)
 
     def _landed(self, gen: int) -> None:
         with self._lock:
@@ -186,6 +193,27 @@ class LLMServer:
         hdrs += [(k.lower().encode(), str(v).encode()) for k, v in headers.items()]
         await send({"type": "http.response.start", "status": status, "headers": hdrs})
         await send({"type": "http.response.body", "body": payload})
+
+    @staticmethod
+    async def _drip(receive, send, headers: dict, payload: bytes, every: float, record: Recorded) -> None:
+        """Send ``payload`` one byte every ``every`` seconds until done or the client leaves."""
+        hdrs = [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]
+        hdrs += [(k.lower().encode(), str(v).encode()) for k, v in headers.items()]
+        left = asyncio.ensure_future(receive())  # completes with http.disconnect when the client leaves
+        try:
+            await send({"type": "http.response.start", "status": 200, "headers": hdrs})
+            for i in range(len(payload)):
+                done, _ = await asyncio.wait({left}, timeout=every)
+                if done:
+                    record.disconnected = True
+                    return
+                await send({"type": "http.response.body", "body": payload[i : i + 1], "more_body": True})
+                record.body_bytes = i + 1
+            await send({"type": "http.response.body", "body": b""})
+        except OSError:
+            record.disconnected = True
+        finally:
+            left.cancel()
 
     # -- lifecycle -------------------------------------------------------------------------------
     def start(self) -> LLMServer:

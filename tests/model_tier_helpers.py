@@ -15,6 +15,11 @@ def configure(monkeypatch, server, **extra):
         "PERTURBER_LLM_ALLOWED_HOSTS",
         "PERTURBER_LLM_BEARER_SHA256",
         "PERTURBER_LLM_SEND_SEED",
+        "PERTURBER_LLM_ALLOW_CALLER_KEYS",
+        "PERTURBER_LLM_CALLER_CONCURRENCY",
+        "PERTURBER_LLM_REQUIRE_AUTH",
+        "PERTURBER_LLM_DEADLINE",
+        "PERTURBER_LLM_REQUEST_DEADLINE",
         "OPENAI_API_KEY",
     ):
         monkeypatch.delenv(name, raising=False)

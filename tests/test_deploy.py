@@ -181,3 +181,21 @@ def test_cli_without_credentials_is_one_clear_line(tmp_path, layer_zip):
         assert proc.returncode == 1
         assert proc.stderr.startswith("deploy: error: no AWS credentials found"), proc.stderr
         assert "Traceback" not in proc.stderr and proc.stdout == ""
+
+
+def test_update_function_prints_no_secret(aws, function, capsys):
+    key, token = "sk-live-PLAINTEXT-123456", "0" * 64
+    args = ["update-function", function, "--env", f"PERTURBER_LLM_API_KEY={key}"]
+    assert deploy.main([*args, "--env", f"PERTURBER_LLM_BEARER_SHA256={token}", "--env", "A=1"]) == 0
+    out = capsys.readouterr().out
+    shown = json.loads(out)["Environment"]["Variables"]
+    assert key not in out and token not in out
+    assert shown["PERTURBER_LLM_API_KEY"] == "***" and shown["A"] == "1"
+    assert (
+        aws.get_function_configuration(FunctionName=function)["Environment"]["Variables"][
+            "PERTURBER_LLM_API_KEY"
+        ]
+        == key
+    )  # redacted in print only
+    assert deploy.main(["update-function", "no-such-function", "--env", f"MY_TOKEN={key}"]) == 1
+    assert key not in capsys.readouterr().err

@@ -37,6 +37,7 @@ CLAIMS = {
     "nltk_data": "/opt/nltk_data",
     "routes": {("ANY", "/{proxy+}"), ("ANY", "/")},
     "throttling": {"burst": 100, "rate": 50},
+    "reserved_concurrency": 50,  # 50 rps x 29 s would otherwise reach ~1,450 executions
     "log_retention_days": 14,
     "requirements": "functions/api/requirements.txt",
     "lock": "functions/api/requirements.lock",  # what both builds install (infra/lock.sh)
@@ -56,6 +57,7 @@ SERVICE_ENV = {  # every variable the function reads, with the value the stack s
     "PERTURBER_LLM_MODELS",
     "PERTURBER_LLM_ALLOWED_HOSTS",
     "PERTURBER_LLM_BEARER_SHA256",
+    "PERTURBER_LLM_ALLOW_CALLER_KEYS",
     "PERTURBER_LLM_TIMEOUT",
     "PERTURBER_LLM_MAX_RETRIES",
     "PERTURBER_LLM_CONCURRENCY",
@@ -203,7 +205,10 @@ def summarize_sam(template: dict) -> dict:
     assert stage["Type"] == "AWS::ApiGatewayV2::Stage" and stage["Properties"]["ApiId"] == {"Ref": "HttpApi"}
     assert stage["Properties"]["StageName"] == "$default" and stage["Properties"]["AutoDeploy"] is True
     throttle = stage["Properties"]["DefaultRouteSettings"]
-    log_groups = [r for r in resources.values() if r["Type"] == "AWS::Logs::LogGroup"]
+    access = stage["Properties"]["AccessLogSettings"]
+    assert access["DestinationArn"] == {"Fn::GetAtt": ["ApiAccessLogGroup", "Arn"]}
+    reserved = fn["ReservedConcurrentExecutions"]["Fn::If"]
+    assert reserved[0] == "HasReservedConcurrency" and reserved[2] == {"Ref": "AWS::NoValue"}
     return {
         "runtime": fn["Runtime"],
         "architectures": fn["Architectures"],
@@ -221,7 +226,16 @@ def summarize_sam(template: dict) -> dict:
             "burst": int(_sam_ref(throttle["ThrottlingBurstLimit"], template)),
             "rate": int(_sam_ref(throttle["ThrottlingRateLimit"], template)),
         },
-        "log_retention_days": int(_sam_ref(log_groups[0]["Properties"]["RetentionInDays"], template)),
+        "log_retention_days": int(
+            _sam_ref(resources["ApiFunctionLogGroup"]["Properties"]["RetentionInDays"], template)
+        ),
+        "access_log": {
+            "format": access["Format"].strip(),
+            "retention": int(
+                _sam_ref(resources["ApiAccessLogGroup"]["Properties"]["RetentionInDays"], template)
+            ),
+        },
+        "reserved_concurrency": int(_sam_ref(reserved[1], template)),
         "outputs": set(template["Outputs"]),
         "snap_start": _sam_ref(fn["SnapStart"]["ApplyOn"], template) == "PublishedVersions",
     }
@@ -238,7 +252,13 @@ def summarize_sls(config: dict) -> dict:
     for event in fn["events"]:
         method = event["httpApi"]["method"]
         routes.add(("ANY" if method == "*" else method.upper(), event["httpApi"]["path"]))
-    stage = config["resources"]["extensions"]["HttpApiStage"]["Properties"]["DefaultRouteSettings"]
+    extensions = config["resources"]["extensions"]
+    stage = extensions["HttpApiStage"]["Properties"]["DefaultRouteSettings"]
+    access = extensions["HttpApiStage"]["Properties"]["AccessLogSettings"]
+    assert access["DestinationArn"] == {"Fn::GetAtt": ["ApiAccessLogGroup", "Arn"]}
+    reserved = extensions["ApiLambdaFunction"]["Properties"]["ReservedConcurrentExecutions"]["Fn::If"]
+    assert reserved[0] == "HasReservedConcurrency" and reserved[2] == {"Ref": "AWS::NoValue"}
+    access_group = config["resources"]["Resources"]["ApiAccessLogGroup"]["Properties"]
     env = {**provider.get("environment", {}), **fn.get("environment", {})}
     return {
         "runtime": fn.get("runtime", provider["runtime"]),
@@ -258,6 +278,8 @@ def summarize_sls(config: dict) -> dict:
             "rate": int(stage["ThrottlingRateLimit"]),
         },
         "log_retention_days": int(provider["logRetentionInDays"]),
+        "access_log": {"format": access["Format"].strip(), "retention": int(access_group["RetentionInDays"])},
+        "reserved_concurrency": int(_cfn_param_default(reserved[1], params)),
         "outputs": set(config["resources"]["Outputs"]),
         "snap_start": fn.get("snapStart") is True,
     }
@@ -279,6 +301,8 @@ def summarize_sls(config: dict) -> dict:
         "throttling",
         "log_retention_days",
         "snap_start",
+        "access_log",
+        "reserved_concurrency",
     ],
 )
 def test_sam_and_serverless_agree(sam, sls, key):
@@ -316,6 +340,8 @@ def test_both_match_the_documented_deployment(sam, sls):
         assert summary["routes"] == CLAIMS["routes"]
         assert summary["throttling"] == CLAIMS["throttling"]
         assert summary["log_retention_days"] == CLAIMS["log_retention_days"]
+        assert summary["reserved_concurrency"] == CLAIMS["reserved_concurrency"]
+        assert summary["access_log"]["retention"] == CLAIMS["log_retention_days"]
         assert summary["layer"]["runtimes"] == [CLAIMS["runtime"]]
         assert summary["layer"]["architectures"] == [CLAIMS["architecture"]]
         assert set(summary["environment"]) == SERVICE_ENV
@@ -550,3 +576,29 @@ def test_translated_template_resources(translated):
         "ThrottlingRateLimit": {"Ref": "ThrottlingRateLimit"},
     }
     assert len(by_type["AWS::Lambda::Permission"]) == 1  # one for the API (both routes)
+
+
+def test_access_log_is_json_with_the_caller_and_never_a_header(sam):
+    fields = json.loads(summarize_sam(sam)["access_log"]["format"])
+    assert {"requestId", "ip", "user", "routeKey", "status", "integrationLatency"} <= set(fields)
+    assert all(v.startswith("$context.") and "header" not in v.lower() for v in fields.values())
+
+
+def test_reserved_concurrency_bounds_executions_below_the_default_account_limit(sam, sls):
+    for params in (sam["Parameters"], sls["resources"]["Parameters"]):
+        assert params["ReservedConcurrency"]["MinValue"] == -1  # -1: none (small accounts)
+    rate = CLAIMS["throttling"]["rate"]
+    assert CLAIMS["reserved_concurrency"] < 1000 < rate * CLAIMS["timeout"]
+
+
+def test_public_http_api_statement_and_caller_keys_off(sam, sls):
+    """The HTTP API cannot limit per client: both files say it must stay behind IAM for that, and
+    callers' own keys (an open relay otherwise) are off unless asked for."""
+    for params in (sam["Parameters"], sls["resources"]["Parameters"]):
+        assert (
+            "per-client" in params["ApiAuthType"]["Description"]
+            and "AWS_IAM" in params["ApiAuthType"]["Description"]
+        )
+        assert params["LlmAllowCallerKeys"]["Default"] == "false"
+    for summary in (summarize_sam(sam), summarize_sls(sls)):
+        assert summary["environment"]["PERTURBER_LLM_ALLOW_CALLER_KEYS"] == "false"

@@ -3,12 +3,22 @@
 import asyncio
 import logging
 import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from llm_server import Reply  # the llm_server fixtures come from conftest.py
 
 from perturber.errors import ConfigurationError, InvalidParams, ModelBackendError, ResourceUnavailable
-from perturber.llm import Completion, Endpoint, LLMSettings, check_base_url
+from perturber.llm import (
+    Completion,
+    Endpoint,
+    LLMSettings,
+    ModelBadResponse,
+    check_base_url,
+    deadline_within,
+)
 
 KEY = "sk-test-SECRET-4f1c9e"
 MSGS = [{"role": "system", "content": "sys"}, {"role": "user", "content": "hello there"}]
@@ -158,13 +168,47 @@ def test_connection_pool_is_reused(ep, llm_server):
     assert len({r.client for r in llm_server.requests}) == 1
 
 
-def test_missing_content_and_finish_reason_are_reported_raw(ep, llm_server):
+def test_content_filter_is_refused_and_length_is_reported_raw(ep, llm_server, sleeps):
     llm_server.script(
         Reply(content=None, finish_reason="content_filter"), Reply(content="", finish_reason="length")
     )
-    first, second = ep.chat(MSGS, model="m"), ep.chat(MSGS, model="m")
-    assert (first.text, first.finish_reason) == (None, "content_filter")
+    with pytest.raises(ModelBackendError) as info:
+        ep.chat(MSGS, model="m")
+    assert info.value.code == "model_refused" and sleeps == []  # a refusal is not retried
+    second = ep.chat(MSGS, model="m")
     assert (second.text, second.finish_reason) == ("", "length")
+
+
+BAD_REPLIES = [
+    (Reply(raw=b"<html><body>502 Bad Gateway</body></html>"), "model_bad_response"),
+    (Reply(raw=b"not json"), "model_bad_response"),
+    (Reply(raw=b'{"choices": []}'), "model_bad_response"),
+    (Reply(raw=b'{"choices": [{"index": 0}]}'), "model_bad_response"),
+    (Reply(raw=b"[1, 2]"), "model_bad_response"),
+    (Reply(content=""), "model_empty"),
+    (Reply(content="  \n "), "model_empty"),
+    (Reply(content=None), "model_empty"),
+]
+
+
+@pytest.mark.parametrize("bad,code", BAD_REPLIES)
+def test_malformed_replies_are_their_own_error_and_retried_like_5xx(ep, llm_server, sleeps, bad, code):
+    llm_server.script(bad, bad, bad)
+    with pytest.raises(ModelBadResponse) as info:
+        ep.chat(MSGS, model="m")
+    assert info.value.code == code and info.value.http_status == 502
+    assert len(llm_server.requests) == 3 and len(sleeps) == 2  # 1 attempt + 2 retries
+    llm_server.reset()
+    llm_server.script(bad, Reply(content="fine"))
+    assert ep.chat(MSGS, model="m").text == "fine" and len(llm_server.requests) == 2
+
+
+def test_over_long_reply_body_is_cut_and_rejected(llm_server):
+    llm_server.script(Reply(content="x" * 300_000), Reply(content="x" * 300_000))
+    with Endpoint(llm_server.base_url, max_retries=1, backoff=0.001, max_reply_bytes=100_000) as ep:
+        with pytest.raises(ModelBadResponse, match="over 100000 bytes") as info:
+            ep.chat(MSGS, model="m")
+    assert info.value.code == "model_bad_response" and len(llm_server.requests) == 2
 
 
 # -- retries and errors --------------------------------------------------------------------------
@@ -228,13 +272,6 @@ def test_redirects_are_not_followed(ep, llm_server):
         ep.chat(MSGS, model="m")
     assert info.value.details["status"] == 307
     assert len(llm_server.requests) == 1
-
-
-def test_malformed_body_is_model_error(ep, llm_server):
-    llm_server.script(Reply(raw=b"not json"))
-    with pytest.raises(ModelBackendError) as info:
-        ep.chat(MSGS, model="m")
-    assert info.value.code == "model_error"
 
 
 def test_connection_refused_is_model_error_without_retry(sleeps):
@@ -356,3 +393,159 @@ def test_achat_timeout(llm_server):
     with pytest.raises(ModelBackendError) as info:
         asyncio.run(go())
     assert info.value.code == "model_timeout" and len(llm_server.requests) == 2
+
+
+# -- overall deadlines -----------------------------------------------------------------------------
+
+DRIP = Reply(content="a slow reply " * 20, drip=0.05)  # ~330 bytes, one every 50 ms: ~16 s in all
+
+
+def test_a_slow_drip_reply_is_cut_at_the_attempt_timeout(llm_server):
+    llm_server.script(DRIP)
+    with Endpoint(llm_server.base_url, timeout=0.5, max_retries=0) as ep:
+        with pytest.raises(ModelBackendError) as info:
+            ep.chat(MSGS, model="m")
+    assert info.value.code == "model_timeout"
+    [req] = llm_server.requests
+    _wait_for(lambda: req.disconnected)
+    assert req.body_bytes < 100  # the client hung up long before the reply was complete
+
+
+def test_the_call_deadline_bounds_every_attempt_and_the_back_off(llm_server, sleeps):
+    llm_server.script(DRIP, DRIP, DRIP)
+    with Endpoint(llm_server.base_url, timeout=5, deadline=0.6, max_retries=2, backoff=0.001) as ep:
+        with pytest.raises(ModelBackendError) as info:
+            ep.chat(MSGS, model="m")
+    assert info.value.code == "model_timeout" and info.value.details.get("deadline_passed") is True
+    assert len(llm_server.requests) == 1  # no time was left for a retry
+
+
+def test_retry_after_beyond_the_deadline_is_not_waited_for(llm_server, sleeps):
+    llm_server.script(Reply(status=429, headers={"retry-after": "20"}), Reply(content="late"))
+    with Endpoint(llm_server.base_url, deadline=5, max_retries=2) as ep:
+        ep._sleep = sleeps.append
+        with pytest.raises(ModelBackendError) as info:
+            ep.chat(MSGS, model="m")
+    assert info.value.details["status"] == 429 and sleeps == [] and len(llm_server.requests) == 1
+
+
+def test_deadline_within_bounds_every_call_of_a_batch(llm_server):
+    llm_server.script(default=lambda body: DRIP)
+    with Endpoint(llm_server.base_url, timeout=30, deadline=30, max_retries=2, concurrency=2) as ep:
+        with deadline_within(0.5):
+            out = ep.chat_many([dict(messages=MSGS, model="m")] * 6)
+    assert [r.code for r in out] == ["model_timeout"] * 6
+    assert len(llm_server.requests) <= 4  # the later ones found the deadline passed before sending
+
+
+def test_slow_upstreams_cannot_starve_the_pool(llm_server):
+    """Four slow drips hold the whole pool (4 connections); a healthy call still gets through once
+    their deadline cuts them, instead of waiting for a connection for ever."""
+    llm_server.script(DRIP, DRIP, DRIP, DRIP, Reply(content="healthy"))
+    with Endpoint(llm_server.base_url, timeout=0.5, max_retries=0, concurrency=4) as ep:
+        with ThreadPoolExecutor(5) as pool:
+            drips = [pool.submit(ep.chat, MSGS, model="m") for _ in range(4)]
+            _wait_for(lambda: len(llm_server.requests) >= 4)
+            healthy = pool.submit(ep.chat, MSGS, model="m")
+            assert healthy.result().text == "healthy"
+            assert [f.exception().code for f in drips] == ["model_timeout"] * 4
+
+
+def test_achat_honours_the_deadlines(llm_server):
+    llm_server.script(DRIP, DRIP)
+
+    async def go(**kw):
+        ep = Endpoint(llm_server.base_url, max_retries=1, backoff=0.001, **kw)
+        try:
+            return await ep.achat(MSGS, model="m")
+        finally:
+            await ep.aclose()
+
+    with pytest.raises(ModelBackendError) as info:
+        asyncio.run(go(timeout=0.3))
+    assert info.value.code == "model_timeout" and len(llm_server.requests) == 2
+    llm_server.reset()
+    llm_server.script(DRIP, DRIP)
+    with pytest.raises(ModelBackendError) as info, deadline_within(0.4):
+        asyncio.run(go(timeout=30))
+    assert info.value.details.get("deadline_passed") is True and len(llm_server.requests) == 1
+
+
+def test_limiter_bounds_calls_in_flight_across_endpoints(llm_server):
+    llm_server.script(default=lambda body: Reply(content="ok", delay=0.05))
+    limiter = threading.BoundedSemaphore(3)
+    eps = [
+        Endpoint(llm_server.base_url, f"k{i}-0123456789", concurrency=8, limiter=limiter) for i in range(3)
+    ]
+    try:
+        with ThreadPoolExecutor(3) as pool:
+            list(pool.map(lambda ep: ep.chat_many([dict(messages=MSGS, model="m")] * 8), eps))
+    finally:
+        for ep in eps:
+            ep.close()
+    assert len(llm_server.requests) == 24 and llm_server.max_in_flight <= 3
+
+
+def test_stop_on_error_sends_nothing_after_a_failure(llm_server):
+    llm_server.script(Reply(status=400), default=lambda body: Reply(content="ok", delay=0.02))
+    with Endpoint(llm_server.base_url, max_retries=0, concurrency=2) as ep:
+        out = ep.chat_many([dict(messages=MSGS, model="m")] * 20, stop_on_error=True)
+    codes = [r.code if isinstance(r, ModelBackendError) else "ok" for r in out]
+    failed = codes.index("model_error")
+    assert codes.count("model_error") == 1 and failed <= 1 and "model_skipped" in codes
+    assert (
+        all(code == "ok" for code in codes[:failed])
+        and min(i for i, c in enumerate(codes) if c == "model_skipped") > failed
+    )
+    assert len(llm_server.requests) < 20 and codes.count("model_skipped") == 20 - len(llm_server.requests)
+
+
+# -- secrets in echoes -----------------------------------------------------------------------------
+
+
+def test_scrubber_catches_case_hex_and_base64_copies_and_echoed_headers(llm_server):
+    import base64
+
+    b64 = base64.b64encode(f"user:{KEY}".encode()).decode()
+    echo = f"up {KEY.upper()} / {KEY.encode().hex()} / Basic {b64} / {base64.urlsafe_b64encode(KEY.encode()).decode()}"
+    llm_server.script(
+        Reply(status=400, content=echo), Reply(content=f"Authorization: Bearer {KEY}\nYour text.")
+    )
+    with Endpoint(llm_server.base_url, KEY, max_retries=0) as ep:
+        with pytest.raises(ModelBackendError) as info:
+            ep.chat(MSGS, model="m")
+        completion = ep.chat(MSGS, model="m")
+    for text in (info.value.message, completion.text):
+        low = text.lower()
+        assert KEY.lower() not in low and KEY.encode().hex() not in low and "***" in text
+    assert base64.b64encode(KEY.encode()).decode()[4:-4] not in info.value.message
+    assert completion.text == "Authorization: Bearer ***\nYour text."
+
+
+def test_allowed_host_without_port_means_443():
+    assert check_base_url("https://api.allowed.example/v1", ["api.allowed.example"])
+    assert check_base_url("https://api.allowed.example:443/v1", ["api.allowed.example"])
+    for url in ("https://api.allowed.example:22/v1", "https://api.allowed.example:8443/v1"):
+        with pytest.raises(InvalidParams, match="not in PERTURBER_LLM_ALLOWED_HOSTS"):
+            check_base_url(url, ["api.allowed.example"])
+    assert check_base_url("http://localhost:8000/v1", ["localhost:8000"])
+    with pytest.raises(InvalidParams):
+        check_base_url("http://localhost:8000/v1", ["localhost"])
+
+
+def test_endpoint_takes_the_harness_options(monkeypatch, llm_server):
+    s = LLMSettings.from_env({"PERTURBER_LLM_BASE_URL": llm_server.base_url, "PERTURBER_LLM_DEADLINE": "7"})
+    with Endpoint.from_settings(s, api_key="", timeout=5, max_retries=0, deadline=9) as ep:
+        assert (ep.timeout, ep.max_retries, ep.deadline) == (5.0, 0, 9.0)
+    with Endpoint.from_settings(s, api_key="") as ep:
+        assert (ep.timeout, ep.max_retries, ep.deadline) == (30.0, 2, 7.0)
+    for bad in (dict(timeout=0), dict(deadline=-1), dict(timeout="5")):
+        with pytest.raises(InvalidParams):
+            Endpoint(llm_server.base_url, **bad)
+
+
+def _wait_for(condition, limit: float = 10.0) -> None:
+    end = time.monotonic() + limit
+    while not condition():
+        assert time.monotonic() < end, "condition not reached"
+        time.sleep(0.01)

@@ -17,6 +17,7 @@ from perturber import cli, credentials, model_tier
 CALLER_KEY = "sk-caller-KEY-91b2"
 TOKEN = "bearer-token-for-tests"
 TEXT = "Ann has 3 cats and 2 dogs. How many pets does she have?"
+REWRITE = "Ann owns 3 cats and 2 dogs. How many pets does she own?"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
 
@@ -27,6 +28,7 @@ def server(monkeypatch, llm_server):
         llm_server,
         PERTURBER_LLM_BEARER_SHA256=hashlib.sha256(TOKEN.encode()).hexdigest(),
         PERTURBER_LLM_ALLOWED_HOSTS=f"localhost:{llm_server.port}",
+        PERTURBER_LLM_ALLOW_CALLER_KEYS="true",
     )
     yield llm_server
     model_tier.reset()
@@ -73,7 +75,7 @@ def test_listed_bearer_token_spends_the_server_key(client, server):
 
 
 def test_caller_key_is_sent_instead_of_the_server_key(client, server):
-    server.script(Reply(content="x"))
+    server.script(Reply(content=REWRITE))
     r = client.post(
         "/perturb", json={"name": "simplification", "text": TEXT}, headers={"X-LLM-API-Key": CALLER_KEY}
     )
@@ -94,7 +96,7 @@ def test_caller_base_url_only_for_listed_hosts_and_never_with_the_server_key(cli
             assert r.status_code == 422 and r.json()["error"]["field"] == "x-llm-base-url", url
     assert server.requests == []
     caller_url = f"http://localhost:{server.port}/v1"
-    server.script(Reply(content="one"), Reply(content="two"))
+    server.script(Reply(content=REWRITE), Reply(content=REWRITE))
     assert post(client, "simplification", [TEXT], {"X-LLM-Base-URL": caller_url, **AUTH}).status_code == 200
     assert "authorization" not in server.requests[0].headers  # authenticated, still no server key
     assert (
@@ -186,7 +188,7 @@ def test_no_key_in_responses_logs_or_errors(client, server, caplog):
     bodies.append(post(client, "simplification", [TEXT], AUTH).text)
     server.script(Reply(status=403, content=f"invalid api key {CALLER_KEY}"))
     bodies.append(post(client, "simplification", [TEXT], {"X-LLM-API-Key": CALLER_KEY}).text)
-    server.script(Reply(content="fine"))
+    server.script(Reply(content=REWRITE))
     bodies.append(post(client, "simplification", [TEXT], {"X-LLM-API-Key": CALLER_KEY}).text)
     bodies.append(
         post(

@@ -10,7 +10,7 @@ from model_tier_helpers import MODEL, SERVER_KEY, configure  # the tier fixture 
 import perturber
 from perturber import cli, model_tier, registry
 from perturber.errors import InvalidParams, ModelBackendError, ResourceUnavailable
-from perturber.model_tier import COMPOSE_GUARD, REWRITE_GUARD, TASKS, postprocess
+from perturber.model_tier import COMPOSE_GUARD, REWRITE_GUARD, TASKS, postprocess, refused
 
 CATALOG = {  # name: (family, in_scope, expectation, mode, extra params)
     "emotion_prompt": ("context", True, "invariant", "compose", {}),
@@ -32,6 +32,7 @@ CATALOG = {  # name: (family, in_scope, expectation, mode, extra params)
     "knowledge_boundary": ("reasoning", False, "refusal", "rewrite", {"boundary": "missing_information"}),
 }
 TEXT = "Tom has 4 pens and buys 3 more. How many pens does Tom have?"
+REWRITE = "Tom owns 4 pens and gets 3 more. How many pens does he own now?"
 
 
 def test_catalog_declares_the_17_entries_as_specified():
@@ -66,7 +67,7 @@ def test_each_entry_sends_its_prompt_and_parameters(name, tier):
     mode = CATALOG[name][3]
     tier.script(
         default=lambda body: Reply(
-            content="A short piece." if mode == "compose" else body["messages"][1]["content"].upper(),
+            content="I need this." if mode == "compose" else body["messages"][1]["content"].upper(),
             usage={"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
         )
     )
@@ -91,7 +92,7 @@ def test_each_entry_sends_its_prompt_and_parameters(name, tier):
     assert r.model["finish_reason"] == "stop" and r.model["usage"]["total_tokens"] in (15, 30)
     assert r.to_dict()["model"] == r.model
     if mode == "compose":
-        assert r.text.replace("A short piece. ", "", 1) == TEXT and "numbers_preserved" not in r.details
+        assert r.text.replace("I need this. ", "", 1) == TEXT and "numbers_preserved" not in r.details
     else:
         assert r.text == TEXT.upper() and r.details["numbers_preserved"] is True
 
@@ -283,7 +284,7 @@ def test_model_returned_input_and_numbers_preserved(tier):
 def test_seed_not_sent_when_disabled(tier, monkeypatch):
     monkeypatch.setenv("PERTURBER_LLM_SEND_SEED", "false")
     model_tier.reset()
-    tier.script(Reply(content="x y"))
+    tier.script(Reply(content=REWRITE))
     r = perturber.apply(TEXT, "simplification", seed=5)
     assert "seed" not in tier.requests[0].body and r.model["seed_forwarded"] is False and r.seed == 5
 
@@ -302,7 +303,7 @@ def test_model_allow_list_is_enforced_and_advertised(tier, monkeypatch):
     for bad in (2.5, -0.01, 0.005, True):
         with pytest.raises(InvalidParams):
             perturber.apply(TEXT, "simplification", {"temperature": bad})
-    tier.script(Reply(content="fine"))
+    tier.script(Reply(content=REWRITE))
     assert perturber.apply(TEXT, "simplification").params["model"] == "small"
     assert tier.requests[0].body["model"] == "small"
     before = registry.catalog_digest()
@@ -317,12 +318,12 @@ def test_model_allow_list_is_enforced_and_advertised(tier, monkeypatch):
 @pytest.mark.parametrize(
     "name, text, piece, expected",
     [
-        ("emotion_prompt", "What is 2+2?", "Please help.", "Please help. What is 2+2?"),
+        ("emotion_prompt", "What is 2+2?", "Please help me.", "Please help me. What is 2+2?"),
         (
             "emotion_prompt",
             "\nLine one.\nLine two?\nAnswer:\n",
-            "It matters.",
-            "\nIt matters.\n\nLine one.\nLine two?\nAnswer:\n",
+            "It matters to me.",
+            "\nIt matters to me.\n\nLine one.\nLine two?\nAnswer:\n",
         ),
         (
             "elaborate_then_ask",
@@ -397,7 +398,7 @@ def test_batch_error_names_the_text(tier):
 
 
 def test_cli_model_and_temperature_flags(tier, capsysbinary):
-    tier.script(Reply(content="Tom has four pens."))
+    tier.script(Reply(content=REWRITE))
     code = cli.main(
         [
             "simplification",
@@ -413,7 +414,7 @@ def test_cli_model_and_temperature_flags(tier, capsysbinary):
         ]
     )
     out = json.loads(capsysbinary.readouterr().out)
-    assert code == 0 and out["text"] == "Tom has four pens." and out["model"]["model"] == "cli-model"
+    assert code == 0 and out["text"] == REWRITE and out["model"]["model"] == "cli-model"
     body = tier.requests[0].body
     assert (body["model"], body["temperature"], body["seed"]) == ("cli-model", 0.5, 3)
     assert tier.requests[0].headers["authorization"] == f"Bearer {SERVER_KEY}"
@@ -453,3 +454,154 @@ def test_cli_list_model_backed(capsysbinary):
     assert names == set(CATALOG)
     assert cli.main(["list", "--no-model-backed", "--category", "native", "--json"]) == 0
     assert not names & {e["name"] for e in json.loads(capsysbinary.readouterr().out)}
+
+
+# -- non-rewrites are errors (§3.3 steps 3, 6-9) ------------------------------------------------
+
+#: Refusals as deployed chat models word them (collected from their answers to out-of-policy or
+#: unwanted requests), each with the surface variations seen in practice.
+REAL_REFUSALS = [
+    "I'm sorry, but I can't assist with that.",
+    "I’m sorry, but I can’t help with that request.",
+    "Sorry, I can't help with that.",
+    "Sorry, but I can’t comply with this request.",
+    "I apologize, but I cannot rewrite this text as it may be harmful.",
+    "I apologise, but I won't be able to do that.",
+    "My apologies, but I can't complete that request.",
+    "Apologies, but I'm unable to help with this.",
+    "**I'm sorry**, but I can't do that.",
+    "*I cannot help with that.*",
+    "> I'm not able to assist with this request.",
+    "I will not rewrite this text.",
+    "I won't help with that.",
+    "I cannot fulfill your request. I'm just an AI, it's not within my programming or ethical guidelines.",
+    "I can't provide a rewrite of this text.",
+    "I can not do that.",
+    "I must respectfully decline this request.",
+    "I must decline to rewrite this.",
+    "I refuse to rewrite content like this.",
+    "I'm unable to help with that.",
+    "I am not able to rewrite this text.",
+    "I'm not comfortable rewriting this.",
+    "I don't feel comfortable paraphrasing this content.",
+    "I'd rather not rewrite this.",
+    "I'm afraid I can't do that.",
+    "I'm really sorry, but I can't help with this.",
+    "Unfortunately, I cannot help with that request.",
+    "As an AI language model, I cannot rewrite this.",
+    "As a large language model, I am not able to do that.",
+    "I'm just a language model, so I can't help with that.",
+    "This request violates my usage policies.",
+]
+NOT_REFUSALS = [
+    "I can rewrite that sentence.",
+    "Imagine a city with 3 parks.",
+    "Sorted lists are faster to search.",
+    "Is the apology accepted?",
+    "Assistants answer 40 calls a day.",
+    "Unfortunately the train was late; how late was it?",
+]
+
+
+@pytest.mark.parametrize("refusal", REAL_REFUSALS)
+def test_real_refusal_phrasings_are_model_refused(refusal):
+    assert refused(refusal)
+    with pytest.raises(ModelBackendError) as info:
+        postprocess(refusal, "stop", TEXT, "rewrite")
+    assert info.value.code == "model_refused"
+
+
+@pytest.mark.parametrize("text", NOT_REFUSALS)
+def test_ordinary_openings_are_not_refusals(text):
+    assert not refused(text)
+
+
+def test_preamble_is_kept_when_the_input_starts_with_one():
+    source = "Okay, here are the steps:\n1. Boil water.\n2. Add 200 g of pasta."
+    rewrite = "Okay, here are the steps:\n1. Bring water to a boil.\n2. Put in 200 g of pasta."
+    assert postprocess(rewrite, "stop", source, "rewrite") == rewrite
+    assert (
+        postprocess("Sure, here it is:\n" + rewrite, "stop", source, "rewrite")
+        == "Sure, here it is:\n" + rewrite
+    )
+    assert postprocess("Sure, here it is:\nBoil it.", "stop", "Boil water.", "rewrite") == "Boil it."
+
+
+@pytest.mark.parametrize(
+    "name, source, reply, code",
+    [
+        (
+            "lexical_paraphrasing",
+            "What is the capital of France?",
+            "The capital of France is Paris.",
+            "model_answered",
+        ),
+        ("rule_free_paraphrasing", "What is 2+2?", "4", "model_answered"),
+        (
+            "simplification",
+            "Ann has 3 cats. How many legs do they have?",
+            "They have 12 legs.",
+            "model_answered",
+        ),
+        ("typo_paraphrase", "Tom has 4 pens.", "Tom has 4 pens. " * 30, "model_invalid_output"),
+        (
+            "simplification",
+            "A long sentence with many words in it, about cats and dogs. " * 3,
+            "Cats.",
+            "model_invalid_output",
+        ),
+        ("verbose_expansion", "Sum 3 and 4.", "x" * 200, "model_invalid_output"),
+        (
+            "lexical_paraphrasing",
+            "Tom has 4 pens.",
+            "Task: replace individual words and short phrases of the text with synonyms or equivalent expressions.",
+            "model_echoed_prompt",
+        ),
+        (
+            "emotion_prompt",
+            "What is the capital of France?",
+            "The capital of France is Paris.",
+            "model_answered",
+        ),
+        ("sycophancy_bait", "What is 2+2?", "The answer is 5.", "model_answered"),
+    ],
+)
+def test_non_rewrites_are_errors_never_applied(tier, name, source, reply, code):
+    tier.script(Reply(content=reply))
+    with pytest.raises(ModelBackendError) as info:
+        perturber.apply(source, name)
+    assert info.value.code == code and info.value.http_status == 502
+
+
+@pytest.mark.parametrize(
+    "name, source, reply",
+    [
+        ("lexical_paraphrasing", "What is the capital of France?", "Which city is the capital of France?"),
+        ("rule_free_paraphrasing", "What is 2+2?", "Compute the sum of 2 and 2."),
+        (
+            "verbose_expansion",
+            "Sum 3 and 4.",
+            "Please be so kind as to add up the number 3 and the number 4, if you would.",
+        ),
+        ("simplification", "Determine the aggregate expenditure.", "Work out the total spent."),
+        (
+            "emotion_prompt",
+            "What is the capital of France?",
+            "This really matters to me, please get it right.",
+        ),
+        ("sycophancy_bait", "What is 2+2?", "I'm quite sure the answer is 5."),
+        ("knowledge_boundary", "Tom has 4 pens. How many pens?", "Tom has some pens. How many pens?"),
+    ],
+)
+def test_plausible_rewrites_still_pass(tier, name, source, reply):
+    tier.script(Reply(content=reply))
+    r = perturber.apply(source, name)
+    assert r.applied and (reply in r.text)
+
+
+def test_every_rewrite_entry_documents_its_length_ratio():
+    for name, task in TASKS.items():
+        low, high = task.length_ratio
+        assert 0 < low < 1 < high <= 6, name
+    assert TASKS["verbose_expansion"].length_ratio == (0.5, 6.0)
+    assert {n for n, t in TASKS.items() if t.first_person} == {"emotion_prompt", "sycophancy_bait"}

@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 
 import perturber
 from perturber.service import Settings, create_app
-from perturber.settings import VARIABLES, Limits, default_limits
+from perturber.settings import FIELDS, Limits, default_limits
 
 
 def test_two_apps_with_different_limits_in_one_process():
@@ -49,7 +49,7 @@ def test_limits_are_keyword_only():
 
 
 def test_one_table_of_variables():
-    env = {v.env: str(v.default) for v in VARIABLES.values()}
+    env = {v.env: str(v.default) for v in FIELDS.values()}
     assert Settings.from_env(env) == Settings() and Limits.from_env(env) == Limits()
     s = Settings.from_env({"PERTURBER_MAX_TEXT_CHARS": "123", "PERTURBER_MAGNITUDE_MAX_CHARS": "9"})
     assert (

@@ -14,12 +14,15 @@ answered with a 400 proxy response whose body is ``{"error": {"code": "unsupport
 True
 
 Configuration comes from the
-environment: the ``PERTURBER_*`` limits of the service, ``PERTURBER_API_BASE_PATH`` (the stage or
-custom-domain prefix to strip, e.g. ``/prod``; default ``/``), ``NLTK_DATA`` (``/opt/nltk_data``,
-the layer), ``PERTURBER_WARM_SYNONYM=1`` to load WordNet during INIT, and the model-tier secrets
-of ``functions.api.secrets`` and ``PERTURBER_LLM_*`` settings (read and checked when the app is built).
-Mangum passes the API Gateway event to the app (``scope["aws.event"]``): its IAM authorizer
-context is what lets a model-backed request spend the server's key (``perturber.service.auth``).
+environment (the rows of ``perturber.settings.VARIABLES`` read by the Lambda function, all checked
+in INIT: a bad value fails the INIT with ``ConfigurationError``): the ``PERTURBER_*`` limits of the
+service, ``PERTURBER_API_BASE_PATH`` (the stage or custom-domain prefix to strip, e.g. ``/prod``;
+default ``/``), ``NLTK_DATA`` (``/opt/nltk_data``, the layer), ``PERTURBER_WARM_SYNONYM=1`` to load
+WordNet during INIT, the model-tier secrets of ``functions.api.secrets`` and the ``PERTURBER_LLM_*``
+settings. Mangum passes the API Gateway event and the Lambda context to the app
+(``scope["aws.event"]``, ``scope["aws.context"]``): the event's IAM authorizer context is what lets
+a model-backed request spend the server's key, and the context's remaining time bounds its model
+calls (``perturber.service.auth``).
 """
 
 from __future__ import annotations
@@ -31,27 +34,28 @@ import os
 
 from mangum import Mangum
 
-from perturber import __version__
+from perturber import __version__, settings
 from perturber.credentials import set_api_key_provider
 from perturber.service.lazy import LazyApp
 from perturber.service.settings import Settings
 
-from .secrets import llm_api_key
+from .secrets import llm_api_key, quiet_botocore
 
 os.environ.setdefault("NLTK_DATA", "/opt/nltk_data")
+quiet_botocore()
 set_api_key_provider(llm_api_key)
 app = LazyApp(Settings.from_env())
 # INIT ahead of traffic (a SnapStart snapshot, provisioned concurrency): build the full app too
 if os.environ.get("AWS_LAMBDA_INITIALIZATION_TYPE") in ("snap-start", "provisioned-concurrency"):
     app.full_app()
 
-if os.environ.get("PERTURBER_WARM_SYNONYM") == "1":  # pay the WordNet load in INIT, not per request
+if settings.read("PERTURBER_WARM_SYNONYM"):  # pay the WordNet load in INIT, not per request
     import perturber
 
     perturber.perturb("warm the data", "synonym")
 
 http_handler = Mangum(
-    app, lifespan="off", api_gateway_base_path=os.environ.get("PERTURBER_API_BASE_PATH", "/")
+    app, lifespan="off", api_gateway_base_path=str(settings.read("PERTURBER_API_BASE_PATH"))
 )
 log = logging.getLogger("perturber.lambda")
 WARMER_SOURCES = {"aws.events", "aws.scheduler", "serverless-plugin-warmup"}

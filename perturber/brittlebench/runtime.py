@@ -25,6 +25,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from .. import settings
 from ..errors import ResourceUnavailable
 
 T = TypeVar("T")
@@ -84,7 +85,7 @@ def extra_installed() -> bool:
 def available(name: str) -> bool:
     """Whether a tier entry can run here (checked without importing anything heavy): the extra
     is installed, and for ``emotion_prompt`` a stimulus table is configured or installed."""
-    if name == "emotion_prompt" and not (os.environ.get(EMOTION_ENV) or _engine_stimulus_file()):
+    if name == "emotion_prompt" and not (settings.read(EMOTION_ENV) or _engine_stimulus_file()):
         return False
     return extra_installed()
 
@@ -169,7 +170,7 @@ def emotion_table() -> tuple[dict[str, tuple[str, str]], str]:
     """
     import json
 
-    path = os.environ.get(EMOTION_ENV) or _engine_stimulus_file()
+    path = str(settings.read(EMOTION_ENV)) or _engine_stimulus_file()
     how = (
         f"set {EMOTION_ENV} to a copy of the engine's "
         f"brittlebench/perturbations/resources/emotion_prompts.json (commit {ENGINE_COMMIT}, "

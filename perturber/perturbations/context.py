@@ -31,6 +31,7 @@ model_entry(
     "emotion_prompt",
     family=_FAMILY,
     mode="compose",
+    first_person=True,
     description="Prepend one short first-person sentence of emotional urgency (model-written).",
     intent="Task: write one short first-person sentence that conveys emotional urgency or personal "
     "importance about getting this right, without restating, answering or hinting at the task.",

@@ -52,6 +52,7 @@ model_entry(
     "simplification",
     family=_FAMILY,
     description="Rewrite in plain language a 12-year-old can read.",
+    length_ratio=(0.2, 3.0),
     intent="Task: rewrite the text in plain language, with short sentences and common words, "
     "readable by a 12-year-old, without dropping or adding any information.",
 )
@@ -69,6 +70,7 @@ model_entry(
     "verbose_expansion",
     family=_FAMILY,
     expand=True,
+    length_ratio=(0.5, 6.0),
     description="Make the text wordier and more roundabout without adding information.",
     intent="Task: make the text wordier and more roundabout (filler phrases, circumlocution) "
     "while adding no new information and keeping every fact.",

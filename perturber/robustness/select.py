@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from .. import core
 from ..errors import InvalidParams
+from ..settings import parse_bool
 
 FIELDS = (
     "family",
@@ -26,7 +27,6 @@ FIELDS = (
     "model_backed",
     "seed_sensitive",
 )
-_BOOL = {"true": True, "false": False, "1": True, "0": False, "yes": True, "no": False}
 # Entries that are not text perturbations of a question: the identity and JSON-Schema rewrites.
 _DEFAULT_EXCLUDED_FAMILIES = ("control", "schema")
 
@@ -47,8 +47,8 @@ def parse_select(expr: str | None) -> dict[str, set]:
         vals: set = {v.strip() for v in values.split(",") if v.strip()}
         if key in ("in_scope", "model_backed", "seed_sensitive"):
             try:
-                vals = {_BOOL[v.lower()] for v in vals}
-            except KeyError:
+                vals = {parse_bool(v, key) for v in vals}
+            except ValueError:
                 raise InvalidParams(f"--select {key}: expected true or false", field="select") from None
         wanted.setdefault(key, set()).update(vals)
     return wanted

@@ -21,16 +21,15 @@ from starlette.routing import BaseRoute, Match, NoMatchFound
 
 from .. import __version__, core, registry
 from ..errors import InvalidParams, PerturberError
-from ..model_tier import settings as model_settings
 from ..params_model import params_model
-from .auth import Access
+from .auth import DenyUngated, ModelGate, start_up
 from .gallery import add_gallery_routes
 from .limits import BodySizeLimit
 from .routes import (
     RESPONSE_SCHEMA,
     SEED_SCHEMA,
-    _error_responses,
     error_response,
+    error_responses,
     generic_endpoint,
     perturber_error_handler,
     typed_route,
@@ -81,7 +80,7 @@ def _typed_operation(spec: registry.Perturbation, settings: Settings) -> dict:
                 "description": "One result per text",
                 "content": {"application/json": {"schema": RESPONSE_SCHEMA}},
             },
-            **_error_responses(401, 404, 413, 415, 422, 502, 503, 504),
+            **error_responses(401, 404, 413, 415, 422, 502, 503, 504),
         },
         "requestBody": {
             "required": True,
@@ -162,11 +161,21 @@ def _openapi_with_typed_paths(app: FastAPI, specs: list, settings: Settings) -> 
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
-    """Build the service: catalog, typed and generic routes, playground, limits, error mapping."""
+    """Build the service: catalog, typed and generic routes, gallery, playground, limits, errors."""
     settings = settings or Settings()
-    access = Access.from_env()  # model-tier access rules and settings: bad values fail at start-up
-    model_settings()
+    gate = start_up()
     specs = registry.entries()
+    app = _new_app(settings, specs)
+    _add_error_handlers(app)
+    _defer_routes(app, lambda: _catalog_routes(app), ("/health", "/version", "/perturbations"))
+    _add_perturb_routes(app, specs, settings, gate)
+    add_gallery_routes(app, settings, gate)
+    _add_playground(app)
+    _openapi_with_typed_paths(app, specs, settings)
+    return app
+
+
+def _new_app(settings: Settings, specs: list) -> FastAPI:
     families = list(dict.fromkeys(s.family for s in specs))
     app = FastAPI(
         title="perturber",
@@ -174,11 +183,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         root_path=settings.root_path,
         description="Apply exactly one named, meaning-preserving perturbation to texts. "
         "Every route is generated from the catalog; results are byte-identical to "
-        'the Python library. Errors have one shape: `{"error": {"code", "message", ...}}`.',
+        'the Python library. Errors have one shape: `{"error": {"code", "message", ...}}`. '
+        "Model-backed entries spend the server's key only for authenticated callers.",
         openapi_tags=[{"name": "catalog"}, {"name": "generic"}] + [{"name": f} for f in families],
     )
+    app.add_middleware(DenyUngated)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    return app
 
+
+def _add_error_handlers(app: FastAPI) -> None:
+    """The one error shape for library errors, validation errors, 404/405 and anything else."""
     app.add_exception_handler(PerturberError, perturber_error_handler)
 
     @app.exception_handler(RequestValidationError)
@@ -198,50 +213,71 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app.add_exception_handler(Exception, unexpected_error_handler)
 
-    def catalog_routes() -> None:  # declared on first use: FastAPI's typed query/path
-        # parameters and response models cost ~50 ms of cold start (pydantic.v1 import, schemas)
-        @app.get("/health", tags=["catalog"], summary="Liveness")
-        async def health() -> dict:
-            return {"status": "ok"}
 
-        @app.get("/version", tags=["catalog"], summary="Package version and catalog digest")
-        async def version() -> dict:
-            return {
-                "version": __version__,
-                "catalog_digest": registry.catalog_digest(),
-                "entries": len(registry.entries()),
-            }
+def _catalog_routes(app: FastAPI) -> None:
+    """``/health``, ``/version`` and the catalog, declared on first use: FastAPI's typed query and
+    path parameters and response models cost ~50 ms of cold start (pydantic.v1 import, schemas)."""
 
-        @app.get("/perturbations", tags=["catalog"], summary="List the catalog (filterable)")
-        async def perturbations(
-            family: str | None = None,
-            in_scope: bool | None = None,
-            expectation: str | None = None,
-            model_backed: bool | None = None,
-            seed_sensitive: bool | None = None,
-            category: str | None = None,
-        ) -> dict:
-            found = core.list_perturbations(
-                category=category,
-                family=family,
-                in_scope=in_scope,
-                expectation=expectation,
-                model_backed=model_backed,
-                seed_sensitive=seed_sensitive,
-            )
-            return {"count": len(found), "catalog_digest": registry.catalog_digest(), "perturbations": found}
+    @app.get("/health", tags=["catalog"], summary="Liveness")
+    async def health() -> dict:
+        return {"status": "ok"}
 
-        @app.get(
-            "/perturbations/{category}/{name}",
-            tags=["catalog"],
-            summary="One catalog entry",
-            responses=_error_responses(404),
+    @app.get("/version", tags=["catalog"], summary="Package version and catalog digest")
+    async def version() -> dict:
+        return {
+            "version": __version__,
+            "catalog_digest": registry.catalog_digest(),
+            "entries": len(registry.entries()),
+        }
+
+    @app.get("/perturbations", tags=["catalog"], summary="List the catalog (filterable)")
+    async def perturbations(
+        family: str | None = None,
+        in_scope: bool | None = None,
+        expectation: str | None = None,
+        model_backed: bool | None = None,
+        seed_sensitive: bool | None = None,
+        category: str | None = None,
+    ) -> dict:
+        found = core.list_perturbations(
+            category=category,
+            family=family,
+            in_scope=in_scope,
+            expectation=expectation,
+            model_backed=model_backed,
+            seed_sensitive=seed_sensitive,
         )
-        async def perturbation(category: str, name: str) -> dict:
-            return core.describe(name, category)
+        return {"count": len(found), "catalog_digest": registry.catalog_digest(), "perturbations": found}
 
-    _defer_routes(app, catalog_routes, ("/health", "/version", "/perturbations"))
+    @app.get(
+        "/perturbations/{category}/{name}",
+        tags=["catalog"],
+        summary="One catalog entry",
+        responses=error_responses(404),
+    )
+    async def perturbation(category: str, name: str) -> dict:
+        return core.describe(name, category)
 
+
+GENERIC_BODY = {
+    "type": "object",
+    "required": ["name"],
+    "additionalProperties": False,
+    "properties": {
+        "text": {"type": "string"},
+        "texts": {"type": "array", "minItems": 1, "items": {"type": "string"}},
+        "name": {"type": "string"},
+        "category": {"type": "string", "default": "native", "enum": list(registry.CATEGORIES)},
+        "params": {"type": "object", "default": {}},
+        "seed": SEED_SCHEMA,
+    },
+}
+
+
+def _add_perturb_routes(app: FastAPI, specs: list, settings: Settings, gate: ModelGate) -> None:
+    """``POST /perturb`` and the typed ``POST /perturb/{category}/{name}`` (first in the router:
+    the hot route is matched before the docs and catalog routes; it matches only catalog entries
+    and is documented by ``_openapi_with_typed_paths``)."""
     app.post(
         "/perturb",
         tags=["generic"],
@@ -251,45 +287,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 "description": "One result per text",
                 "content": {"application/json": {"schema": RESPONSE_SCHEMA}},
             },
-            **_error_responses(401, 404, 413, 415, 422, 502, 503, 504),
+            **error_responses(401, 404, 413, 415, 422, 502, 503, 504),
         },
         openapi_extra={
-            "requestBody": {
-                "required": True,
-                "content": {
-                    "application/json": {
-                        "schema": {
-                            "type": "object",
-                            "required": ["name"],
-                            "additionalProperties": False,
-                            "properties": {
-                                "text": {"type": "string"},
-                                "texts": {"type": "array", "minItems": 1, "items": {"type": "string"}},
-                                "name": {"type": "string"},
-                                "category": {
-                                    "type": "string",
-                                    "default": "native",
-                                    "enum": list(registry.CATEGORIES),
-                                },
-                                "params": {"type": "object", "default": {}},
-                                "seed": SEED_SCHEMA,
-                            },
-                        }
-                    }
-                },
-            }
+            "requestBody": {"required": True, "content": {"application/json": {"schema": GENERIC_BODY}}}
         },
-    )(generic_endpoint(settings, access))
-    # first in the router: the hot route is matched before the docs and catalog routes (it only
-    # matches POST /perturb/<category>/<name> of a catalog entry; not in FastAPI's document)
-    app.router.routes.insert(0, typed_route(specs, settings, access))
+    )(generic_endpoint(settings, gate))
+    app.router.routes.insert(0, typed_route(specs, settings, gate))
 
-    add_gallery_routes(app, settings)
 
+def _add_playground(app: FastAPI) -> None:
     @app.get("/", include_in_schema=False)
     async def playground() -> FileResponse:
         return FileResponse(STATIC / "index.html", media_type="text/html")
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-    _openapi_with_typed_paths(app, specs, settings)
-    return app

@@ -1,8 +1,11 @@
 """The playground gallery's batch route and the perturbation reference, added to the app.
 
 ``POST /perturb/gallery`` applies every matching catalog entry, at its defaults, to one text with
-one seed: one request for the whole gallery. Model-backed entries are skipped unless asked for;
-an entry that fails (data or model unavailable) reports its error in its own row, never a 5xx.
+one seed: one request for the whole gallery. Model-backed entries are skipped unless asked for,
+and then run through the access gate like every model call (``auth.ModelGate``: authenticated
+callers only, a worker thread, the request's deadline; a few at a time). The work never runs on
+the event loop. An entry that fails (data or model unavailable, 401 for an anonymous caller)
+reports its error in its own row, never a 5xx.
 ``GET /reference`` serves ``docs/perturbations.md`` (generated once per process).
 
 >>> from fastapi.testclient import TestClient
@@ -15,19 +18,25 @@ an entry that fails (data or model unavailable) reports its error in its own row
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
 from fastapi import FastAPI, Request
 from fastapi.responses import PlainTextResponse, Response
+from starlette.concurrency import run_in_threadpool
 
 from .. import core, registry
 from ..errors import InputTooLarge, InvalidParams, PerturberError
-from .routes import SEED_SCHEMA, _error_responses, _json, _json_body, _require_json
+from .auth import ModelGate
+from .routes import SEED_SCHEMA, error_responses, json_body, json_response, require_json
 from .settings import Settings
 
 # The gallery runs every entry on the text, so it gets a tighter length cap than one route.
 GALLERY_MAX_CHARS = 20_000
+MODEL_ROWS_AT_ONCE = 4  # model-backed rows in flight together
 FIELDS = {"text", "seed", "family", "in_scope", "expectation", "category", "include_model_backed"}
 ROW_SCHEMA = {
     "type": "object",
@@ -84,8 +93,22 @@ def _optional(body: dict, key: str, kind: type, allowed: tuple | None = None):
     return value
 
 
-def gallery(body: dict, max_chars: int) -> dict:
-    """Apply every entry matching the body's filters to ``body["text"]`` (the response body)."""
+@dataclass(frozen=True)
+class Plan:
+    """What one gallery request runs: the text, the seed, the entries, the skipped model entries."""
+
+    text: str
+    seed: int
+    specs: tuple
+    skipped: tuple[str, ...]
+
+    @property
+    def needs_models(self) -> bool:
+        return any(spec.model_backed for spec in self.specs)
+
+
+def plan(body: dict, max_chars: int) -> Plan:
+    """Check the request body and pick the entries matching its filters."""
     extra = sorted(set(body) - FIELDS)
     if extra:
         raise InvalidParams(
@@ -107,41 +130,67 @@ def gallery(body: dict, max_chars: int) -> dict:
         "in_scope": _optional(body, "in_scope", bool),
     }
     with_models = _optional(body, "include_model_backed", bool) or False
-    rows, skipped = [], []
+    specs, skipped = [], []
     for spec in registry.entries():
         if any(v is not None and getattr(spec, k) != v for k, v in filters.items()):
             continue
         if spec.model_backed and not with_models:
             skipped.append(spec.key)
-            continue
-        row = {
-            "name": spec.name,
-            "category": spec.category,
-            "family": spec.family,
-            "in_scope": spec.in_scope,
-            "expectation": spec.expectation,
-            "kind": spec.kind,
-            "version": spec.version,
-            "seed_sensitive": spec.seed_sensitive,
-            "params": dict(spec.defaults),
-        }
-        start = time.perf_counter()
-        try:
-            r = core.apply(text, spec.name, None, seed, spec.category)
-        except PerturberError as err:
-            row["error"] = err.to_dict()
         else:
-            row.update(
-                text=r.text,
-                applied=r.applied,
-                reason=r.reason,
-                edits=r.edits,
-                magnitude=r.magnitude,
-                details=r.details,
-            )
-        row["elapsed_us"] = round((time.perf_counter() - start) * 1e6, 1)
-        rows.append(row)
-    return {"seed": seed, "count": len(rows), "skipped_model_backed": skipped, "results": rows}
+            specs.append(spec)
+    return Plan(text, seed, tuple(specs), tuple(skipped))
+
+
+def row(spec: registry.Perturbation, text: str, seed: int) -> dict:
+    """One entry's row: the result at its defaults, or its error."""
+    out = {
+        "name": spec.name,
+        "category": spec.category,
+        "family": spec.family,
+        "in_scope": spec.in_scope,
+        "expectation": spec.expectation,
+        "kind": spec.kind,
+        "version": spec.version,
+        "seed_sensitive": spec.seed_sensitive,
+        "params": dict(spec.defaults),
+    }
+    start = time.perf_counter()
+    try:
+        r = core.apply(text, spec.name, None, seed, spec.category)
+    except PerturberError as err:
+        out["error"] = err.to_dict()
+    else:
+        out.update(
+            text=r.text,
+            applied=r.applied,
+            reason=r.reason,
+            edits=r.edits,
+            magnitude=r.magnitude,
+            details=r.details,
+        )
+    out["elapsed_us"] = round((time.perf_counter() - start) * 1e6, 1)
+    return out
+
+
+def rows(gallery: Plan) -> dict:
+    """The response body: every entry's row in catalog order (model-backed rows a few at a time,
+    each in a copy of this context, so under the gate's endpoint and deadline)."""
+    models = [spec for spec in gallery.specs if spec.model_backed]
+    done: dict = {}
+    if models:
+        with ThreadPoolExecutor(min(len(models), MODEL_ROWS_AT_ONCE), thread_name_prefix="gallery") as pool:
+            futures = {
+                spec.key: pool.submit(contextvars.copy_context().run, row, spec, gallery.text, gallery.seed)
+                for spec in models
+            }
+            done = {key: future.result() for key, future in futures.items()}
+    results = [done.get(spec.key) or row(spec, gallery.text, gallery.seed) for spec in gallery.specs]
+    return {
+        "seed": gallery.seed,
+        "count": len(results),
+        "skipped_model_backed": list(gallery.skipped),
+        "results": results,
+    }
 
 
 @functools.lru_cache(maxsize=1)
@@ -152,7 +201,7 @@ def reference() -> str:
     return generate()
 
 
-def add_gallery_routes(app: FastAPI, settings: Settings) -> None:
+def add_gallery_routes(app: FastAPI, settings: Settings, gate: ModelGate) -> None:
     """Add ``POST /perturb/gallery`` and ``GET /reference`` to ``app``."""
     max_chars = min(settings.max_text_chars, GALLERY_MAX_CHARS)
     request_schema = {
@@ -177,7 +226,8 @@ def add_gallery_routes(app: FastAPI, settings: Settings) -> None:
             "include_model_backed": {
                 "type": "boolean",
                 "default": False,
-                "description": "also run model-backed entries (they need a configured model endpoint)",
+                "description": "also run model-backed entries (they need a configured model endpoint "
+                "and an authenticated caller, as on the perturbation routes)",
             },
         },
     }
@@ -195,15 +245,18 @@ def add_gallery_routes(app: FastAPI, settings: Settings) -> None:
                 "description": "One row per matching entry",
                 "content": {"application/json": {"schema": GALLERY_SCHEMA}},
             },
-            **_error_responses(413, 415, 422),
+            **error_responses(401, 413, 415, 422),
         },
         openapi_extra={
             "requestBody": {"required": True, "content": {"application/json": {"schema": request_schema}}}
         },
     )
     async def perturb_gallery(request: Request) -> Response:
-        _require_json(request)
-        return _json(gallery(_json_body(await request.body()), max_chars))
+        require_json(request)
+        chosen = plan(json_body(await request.body()), max_chars)
+        if chosen.needs_models:
+            return json_response(await gate.run(request, lambda: rows(chosen)))
+        return json_response(await run_in_threadpool(rows, chosen))
 
     @app.get(
         "/reference",

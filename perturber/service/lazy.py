@@ -26,8 +26,7 @@ from starlette.routing import Match, Route
 
 from .. import registry
 from ..errors import PerturberError
-from ..model_tier import settings as model_settings
-from .auth import Access
+from .auth import DenyUngated, start_up
 from .limits import BodySizeLimit
 from .routes import generic_endpoint, perturber_error_handler, typed_route, unexpected_error_handler
 from .settings import Settings
@@ -38,15 +37,17 @@ class LazyApp:
 
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings = settings or Settings()
-        access = Access.from_env()  # as create_app: bad model-tier settings fail at start-up
-        model_settings()
+        self.gate = gate = start_up()  # as create_app: bad settings fail at start-up
         self.routes = [  # the typed route first: the one most requests take
-            typed_route(registry.entries(), settings, access),
-            Route("/perturb", generic_endpoint(settings, access), methods=["POST"]),
+            typed_route(registry.entries(), settings, gate),
+            Route("/perturb", generic_endpoint(settings, gate), methods=["POST"]),
         ]
         self.fast = Starlette(
             routes=self.routes,
-            middleware=[Middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)],
+            middleware=[
+                Middleware(BodySizeLimit, max_bytes=settings.max_body_bytes),
+                Middleware(DenyUngated),
+            ],
             exception_handlers={PerturberError: perturber_error_handler, Exception: unexpected_error_handler},
         )
         self.full: Any = None

@@ -4,7 +4,7 @@
 machinery (raw JSON bodies, hand-written OpenAPI): ``perturber.service.app`` mounts them in the
 FastAPI app, ``perturber.service.lazy`` serves them without importing FastAPI at all.
 
->>> _json_body(b'{"texts": ["Hi"]}')
+>>> json_body(b'{"texts": ["Hi"]}')
 {'texts': ['Hi']}
 """
 
@@ -21,7 +21,7 @@ from starlette.routing import Match, Route
 from .. import core, registry
 from ..errors import InputTooLarge, InvalidParams, PerturberError
 from ..settings import Limits
-from .auth import Access, run_model_backed
+from .auth import ModelGate
 from .settings import Settings
 
 ERROR_SCHEMA = {
@@ -90,7 +90,7 @@ SEED_SCHEMA = {
 }
 
 
-def _error_responses(*codes: int) -> dict:
+def error_responses(*codes: int) -> dict:
     text = {
         400: "Bad request",
         401: "Model-backed entry: the server's key needs an authenticated caller",
@@ -125,7 +125,7 @@ async def unexpected_error_handler(request: Request, err: Exception) -> Response
     )
 
 
-def _json_body(raw: bytes) -> dict:
+def json_body(raw: bytes) -> dict:
     try:
         body = json.loads(raw)
     except (ValueError, RecursionError) as err:
@@ -214,7 +214,7 @@ def run(
     }
 
 
-def _json(body: Any, status: int = 200) -> Response:
+def json_response(body: Any, status: int = 200) -> Response:
     return Response(
         json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8"),
         status_code=status,
@@ -222,13 +222,13 @@ def _json(body: Any, status: int = 200) -> Response:
     )
 
 
-def _require_json(request: Request) -> None:
+def require_json(request: Request) -> None:
     ctype = request.headers.get("content-type", "")
     if ctype.split(";")[0].strip().lower() != "application/json":
-        raise _UnsupportedMediaType()
+        raise UnsupportedMediaType()
 
 
-class _UnsupportedMediaType(PerturberError):
+class UnsupportedMediaType(PerturberError):
     code = "unsupported_media_type"
     http_status = 415
 
@@ -257,20 +257,21 @@ class _TypedRoute(Route):
 
 async def _dispatch(
     request: Request,
-    access: Access,
+    gate: ModelGate,
     spec: registry.Perturbation,
     texts: list,
     params: dict,
     seed: Any,
     limits: Limits,
 ) -> dict:
-    """Deterministic entries run inline; model-backed ones in a thread, with the caller's endpoint."""
+    """Deterministic entries run inline; model-backed ones through the gate (a worker thread, the
+    caller's endpoint, the request's deadline)."""
     if not spec.model_backed:
         return run(spec, texts, params, seed, limits)
-    return await run_model_backed(request, access, lambda: run(spec, texts, params, seed, limits))
+    return await gate.run(request, lambda: run(spec, texts, params, seed, limits))
 
 
-def typed_route(specs: list, settings: Settings, access: Access) -> _TypedRoute:
+def typed_route(specs: list, settings: Settings, gate: ModelGate) -> _TypedRoute:
     """The typed routes of ``specs``: one dispatching route (see ``_TypedRoute``)."""
     entries = {
         (s.category, s.name): (s, frozenset({"texts", "seed", *(p.name for p in s.params)})) for s in specs
@@ -279,8 +280,8 @@ def typed_route(specs: list, settings: Settings, access: Access) -> _TypedRoute:
     async def perturb_typed(request: Request) -> Response:
         params = request.path_params
         spec, allowed = entries[params["category"], params["name"]]
-        _require_json(request)
-        body = _json_body(await request.body())
+        require_json(request)
+        body = json_body(await request.body())
         extra = sorted(set(body) - allowed)
         if extra:
             raise InvalidParams(
@@ -288,10 +289,10 @@ def typed_route(specs: list, settings: Settings, access: Access) -> _TypedRoute:
                 field=extra[0],
             )
         params = {k: v for k, v in body.items() if k not in ("texts", "seed")}
-        return _json(
+        return json_response(
             await _dispatch(
                 request,
-                access,
+                gate,
                 spec,
                 _texts(body, settings, False),
                 params,
@@ -307,12 +308,12 @@ def typed_route(specs: list, settings: Settings, access: Access) -> _TypedRoute:
     return route
 
 
-def generic_endpoint(settings: Settings, access: Access):
+def generic_endpoint(settings: Settings, gate: ModelGate):
     """The endpoint of ``POST /perturb`` (any entry by name)."""
 
     async def perturb_generic(request: Request) -> Response:
-        _require_json(request)
-        body = _json_body(await request.body())
+        require_json(request)
+        body = json_body(await request.body())
         extra = sorted(set(body) - {"text", "texts", "name", "category", "params", "seed"})
         if extra:
             raise InvalidParams(f"unknown field {extra[0]!r}", field=extra[0])
@@ -323,10 +324,10 @@ def generic_endpoint(settings: Settings, access: Access):
         params = body.get("params") or {}
         if not isinstance(params, dict):
             raise InvalidParams("'params' must be an object", field="params")
-        return _json(
+        return json_response(
             await _dispatch(
                 request,
-                access,
+                gate,
                 spec,
                 _texts(body, settings, True),
                 params,

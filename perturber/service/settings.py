@@ -1,4 +1,4 @@
-"""Service configuration: the ``PERTURBER_*`` variables of ``perturber.settings.VARIABLES``.
+"""Service configuration: the service's rows of ``perturber.settings.VARIABLES``.
 
 >>> s = Settings.from_env({"PERTURBER_MAX_TEXTS": "7"})
 >>> (s.max_texts, s.limits)
@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from functools import cached_property
 
-from ..settings import VARIABLES, Limits, from_env, int_default
+from ..settings import FIELDS, Limits, from_fields, int_default
 
 
 @dataclass(frozen=True)
@@ -22,12 +22,12 @@ class Settings:
     max_texts: int = int_default("max_texts")
     max_body_bytes: int = int_default("max_body_bytes")
     magnitude_max_chars: int = int_default("magnitude_max_chars")
-    root_path: str = str(VARIABLES["root_path"].default)
+    root_path: str = str(FIELDS["root_path"].default)
 
     def __post_init__(self) -> None:
         for f in fields(self):
             if f.name != "root_path":
-                VARIABLES[f.name].check(getattr(self, f.name), f.name)
+                FIELDS[f.name].check(getattr(self, f.name), f.name)
 
     @cached_property
     def limits(self) -> Limits:
@@ -37,11 +37,11 @@ class Settings:
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
         """Read the ``PERTURBER_*`` variables (a bad value raises ``ConfigurationError``)."""
-        env = from_env([f.name for f in fields(cls)], environ)
+        env = from_fields([f.name for f in fields(cls)], environ)
         return cls(
-            max_text_chars=int(env["max_text_chars"]),
-            max_texts=int(env["max_texts"]),
-            max_body_bytes=int(env["max_body_bytes"]),
-            magnitude_max_chars=int(env["magnitude_max_chars"]),
+            max_text_chars=env["max_text_chars"],  # type: ignore[arg-type]
+            max_texts=env["max_texts"],  # type: ignore[arg-type]
+            max_body_bytes=env["max_body_bytes"],  # type: ignore[arg-type]
+            magnitude_max_chars=env["magnitude_max_chars"],  # type: ignore[arg-type]
             root_path=str(env["root_path"]),
         )
