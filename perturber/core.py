@@ -55,7 +55,20 @@ class Result:
             out["model"] = self.model
         return out
 
+    def outcome(self) -> dict:
+        """What happened to this text (the per-text part of an HTTP response); ``model`` only
+        for model-backed entries.
 
+        >>> sorted(apply("Hi", "quotes", {"n": 1}).outcome())
+        ['applied', 'details', 'edits', 'magnitude', 'reason', 'text']
+        """
+        out = {k: getattr(self, k) for k in _OUTCOME_FIELDS}
+        if self.model is not None:
+            out["model"] = self.model
+        return out
+
+
+_OUTCOME_FIELDS = ("text", "applied", "reason", "edits", "magnitude", "details")
 _RESULT_FIELDS = (
     "text",
     "applied",

@@ -21,10 +21,10 @@ from starlette.routing import BaseRoute, Match, NoMatchFound
 
 from .. import __version__, core, registry
 from ..errors import InvalidParams, PerturberError
-from ..params_model import params_model
 from .auth import DenyUngated, ModelGate, start_up
 from .gallery import add_gallery_routes
 from .limits import BodySizeLimit
+from .params_model import params_model
 from .routes import (
     RESPONSE_SCHEMA,
     SEED_SCHEMA,

@@ -160,14 +160,7 @@ def row(spec: registry.Perturbation, text: str, seed: int) -> dict:
     except PerturberError as err:
         out["error"] = err.to_dict()
     else:
-        out.update(
-            text=r.text,
-            applied=r.applied,
-            reason=r.reason,
-            edits=r.edits,
-            magnitude=r.magnitude,
-            details=r.details,
-        )
+        out.update(r.outcome())
     out["elapsed_us"] = round((time.perf_counter() - start) * 1e6, 1)
     return out
 

@@ -170,16 +170,7 @@ def run(
             raise
     if spec.model_backed:  # one batch through the endpoint's bounded pool; elapsed = request latency
         results = [
-            {
-                "text": r.text,
-                "applied": r.applied,
-                "reason": r.reason,
-                "edits": r.edits,
-                "magnitude": r.magnitude,
-                "details": r.details,
-                **({"model": r.model} if r.model is not None else {}),
-                "elapsed_us": round((r.model or {}).get("latency_ms", 0.0) * 1000, 1),
-            }
+            {**r.outcome(), "elapsed_us": round((r.model or {}).get("latency_ms", 0.0) * 1000, 1)}
             for r in core.apply_many(texts, spec.name, resolved, seed, spec.category, limits=limits)
         ]
         texts = []
@@ -189,17 +180,7 @@ def run(
         start = time.perf_counter()
         r = core.apply(text, spec.name, resolved, seed, spec.category, limits=limits)
         elapsed = (time.perf_counter() - start) * 1e6
-        results.append(
-            {
-                "text": r.text,
-                "applied": r.applied,
-                "reason": r.reason,
-                "edits": r.edits,
-                "magnitude": r.magnitude,
-                "details": r.details,
-                "elapsed_us": round(elapsed, 1),
-            }
-        )
+        results.append({**r.outcome(), "elapsed_us": round(elapsed, 1)})
     return {
         "name": spec.name,
         "category": spec.category,

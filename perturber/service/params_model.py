@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from . import registry
+from .. import registry
 
 
 def _field(p: registry.Param):
