@@ -22,7 +22,6 @@ import base64
 import contextvars
 import email.utils
 import importlib
-import ipaddress
 import json
 import logging
 import random
@@ -34,17 +33,16 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
 from . import settings as config
 from .errors import ConfigurationError, InvalidParams, ModelBackendError, PerturberError, ResourceUnavailable
+from .urls import check_base_url
 
 log = logging.getLogger("perturber.llm")
 
 MAX_RETRIES_LIMIT = 2
 RETRY_AFTER_CAP = 20.0  # seconds: a longer Retry-After is not waited for in full
 MAX_REPLY_BYTES = 1 << 20  # a reply body over 1 MiB is malformed (4096 tokens need < 100 KB)
-DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 class ModelBadResponse(ModelBackendError):
@@ -55,61 +53,6 @@ class ModelBadResponse(ModelBackendError):
     """
 
     code = "model_bad_response"
-
-
-def is_loopback(host: str) -> bool:
-    """True for ``localhost`` and loopback IP literals.
-
-    >>> is_loopback("127.0.0.1"), is_loopback("localhost"), is_loopback("example.com")
-    (True, True, False)
-    """
-    host = host.strip("[]").lower()
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def check_base_url(url: str, allowed_hosts: Sequence[str] | None = None) -> str:
-    """Validate a base URL (``http`` only to loopback) and return it without a trailing slash.
-
-    With ``allowed_hosts`` given, ``host:port`` must be listed; a listed ``host`` without a port
-    means port 443.
-
-    >>> check_base_url("https://api.example.com/v1/", ["api.example.com"])
-    'https://api.example.com/v1'
-    >>> check_base_url("https://api.example.com:22/v1", ["api.example.com"])
-    Traceback (most recent call last):
-    ...
-    perturber.errors.InvalidParams: host 'api.example.com:22' is not in PERTURBER_LLM_ALLOWED_HOSTS
-    """
-    if not isinstance(url, str) or not url.strip():
-        raise InvalidParams("the model base URL must be a non-empty http(s) URL", field="base_url")
-    try:
-        parts = urlsplit(url.strip())
-        port = parts.port
-    except ValueError:
-        raise InvalidParams("the model base URL is not a valid URL", field="base_url") from None
-    host = (parts.hostname or "").lower()
-    if parts.scheme not in ("http", "https") or not host:
-        raise InvalidParams("the model base URL must be an absolute http(s) URL", field="base_url")
-    if parts.username or parts.password or parts.query or parts.fragment:
-        raise InvalidParams(
-            "the model base URL must not carry credentials, a query or a fragment", field="base_url"
-        )
-    if parts.scheme == "http" and not is_loopback(host):
-        raise InvalidParams(
-            f"plain http is allowed only to loopback hosts, got host {host!r}", field="base_url"
-        )
-    if allowed_hosts is not None:
-        name = f"[{host}]" if ":" in host else host
-        actual = f"{name}:{port or DEFAULT_PORTS[parts.scheme]}"
-        listed = {h.lower() if ":" in h.rsplit("]", 1)[-1] else f"{h.lower()}:443" for h in allowed_hosts}
-        if actual not in listed:
-            raise InvalidParams(f"host {actual!r} is not in PERTURBER_LLM_ALLOWED_HOSTS", field="base_url")
-    return url.strip().rstrip("/")
 
 
 def check_model(model: object) -> str:

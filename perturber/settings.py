@@ -22,7 +22,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from functools import lru_cache
 
-from .errors import ConfigurationError
+from .errors import ConfigurationError, InvalidParams
+from .urls import check_base_url
 
 HARD_MAX_TEXT_CHARS = 1_000_000
 MODEL_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$"
@@ -103,9 +104,6 @@ class Variable:
         if self.kind in ("int", "float"):
             return self._number(raw)
         if self.kind == "url":
-            from .errors import InvalidParams
-            from .llm import check_base_url  # imported when a URL is configured (stdlib only)
-
             try:
                 return check_base_url(raw)
             except InvalidParams as err:

@@ -16,9 +16,9 @@ from perturber.llm import (
     Endpoint,
     LLMSettings,
     ModelBadResponse,
-    check_base_url,
     deadline_within,
 )
+from perturber.urls import check_base_url
 
 KEY = "sk-test-SECRET-4f1c9e"
 MSGS = [{"role": "system", "content": "sys"}, {"role": "user", "content": "hello there"}]

@@ -225,8 +225,8 @@ class ModelGate:
 
     def choose(self, headers: Mapping[str, str], event: Mapping | None) -> EndpointChoice:
         """Check the request's model headers (422) and pick its endpoint; a 401 is deferred."""
-        from ..llm import check_base_url
         from ..model_tier import settings
+        from ..urls import check_base_url
 
         key, url = headers.get(KEY_HEADER), headers.get(URL_HEADER)
         if (key is not None or url is not None) and not self.access.allow_caller_keys:
