@@ -15,6 +15,7 @@ from .errors import (
     ResourceUnavailable,
     UnknownPerturbation,
 )
+from .memo import clear_caches
 from .registry import catalog_digest
 from .settings import Limits, default_limits
 
@@ -33,6 +34,7 @@ __all__ = [
     "__version__",
     "apply",
     "catalog_digest",
+    "clear_caches",
     "default_limits",
     "describe",
     "list_perturbations",

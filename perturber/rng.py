@@ -22,19 +22,23 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from functools import lru_cache
+from operator import itemgetter
 from struct import Struct
-from threading import Lock
+from typing import TypeVar
 
-from .hot import pick
+from .memo import Memo, per_value
 
 _FIRST_BATCH = 128  # words pulled by a seed's first refill (and cached for the seed)
 _MAX_BATCH = 1 << 16  # later batches double up to this many words
-_PREFIX_CACHE: dict[int, tuple[int, ...]] = {}
-_PREFIX_CACHE_MAX = 512
-_PREFIX_LOCK = Lock()
-_STRUCTS: dict[int, Struct] = {}
+# The first batch of words of the most recent seeds (a study reuses a few seeds everywhere).
+_FIRST_BATCHES = Memo("perturber.rng.first_batches", 1, 512, sized=False)
 _EMPTY: tuple[int, ...] = ()
+
+
+@per_value(64)
+def _unpacker(count: int) -> Struct:
+    """The struct that reads ``count`` little-endian 32-bit words."""
+    return Struct(f"<{count}I")
 
 
 def _words(gen: random.Random, count: int) -> tuple[int, ...]:
@@ -44,10 +48,7 @@ def _words(gen: random.Random, count: int) -> tuple[int, ...]:
     the least significant 32 bits (on every byte order), so its little-endian bytes are the
     words in draw order.
     """
-    unpack = _STRUCTS.get(count)
-    if unpack is None:
-        unpack = _STRUCTS[count] = Struct(f"<{count}I")
-    return unpack.unpack(gen.getrandbits(32 * count).to_bytes(4 * count, "little"))
+    return _unpacker(count).unpack(gen.getrandbits(32 * count).to_bytes(4 * count, "little"))
 
 
 class Draws:
@@ -72,16 +73,13 @@ class Draws:
         later batch has at least ``hint`` words (up to the cap)."""
         gen = self._gen
         if self._buf is None:
-            cached = _PREFIX_CACHE.get(self.seed)
+            cached = _FIRST_BATCHES.data.get(self.seed)
             if cached is not None:
                 buf = cached
             else:
                 gen = self._gen = random.Random(self.seed)
                 buf = _words(gen, _FIRST_BATCH)
-                with _PREFIX_LOCK:
-                    if len(_PREFIX_CACHE) >= _PREFIX_CACHE_MAX:
-                        _PREFIX_CACHE.pop(next(iter(_PREFIX_CACHE)), None)
-                    _PREFIX_CACHE[self.seed] = buf
+                _FIRST_BATCHES.put(self.seed, buf, 1)
         else:
             if gen is None:
                 gen = self._gen = random.Random(self.seed)
@@ -238,23 +236,25 @@ def below_many(rng: Draws, n: int, k: int) -> list[int]:
 
 
 _BYTES_FROM = 48  # from about this many draws on, the byte-table path is faster (measured)
-_TOP_TABLES: dict[int, tuple[bytes, bytes, bytes]] = {}
-_PACKERS: dict[int, Struct] = {}
 
 
+@per_value(64)
+def _packer(count: int) -> Struct:
+    """The struct that writes ``count`` big-endian 32-bit words."""
+    return Struct(f">{count}I")
+
+
+@per_value(256)
 def _top_tables(n: int) -> tuple[bytes, bytes, bytes]:
     """For ``n < 256``, by a word's top byte ``t``: the draw ``t >> (8 - bits)`` (a draw of
     ``below(n)`` only needs the top ``bits <= 8`` bits of a word), the bytes whose draw is
     rejected (``>= n``), and 1 for an accepted byte, 0 for a rejected one."""
-    got = _TOP_TABLES.get(n)
-    if got is None:
-        s = 8 - n.bit_length()
-        draws = [t >> s for t in range(256)]
-        values = bytes(d if d < n else 0 for d in draws)
-        rejected = bytes(t for t in range(256) if draws[t] >= n)
-        accepted = bytes(d < n for d in draws)
-        got = _TOP_TABLES[n] = (values, rejected, accepted)
-    return got
+    s = 8 - n.bit_length()
+    draws = [t >> s for t in range(256)]
+    values = bytes(d if d < n else 0 for d in draws)
+    rejected = bytes(t for t in range(256) if draws[t] >= n)
+    accepted = bytes(d < n for d in draws)
+    return values, rejected, accepted
 
 
 def _below_many_bytes(rng: Draws, n: int, k: int) -> list[int]:
@@ -274,10 +274,7 @@ def _below_many_bytes(rng: Draws, n: int, k: int) -> list[int]:
             pos = 0
         chunk = buf[pos : pos + 2 * need + 32]  # accepted with probability > 1/2 each
         m = len(chunk)
-        pack = _PACKERS.get(m)
-        if pack is None:
-            pack = _PACKERS[m] = Struct(f">{m}I")
-        top = pack.pack(*chunk)[::4]
+        top = _packer(m).pack(*chunk)[::4]
         got = top.translate(values, rejected)
         if len(got) >= need:
             rest = top.translate(accepted).split(b"\x01", need)[-1]  # after the need-th accepted
@@ -321,7 +318,7 @@ def chosen(n: int, rng: Draws, *, rate: float | None = None, count: int | None =
     return rng.sample(positions(n), k)
 
 
-@lru_cache(maxsize=4096)
+@per_value(4096)
 def _cached_quota(n: int, rate: float | None, count: int | None) -> int:
     """``quota`` memoised: a study repeats a few intensities over texts of similar sizes."""
     return quota(n, rate=rate, count=count)
@@ -339,7 +336,21 @@ def select(candidates: Sequence, rng: Draws, *, rate: float | None = None, count
     return list(pick(candidates, sorted(idx)))
 
 
-@lru_cache(maxsize=16)
+T = TypeVar("T")
+
+
+def pick(seq: Sequence[T], indices: Sequence[int]) -> Sequence[T]:
+    """``[seq[i] for i in indices]`` as a sequence, in one C call.
+
+    >>> pick("abcd", [3, 0]), pick("abcd", [1]), pick("abcd", [])
+    (('d', 'a'), ['b'], [])
+    """
+    if len(indices) > 1:
+        return itemgetter(*indices)(seq)
+    return [seq[i] for i in indices]
+
+
+@per_value(16)
 def _cached_positions(n: int) -> tuple[int, ...]:
     return tuple(range(n))
 

@@ -1,12 +1,13 @@
-"""The fast paths of issue 14 agree with the general code they shortcut."""
+"""The fast paths agree with the general code they shortcut."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from perturber import text as tm
-from perturber.hot import MEMO_MAX_CHARS, per_text, replace_points
+from perturber.memo import TEXT_MAX_CHARS, per_text
 from perturber.perturbations import directional, formatting
 
 _PIECES = [
@@ -38,18 +39,40 @@ _PIECES = [
 texts = st.lists(st.sampled_from(_PIECES), max_size=40).map("".join)
 
 
+_REPLACEMENTS = st.sampled_from(["", "X", "yz", "\u0301"])
+
+
 @settings(max_examples=300, deadline=None)
 @given(text=texts, data=st.data())
-def test_replace_points_equals_splice(text, data):
+def test_splice_at_replacing_code_points_equals_splice(text, data):
+    # up to every code point: the dense path (a list of code points) and the sparse one (slices)
     positions = sorted(data.draw(st.sets(st.integers(0, max(0, len(text) - 1)), max_size=len(text))))
     if not text:
         positions = []
-    reps = data.draw(
-        st.lists(st.sampled_from(["", "X", "yz", "\u0301"]), min_size=len(positions), max_size=len(positions))
-    )
-    assert replace_points(text, positions, reps) == tm.splice(
-        text, [(p, p + 1, r) for p, r in zip(positions, reps)]
-    )
+    reps = data.draw(st.lists(_REPLACEMENTS, min_size=len(positions), max_size=len(positions)))
+    expected = tm.splice(text, [(p, p + 1, r) for p, r in zip(positions, reps)])
+    assert tm.splice_at(text, positions, None, reps) == expected
+    assert tm.splice_at(text, positions, [p + 1 for p in positions], reps) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=texts, data=st.data())
+def test_splice_at_inserting_equals_splice(text, data):
+    # repeated offsets too: two insertions at one offset keep their order
+    positions = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=len(text) + 3)))
+    reps = data.draw(st.lists(_REPLACEMENTS, min_size=len(positions), max_size=len(positions)))
+    expected = tm.splice(text, [(p, p, r) for p, r in zip(positions, reps)])
+    assert tm.splice_at(text, positions, positions, reps) == expected
+    assert tm.splice_at(text, positions, list(positions), reps) == expected
+
+
+@pytest.mark.parametrize(
+    "edits",
+    [[(2, 3, "x"), (0, 1, "y")], [(0, 2, "x"), (1, 3, "y")], [(2, 1, "x")], [(0, 9, "x")], [(-1, 0, "x")]],
+)
+def test_splice_rejects_edits_out_of_order_overlapping_or_out_of_range(edits):
+    with pytest.raises(ValueError):
+        tm.splice("abcd", edits)
 
 
 @settings(max_examples=300, deadline=None)
@@ -99,6 +122,6 @@ def test_per_text_memoises_short_texts_only():
         calls.append(text)
         return text.count("a")
 
-    short, long_ = "banana", "a" * (MEMO_MAX_CHARS + 1)
+    short, long_ = "banana", "a" * (TEXT_MAX_CHARS + 1)
     assert (count_a(short), count_a(short)) == (3, 3) and calls == [short]
-    assert count_a(long_) == count_a(long_) == MEMO_MAX_CHARS + 1 and calls.count(long_) == 2
+    assert count_a(long_) == count_a(long_) == TEXT_MAX_CHARS + 1 and calls.count(long_) == 2

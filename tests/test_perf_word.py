@@ -94,14 +94,6 @@ def test_below_many_falls_back_for_other_generators(seed, k):
     assert rng_mod.below_many(Counting(seed), 3, k) == rng_mod.below_many(Draws(seed), 3, k)
 
 
-@given(st.text(max_size=30), st.data())
-def test_insert_at_is_splice_of_insertions(text, data):
-    positions = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=8)))
-    inserts = [data.draw(st.text(alphabet="ab é!?", max_size=3)) for _ in positions]
-    expected = tm.splice(text, [(p, p, s) for p, s in zip(positions, inserts)])
-    assert batch.insert_at(text, positions, inserts) == expected
-
-
 def _sequence_spaces_reference(text, seed, rate):
     """The straightforward sequence_spaces: select the run ends, one randint(1, 4) each."""
     rng = Draws(seed)
@@ -309,8 +301,8 @@ def test_token_scan_matches_finditer(text):
     from perturber.text import tokens
 
     expected = tuple(tm.Token(m.start(), m.end(), m.group()) for m in tokens._WORD_RE.finditer(text))
-    assert tokens._scan_tokens(text) == expected
-    assert all(type(t) is tm.Token for t in tokens._scan_tokens(text))
+    assert tm.word_tokens(text) == expected
+    assert all(type(t) is tm.Token for t in tm.word_tokens(text))
 
 
 ascii_texts = st.lists(

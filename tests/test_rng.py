@@ -100,22 +100,23 @@ def test_long_streams_cross_many_batches():
     assert d.random() == ref.random()
 
 
-def test_cached_seed_skips_the_cached_words_when_it_runs_past_them(monkeypatch):
-    monkeypatch.setattr(rng_mod, "_PREFIX_CACHE", {})
+def test_cached_seed_skips_the_cached_words_when_it_runs_past_them():
+    rng_mod._FIRST_BATCHES.clear()
     first = Draws(5)
     first.below(7)  # caches the first batch of seed 5
-    assert 5 in rng_mod._PREFIX_CACHE
+    assert 5 in rng_mod._FIRST_BATCHES.data
     d, ref = Draws(5), Reference(5)
     assert [d.below(1000) for _ in range(1000)] == [ref.below(1000) for _ in range(1000)]
     assert d._gen is not None  # had to build the generator past the cached batch
 
 
-def test_prefix_cache_is_bounded(monkeypatch):
-    monkeypatch.setattr(rng_mod, "_PREFIX_CACHE", {})
-    for seed in range(rng_mod._PREFIX_CACHE_MAX + 10):
+def test_first_batches_are_bounded():
+    batches = rng_mod._FIRST_BATCHES
+    batches.clear()
+    for seed in range(batches.budget + 10):
         Draws(seed).below(2)
-    assert len(rng_mod._PREFIX_CACHE) == rng_mod._PREFIX_CACHE_MAX
-    assert 0 not in rng_mod._PREFIX_CACHE and rng_mod._PREFIX_CACHE_MAX + 9 in rng_mod._PREFIX_CACHE
+    assert len(batches.data) == batches.size == batches.budget
+    assert 0 not in batches.data and batches.budget + 9 in batches.data
 
 
 def test_bad_arguments_raise_instead_of_looping():

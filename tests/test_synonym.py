@@ -138,8 +138,7 @@ def test_synonym_must_not_download_or_touch_the_network(monkeypatch):
 
     monkeypatch.setattr(nltk, "download", refuse)
     monkeypatch.setattr(socket.socket, "connect", refuse)
-    syn.synonyms.cache_clear()
-    syn.pos_tags.cache_clear()
+    perturber.clear_caches()
     assert perturber.perturb("The movie was long.", "synonym", {"rate": 1.0}, 2)
 
 
@@ -155,13 +154,11 @@ def test_missing_data_is_data_unavailable(monkeypatch, tmp_path):
     monkeypatch.setattr(nltk_data, "REPO_BUILD_DIR", tmp_path / "none")
     monkeypatch.setattr(nltk_data, "_wordnet", None)
     monkeypatch.setattr(nltk_data, "_tagger", None)
-    syn.synonyms.cache_clear()
-    syn.pos_tags.cache_clear()
+    perturber.clear_caches()
     with pytest.raises(perturber.ResourceUnavailable) as err:
         perturber.apply("The movie was long.", "synonym")
     assert err.value.code == "data_unavailable" and "build.sh" in err.value.message
-    syn.synonyms.cache_clear()
-    syn.pos_tags.cache_clear()
+    perturber.clear_caches()
 
 
 @needs_data

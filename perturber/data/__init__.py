@@ -1,6 +1,7 @@
 """Packaged data tables (docs/spec/catalog.md Appendix A), one JSON file per table.
 
-``load_table(name)`` reads ``<name>.json`` from this package once and caches it.  Lists come back
+``load_table(name)`` reads ``<name>.json`` from this package once and keeps it (a table loaded
+once, not a memo: ``perturber.clear_caches`` keeps it).  Lists come back
 as tuples and objects as read-only mappings, so the shared cached value cannot be mutated; they
 keep the order printed in the catalog.  No other I/O happens here.
 
@@ -11,11 +12,13 @@ keep the order printed in the catalog.  No other I/O happens here.
 from __future__ import annotations
 
 import json
-from functools import cache, lru_cache
+from functools import cache
 from importlib import resources
 from itertools import cycle, islice
 from types import MappingProxyType
 from typing import Any
+
+from ..memo import per_value
 
 __all__ = ["filler_run", "load_table", "table_digests", "write_sums"]
 
@@ -47,7 +50,7 @@ def unit_symbols() -> frozenset[str]:
     return frozenset(s for row in load_table("a09_units")["rows"] for s in row["symbols"])
 
 
-@lru_cache(maxsize=64)
+@per_value(64)
 def filler_run(count: int) -> tuple[str, ...]:
     """The first ``count`` sentences of filler bank B2, cyclically from index 0 (§11.4, §15.6).
 

@@ -7,17 +7,16 @@ adds exactly one piece of material (``edits`` = 1).
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from .. import text as tm
 from ..data import load_table
+from ..memo import loaded_once
 from ..registry import Outcome, Param, choice, perturbation
 from ..rng import Draws
 
 _TAG_BASE = 0xE0000
 
 
-@lru_cache(maxsize=1)
+@loaded_once
 def _payload() -> tuple[str, str, str]:
     """(payload B6, its canary word, the payload written as Unicode Tag characters)."""
     table = load_table("b06_hidden_payload")
@@ -25,7 +24,7 @@ def _payload() -> tuple[str, str, str]:
     return payload, table["canary"], "".join(chr(_TAG_BASE + ord(c)) for c in payload)
 
 
-@lru_cache(maxsize=1)
+@loaded_once
 def _directives() -> tuple[tuple[str, ...], ...]:
     """B5 as a tuple indexed by ``tier - 1``, each a tuple of the three variants."""
     tiers = load_table("b05_conflicting_directives")["tiers"]

@@ -24,7 +24,7 @@ import regex
 
 from .. import text as tm
 from ..data import load_table, unit_symbols
-from ..hot import per_text, replace_points
+from ..memo import per_text
 from ..registry import Outcome, choice, perturbation, rate, unchanged
 from ..rng import Draws, chosen
 
@@ -191,7 +191,7 @@ def _put(text: str, idx: Collection[int], sites: Sequence[int], new: Sequence[st
     """
     if len(idx) * 8 < len(text) or len(idx) < 2:  # few edits in a long text: slice around them
         order = sorted(idx)
-        return replace_points(text, [sites[i] for i in order], [prefix + new[i] for i in order])
+        return tm.splice_at(text, [sites[i] for i in order], None, [prefix + new[i] for i in order])
     chars = list(text)
     if prefix:
         for i in idx:

@@ -14,10 +14,9 @@ The original text is always kept byte-identical around the inserted material.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from .. import text as tm
 from ..data import filler_run, load_table
+from ..memo import loaded_once
 from ..model_tier import model_entry
 from ..registry import Outcome, Param, choice, count, perturbation, unchanged
 from ..rng import Draws
@@ -94,7 +93,7 @@ def irrelevant_context(text: str, rng: Draws, *, count: int) -> Outcome:
 # --------------------------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=1)
+@loaded_once
 def _filler() -> tuple[tuple[str, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
     """Bank B2, each sentence's length, the running total of those lengths (``cum[k]`` for the
     first k sentences) and each sentence's word-token count."""

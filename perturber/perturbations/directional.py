@@ -13,13 +13,12 @@ import re
 import unicodedata
 from bisect import bisect_right
 from decimal import Context, Decimal
-from functools import lru_cache
 
 import regex
 
 from .. import text as tm
 from ..data import load_table
-from ..hot import per_text
+from ..memo import loaded_once, per_text
 from ..registry import Outcome, Param, choice, count, perturbation, unchanged
 from ..rng import Draws, select
 from .word_level.batch import token_indices
@@ -84,7 +83,7 @@ class _Aux:
         )
 
 
-@lru_cache(maxsize=1)
+@loaded_once
 def _aux() -> _Aux:
     return _Aux()
 
@@ -227,7 +226,7 @@ def _extends(c: str) -> bool:
     )
 
 
-@lru_cache(maxsize=1)
+@loaded_once
 def _date_day() -> tuple[regex.Pattern, regex.Pattern]:
     """A day of a written date: after ``March``/``Mar.`` or before ``March``/``Mar`` (A19)."""
     months = load_table("a19_months")
@@ -379,7 +378,7 @@ def _keyword_pattern(words) -> regex.Pattern:
     return regex.compile(_TOKEN_START + "(?:" + "|".join(alts) + ")" + _TOKEN_END)
 
 
-@lru_cache(maxsize=1)
+@loaded_once
 def _dates() -> _Dates:
     return _Dates()
 

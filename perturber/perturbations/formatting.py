@@ -13,7 +13,7 @@ import re
 from bisect import bisect_left
 
 from .. import text as tm
-from ..hot import per_text, replace_points
+from ..memo import per_text
 from ..registry import Outcome, Param, choice, perturbation, rate, unchanged
 from ..rng import Draws, select
 from .markdown_inline import _BT_RUN, _WS_SET, _end, _inline
@@ -80,7 +80,7 @@ def extra_whitespace(text: str, rng: Draws, *, rate: float) -> Outcome:
         return unchanged(text, "no_candidates")
     chosen = select(sites, rng, rate=rate)
     # a space inserted before the code point at each chosen offset
-    return Outcome(replace_points(text, chosen, [" " + text[q] for q in chosen]), len(chosen))
+    return Outcome(tm.splice_at(text, chosen, chosen, [" "] * len(chosen)), len(chosen))
 
 
 @per_text

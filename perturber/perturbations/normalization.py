@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import calendar
 import re
-import threading
 from typing import Any
 
 import regex
@@ -19,6 +18,7 @@ import regex
 from .. import jsontext
 from .. import text as tm
 from ..data import load_table
+from ..memo import loaded_once
 from ..registry import Outcome, perturbation, unchanged
 from ..rng import Draws
 
@@ -163,20 +163,11 @@ class _AbbrTables:
         self.word_forms = tuple(self.words)
 
 
-_ABBR: _AbbrTables | None = None
-_ABBR_LOCK = threading.Lock()
-
 # etc., min., hr(s)., yr(s)., dept., govt.: a period is also kept before a title/upper token
 _PERIOD_BEFORE_CAPITAL = frozenset(["etc.", "min.", "hr.", "hrs.", "yr.", "yrs.", "dept.", "govt."])
 
 
-def _abbr_tables() -> _AbbrTables:
-    global _ABBR
-    if _ABBR is None:
-        with _ABBR_LOCK:
-            if _ABBR is None:
-                _ABBR = _AbbrTables()
-    return _ABBR
+_abbr_tables = loaded_once(_AbbrTables)
 
 
 def _wordish(ch: str) -> bool:
@@ -458,17 +449,7 @@ class _UnitTables:
         self.months = tuple(load_table("a19_months")["months"])
 
 
-_UNITS: _UnitTables | None = None
-_UNITS_LOCK = threading.Lock()
-
-
-def _unit_tables() -> _UnitTables:
-    global _UNITS
-    if _UNITS is None:
-        with _UNITS_LOCK:
-            if _UNITS is None:
-                _UNITS = _UnitTables()
-    return _UNITS
+_unit_tables = loaded_once(_UnitTables)
 
 
 def _unit_at(text: str, p: int, tables: _UnitTables):
@@ -597,17 +578,7 @@ class _EmoticonTables:
         self.emoji_hint = re.compile("[" + "".join(reverse) + "]")
 
 
-_EMOTICONS: _EmoticonTables | None = None
-_EMOTICONS_LOCK = threading.Lock()
-
-
-def _emoticon_tables() -> _EmoticonTables:
-    global _EMOTICONS
-    if _EMOTICONS is None:
-        with _EMOTICONS_LOCK:
-            if _EMOTICONS is None:
-                _EMOTICONS = _EmoticonTables()
-    return _EMOTICONS
+_emoticon_tables = loaded_once(_EmoticonTables)
 
 
 @perturbation(
@@ -741,17 +712,7 @@ _EMOJI_WINDOWS = re.compile(
 )
 
 
-_EMOJI: _EmojiPackage | None = None
-_EMOJI_LOCK = threading.Lock()
-
-
-def _emoji_package() -> _EmojiPackage:
-    global _EMOJI
-    if _EMOJI is None:
-        with _EMOJI_LOCK:
-            if _EMOJI is None:
-                _EMOJI = _EmojiPackage()
-    return _EMOJI
+_emoji_package = loaded_once(_EmojiPackage)
 
 
 def _emoji_windows(text: str, pkg: _EmojiPackage) -> list[tuple[int, int]]:

@@ -15,7 +15,7 @@ case       case classes, ``match_case``, apostrophe style (§1.6, §1.7)
 units      sentences, lines and code blocks as units (§1.9)
 body       answer cue, body, append / prepend of material (§1.9)
 numbers    numeric literals (§1.10)
-splice     rebuilding a text from ``(start, end, replacement)`` edits
+splice     rebuilding a text from ``(start, end, replacement)`` edits (``splice_at``: unchecked)
 ========== ===============================================================
 
 >>> [t.text for t in word_tokens('"Don\\'t," she said.')]
@@ -30,7 +30,7 @@ from .chars import HSPACE, JOINERS, WHITESPACE, is_mark, is_word_char
 from .lines import Line, closes_fence, fence_opening, lines, newline_style
 from .numbers import Number, numeric_literals
 from .spans import Spans, protected_spans
-from .splice import splice
+from .splice import splice, splice_at
 from .tokens import Token, cluster_spans, clusters, free_tokens, is_bound, word_tokens
 from .units import Unit, sentences, trailing_run, units
 
@@ -70,4 +70,5 @@ __all__ = [
     "Number",
     "numeric_literals",
     "splice",
+    "splice_at",
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ..hot import per_text
+from ..memo import per_text
 from .lines import _cue_line, _fences, _line_bounds, newline_style
 from .units import _lstrip_start, _rstrip_end
 

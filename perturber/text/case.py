@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import regex
+
+from ..memo import per_value
 
 # --------------------------------------------------------------------------------------------
 # Case (§1.6, §1.7, §6)
 # --------------------------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=4096)
+@per_value(4096)
 def _cased_nonascii(c: str) -> bool:
     s = c.swapcase()
     return s != c and len(s) == 1 and s.swapcase() == c and c.isalpha()

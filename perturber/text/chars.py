@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import unicodedata
 
-from ..hot import MEMO_MAX_CHARS
-
 # --------------------------------------------------------------------------------------------
 # Character classes
 # --------------------------------------------------------------------------------------------
@@ -51,5 +49,3 @@ def is_word_char(ch: str) -> bool:
 
 #: Fast NamedTuple construction: ``_new_token(Token, (s, e, t))`` skips ``__new__``'s argument parsing.
 _new_token = tuple.__new__
-#: Texts up to this length have their tokens and units memoised (as every per-text memo).
-_MEMO_MAX_CHARS = MEMO_MAX_CHARS

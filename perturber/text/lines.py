@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re as _re
-from functools import lru_cache
 from typing import NamedTuple
 
-from .chars import _HS_C, _MEMO_MAX_CHARS, _WS_C, _new_token
+from ..memo import per_text
+from .chars import _HS_C, _WS_C, _new_token
 
 # --------------------------------------------------------------------------------------------
 # Lines and fenced blocks (§1.5, §1.8 rule 1, §1.9)
@@ -162,13 +162,11 @@ def lines(text: str) -> list[Line]:
     >>> [(l.start, l.end, l.next, l.cls) for l in lines("# T\\n\\n- a\\nQ?\\nAnswer:")]
     [(0, 3, 4, 'heading'), (4, 4, 5, 'blank'), (5, 8, 9, 'bullet'), (9, 11, 12, 'plain'), (12, 19, 19, 'cue')]
     """
-    return list(_lines_memo(text) if len(text) <= _MEMO_MAX_CHARS else _lines(text))
+    return list(_lines(text))
 
 
+@per_text
 def _lines(text: str) -> tuple[Line, ...]:
     lb = _line_bounds(text)
     cls = _classify(text, lb, _fences(text, lb))
     return tuple([_new_token(Line, (s, e, nx, c)) for (s, e, nx), c in zip(lb, cls)])
-
-
-_lines_memo = lru_cache(maxsize=256)(_lines)

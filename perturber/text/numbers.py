@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import re as _re
 from collections.abc import Iterable
-from functools import lru_cache
 from typing import NamedTuple
 
 import regex
 
-from .chars import _MEMO_MAX_CHARS, _new_token
+from ..memo import per_text
+from .chars import _new_token
 from .spans import Spans, _as_spans
 
 # --------------------------------------------------------------------------------------------
@@ -56,13 +56,14 @@ def numeric_literals(text: str, spans: Spans | Iterable[tuple[int, int]] | None 
     """
     if _ANY_DIGIT.search(text) is None:
         return []
-    if spans is None and len(text) <= _MEMO_MAX_CHARS:  # memoised like the tokens
-        return list(_numeric_literals_memo(text))
+    if spans is None:
+        return list(_numeric_literals_of(text))
     return _numeric_literals(text, _as_spans(text, spans))
 
 
-@lru_cache(maxsize=256)
-def _numeric_literals_memo(text: str) -> tuple[Number, ...]:
+@per_text
+def _numeric_literals_of(text: str) -> tuple[Number, ...]:
+    """The numeric literals of ``text`` (with its own protected spans), memoised like its tokens."""
     return tuple(_numeric_literals(text, _as_spans(text, None)))
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import re as _re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
 
 import regex
 
 from .. import jsontext
-from .chars import _MEMO_MAX_CHARS, _WS_C
+from ..memo import per_text
+from .chars import _WS_C
 from .lines import _fences, _line_bounds
 
 # --------------------------------------------------------------------------------------------
@@ -279,11 +279,10 @@ def protected_spans(text: str, json: bool = True) -> Sequence[tuple[int, int]]:
     ``json=False`` gives kinds 1-4 only (``url_email_mask`` and ``strip_markdown``, which are
     exempt from kind 5).
     """
-    if len(text) <= _MEMO_MAX_CHARS:
-        return _protected_memo(text, json)
-    return tuple(_protected(text, json=json))
+    return _protected_of(text, json)
 
 
-@lru_cache(maxsize=256)
-def _protected_memo(text: str, json: bool) -> tuple[tuple[int, int], ...]:
+@per_text
+def _protected_of(text: str, json: bool) -> tuple[tuple[int, int], ...]:
+    """:func:`_protected` as a tuple, memoised like the tokens."""
     return tuple(_protected(text, json=json))

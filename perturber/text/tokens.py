@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import re as _re
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
 from itertools import accumulate, compress, repeat
 from typing import NamedTuple
 
 import regex
 
-from .chars import _MEMO_MAX_CHARS, _new_token
+from ..memo import per_text
+from .chars import _new_token
 from .spans import Spans, _as_spans
 
 # --------------------------------------------------------------------------------------------
@@ -87,19 +87,6 @@ class Token(NamedTuple):
     text: str
 
 
-def word_tokens(text: str) -> Sequence[Token]:
-    """All word tokens of ``text`` in order (normative regex of §1.6), as a read-only sequence.
-
-    Short texts are memoised (studies apply many perturbations and seeds to the same text).
-
-    >>> [t.text for t in word_tokens('"hello," my_var 3rd-grade')]
-    ['hello', 'my', 'var', '3rd-grade']
-    """
-    if len(text) <= _MEMO_MAX_CHARS:
-        return _word_tokens_memo(text)
-    return _scan_tokens(text)
-
-
 # The token regex as one capturing group: ``split`` returns the gaps and the tokens in turn.
 _WORD_SPLIT = regex.compile("(" + _WORD_RE.pattern + ")")
 # The same on an ASCII text, in ``re`` (about twice as fast): there \p{L} is [A-Za-z], \p{N} is
@@ -107,19 +94,22 @@ _WORD_SPLIT = regex.compile("(" + _WORD_RE.pattern + ")")
 _ASCII_WORD_SPLIT = _re.compile(r"([A-Za-z0-9]+(?:['\-][A-Za-z0-9]+)*)")
 
 
-def _scan_tokens(text: str) -> tuple[Token, ...]:
-    """The tokens of ``_WORD_RE.finditer(text)``, found by one ``split`` (gap, token, gap, ...):
-    the running sum of the part lengths gives every token's start and end, in C-level passes.
+@per_text
+def word_tokens(text: str) -> Sequence[Token]:
+    """All word tokens of ``text`` in order (normative regex of §1.6), as a read-only sequence
+    (memoised: studies apply many perturbations and seeds to the same text).
 
-    >>> _scan_tokens("Hi, you!")
+    They are found by one ``split`` (gap, token, gap, ...): the running sum of the part lengths
+    gives every token's start and end, in C-level passes.
+
+    >>> [t.text for t in word_tokens('"hello," my_var 3rd-grade')]
+    ['hello', 'my', 'var', '3rd-grade']
+    >>> word_tokens("Hi, you!")
     (Token(start=0, end=2, text='Hi'), Token(start=4, end=7, text='you'))
     """
     parts = (_ASCII_WORD_SPLIT if text.isascii() else _WORD_SPLIT).split(text)
     bounds = list(accumulate(map(len, parts)))  # bounds[2i] = start, bounds[2i + 1] = end of token i
     return tuple(map(_new_token, repeat(Token), zip(bounds[0::2], bounds[1::2], parts[1::2])))
-
-
-_word_tokens_memo = lru_cache(maxsize=256)(_scan_tokens)
 
 
 _BINDERS = frozenset("_/\\@#$%&=+<>|^~[]{}")
@@ -158,8 +148,8 @@ def free_tokens(
     ['see', 'and', 'now']
     """
     if tokens is None:
-        if spans is None and len(text) <= _MEMO_MAX_CHARS:  # memoised like the tokens
-            return list(_free_tokens_memo(text))
+        if spans is None:
+            return list(_free_tokens_of(text))
         tokens = word_tokens(text)
     sp = _as_spans(text, spans)
     if not _MAYBE_BOUND.search(text):  # common prose: no binder, no "x.y"/"x:y" anywhere
@@ -169,6 +159,7 @@ def free_tokens(
     return [t for t in tokens if not _bound(text, t[0], t[1])]
 
 
-@lru_cache(maxsize=256)
-def _free_tokens_memo(text: str) -> tuple[Token, ...]:
+@per_text
+def _free_tokens_of(text: str) -> tuple[Token, ...]:
+    """The free tokens of ``text``, memoised like its tokens."""
     return tuple(free_tokens(text, word_tokens(text)))

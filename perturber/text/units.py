@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re as _re
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import NamedTuple
 
-from .chars import _MEMO_MAX_CHARS, _new_token
+from ..memo import loaded_once, per_text
 from .chars import JOINERS as _JOINERS
+from .chars import _new_token
 from .chars import is_mark as _is_mark
 from .lines import _NON_WS, _classify, _fences, _line_bounds
 from .spans import Spans, _protected
@@ -34,7 +34,7 @@ _CLOSERS = "\"'”’)]}»"
 _DIGIT_AFTER = _re.compile(r" ?[0-9]")
 
 
-@lru_cache(maxsize=1)
+@loaded_once
 def _abbr() -> tuple[frozenset, frozenset, tuple]:
     """(plain abbreviations, those needing a following digit, dotted ones) of Table A13."""
     from ..data import load_table
@@ -197,7 +197,7 @@ def units(text: str) -> Sequence[Unit]:
     >>> [(t[u.start:u.end], u.kind, u.is_question) for u in units(t)]
     [('Dr. Li left at 5 p.m. today.', 'sentence', False), ('Why?', 'sentence', True), ('- item', 'line', False)]
     """
-    return _units_memo(text, "all") if len(text) <= _MEMO_MAX_CHARS else tuple(_units(text))
+    return _units_of(text, "all")
 
 
 def sentences(text: str) -> Sequence[Unit]:
@@ -206,12 +206,10 @@ def sentences(text: str) -> Sequence[Unit]:
     >>> [u[:2] for u in sentences("It is 3.14. Yes…  ok")]
     [(0, 11), (12, 16), (18, 20)]
     """
-    if len(text) <= _MEMO_MAX_CHARS:
-        return _units_memo(text, "sentences")
-    return tuple(_units(text, "sentences"))
+    return _units_of(text, "sentences")
 
 
-@lru_cache(maxsize=256)
-def _units_memo(text: str, kinds: str) -> tuple[Unit, ...]:
-    """Read-only memo of :func:`units` / :func:`sentences` for short texts."""
+@per_text
+def _units_of(text: str, kinds: str) -> tuple[Unit, ...]:
+    """:func:`_units` as a tuple, memoised like the tokens (:func:`units`, :func:`sentences`)."""
     return tuple(_units(text, kinds))

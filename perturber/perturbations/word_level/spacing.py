@@ -19,10 +19,9 @@ import regex
 from ... import jsontext
 from ... import text as tm
 from ...data import load_table
-from ...hot import per_text, replace_points
+from ...memo import per_text
 from ...registry import Outcome, count, perturbation, rate, unchanged
 from ...rng import Draws, below_many, select
-from .batch import insert_at
 
 # --------------------------------------------------------------------------------------------
 # Shared helpers and tables
@@ -204,7 +203,7 @@ def word_merge(text: str, rng: Draws, *, count: int) -> Outcome:
     if not gaps:
         return unchanged(text, "no_candidates")
     chosen = select(gaps, rng, count=count)
-    return Outcome(replace_points(text, chosen, [""] * len(chosen)), len(chosen))
+    return Outcome(tm.splice_at(text, chosen, None, [""] * len(chosen)), len(chosen))
 
 
 @per_text
@@ -449,7 +448,7 @@ def sequence_spaces(text: str, rng: Draws, *, rate: float) -> Outcome:
     # one draw of rng.randint(1, 4) == 1 + rng.below(4) per chosen run, in order; the spaces go
     # before the non-whitespace character that ends each run
     widths = map(_WIDEN.__getitem__, below_many(rng, 4, len(chosen)))
-    return Outcome(insert_at(text, chosen, widths), len(chosen))
+    return Outcome(tm.splice_at(text, chosen, chosen, widths), len(chosen))
 
 
 _WIDEN = (" ", "  ", "   ", "    ")  # 1 + r spaces for a draw r of below(4)

@@ -6,13 +6,11 @@ it the call raises ``ResourceUnavailable`` (``data_unavailable``) and never down
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import regex
 
 from ... import text as tm
 from ...data import load_table
-from ...hot import per_text
+from ...memo import loaded_once, per_text, per_word
 from ...registry import Outcome, perturbation, rate, unchanged
 from ...resources import nltk_data
 from ...rng import Draws, select
@@ -36,7 +34,7 @@ def coarse_pos(tag: str) -> str | None:
     return None
 
 
-@lru_cache(maxsize=1)
+@loaded_once
 def _excluded() -> frozenset:
     """Tables A6a and A6b: stop words and meaning-bearing words are never replaced."""
     words = set(load_table("a06a_stop_words")["words"])
@@ -45,7 +43,7 @@ def _excluded() -> frozenset:
     return frozenset(words)
 
 
-@lru_cache(maxsize=65536)
+@per_word
 def synonyms(word: str, pos: str) -> tuple[str, ...]:
     """Synonyms of a base-form ``word`` in its most frequent sense, in WordNet order (version 2).
 
@@ -75,17 +73,17 @@ def synonyms(word: str, pos: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-@lru_cache(maxsize=1)
+@loaded_once
 def data_version() -> dict:
     """The data build and nltk version the outputs depend on (cite it with the results)."""
     return nltk_data.data_version()
 
 
-@lru_cache(maxsize=1024)
-def pos_tags(words: tuple[str, ...]) -> tuple[str, ...]:
-    """Penn Treebank tags of a token sequence, tagged once as a whole (memoised: the tagger is
-    deterministic and studies perturb the same text under many seeds and rates)."""
-    return tuple(tag for _, tag in nltk_data.tagger().tag(list(words)))
+@per_text
+def pos_tags(text: str) -> tuple[str, ...]:
+    """Penn Treebank tags of the word tokens of ``text``, tagged once as a whole (memoised: the
+    tagger is deterministic and studies perturb the same text under many seeds and rates)."""
+    return tuple(tag for _, tag in nltk_data.tagger().tag([t.text for t in tm.word_tokens(text)]))
 
 
 def find_candidates(text: str, lookup=None) -> list:
@@ -95,7 +93,7 @@ def find_candidates(text: str, lookup=None) -> list:
     """
     lookup = lookup or synonyms
     tokens = tm.word_tokens(text)
-    tags = pos_tags(tuple(t.text for t in tokens))
+    tags = pos_tags(text)
     free = {(t.start, t.end) for t in tm.free_tokens(text, tokens)}
     excluded = _excluded()
     candidates = []

@@ -11,7 +11,7 @@ from itertools import accumulate
 import regex
 
 from ... import text as tm
-from ...hot import per_text
+from ...memo import per_text
 from .typo_tables import _qwerty
 
 # --------------------------------------------------------------------------------------------

@@ -3,18 +3,17 @@ follows the printed order."""
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import regex
 
 from ...data import load_table
+from ...memo import loaded_once
 
 # --------------------------------------------------------------------------------------------
 # Tables (cached on first use; iteration follows the printed order)
 # --------------------------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=1)
+@loaded_once
 def _misspellings() -> tuple[dict, int]:
     """Table A1 as a dict, and the length of its longest key."""
     table = {a: b for a, b in load_table("a01_misspellings")["pairs"]}
@@ -25,7 +24,7 @@ def _ascii_ci(literal: str) -> str:
     return "".join(f"[{c}{c.upper()}]" for c in literal)
 
 
-@lru_cache(maxsize=1)
+@loaded_once
 def _phonetic_rules() -> tuple:
     """``(pattern, replacement)`` per Table A2 rule, in table order, searched in the original
     token with ASCII-only case-insensitive matching (so ``K`` KELVIN SIGN never matches ``k``).
@@ -46,18 +45,18 @@ def _phonetic_rules() -> tuple:
     return any_rule, tuple(out)
 
 
-@lru_cache(maxsize=1)
+@loaded_once
 def _qwerty() -> tuple[dict, frozenset]:
     table = load_table("a03_qwerty_neighbours")
     return dict(table["neighbours"]), frozenset(table["consonants"])
 
 
-@lru_cache(maxsize=1)
+@loaded_once
 def _confusables() -> dict:
     return {a: b for a, b in load_table("a04_confusables")["pairs"]}
 
 
-@lru_cache(maxsize=1)
+@loaded_once
 def _contractions() -> tuple[dict, dict]:
     """Two-word phrases keyed by ``(w1, w2)`` and one-word phrases keyed by ``w``, each mapped
     to ``(contraction, aux, ends_in_not)``."""
@@ -72,14 +71,14 @@ def _contractions() -> tuple[dict, dict]:
     return two, one
 
 
-@lru_cache(maxsize=1)
+@loaded_once
 def _contraction_firsts() -> frozenset:
     """The lower-cased words that start a Table A5 phrase."""
     two, one = _contractions()
     return frozenset(a for a, _ in two) | frozenset(one)
 
 
-@lru_cache(maxsize=1)
+@loaded_once
 def _uk() -> tuple[dict, frozenset]:
     table = load_table("a07_us_uk_spellings")
     pairs = {a: b for group in table["groups"] for a, b in group["pairs"]}

@@ -11,7 +11,6 @@ memoised, so a chosen token costs O(its length) and a whole call O(len(text)).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 from itertools import repeat
 from operator import add, itemgetter, mul
 from typing import NamedTuple
@@ -20,10 +19,10 @@ import regex
 
 from ... import text as tm
 from ...data import unit_symbols
-from ...hot import per_text
+from ...memo import per_text, per_word
 from ...registry import Outcome, count, perturbation, rate, unchanged
 from ...rng import Draws, below_many, select
-from .batch import insert_at, token_indices
+from .batch import token_indices
 from .typo_mechanics import (
     _VOWELS,
     _alpha_letters,
@@ -129,7 +128,7 @@ def _join_run(text: str, free: Sequence[tm.Token], idx: int, tail: tuple) -> tup
     return (a, run, limit)
 
 
-@lru_cache(maxsize=4096)
+@per_word
 def _run_profile_memo(word: str) -> tuple[str | None, int, int]:
     """:func:`_run_profile`, memoised (a pure function of the token's text)."""
     return _run_profile(word)
@@ -147,12 +146,9 @@ _RT_PRODUCERS = (
 )
 
 
-def _realise(w: _Word, mech: str, rng: Draws, positions: Sequence[int] | None = None) -> tuple:
-    """Draw the position (and option) of a positional mechanism and return its edit
-    (``positions``: the producer's positions when already known)."""
-    if positions is None:
-        positions = list(dict(_RT_PRODUCERS)[mech](w, _RT_MIN))
-    i = rng.choice(positions)
+def _realise(w: _Word, mech: str, rng: Draws) -> tuple:
+    """Draw the position (and option) of a positional mechanism and return its edit."""
+    i = rng.choice(list(dict(_RT_PRODUCERS)[mech](w, _RT_MIN)))
     if mech == "key_sub":
         return _edit_sub(w, i, rng.choice(w.sub_options(i, _qwerty()[0][w.keys[i]])))
     if mech == "key_insert":
@@ -186,10 +182,9 @@ class _RtPlan(NamedTuple):
     misspelling: str | None  # the Table A1 replacement (case matched), when it applies
     phonetic: tuple[tuple, ...]  # the Table A2 edits that apply
     tail: tuple  # (last key, its run length, run limit), for missed_space
-    positions: dict  # positional mechanism -> its positions, filled on use
 
 
-@lru_cache(maxsize=4096)
+@per_word
 def _rt_plan(word: str) -> _RtPlan:
     """The per-token part of ``realistic_typos`` for a token with no run carried in: a pure
     function of its text, memoised (words recur across texts and seeds).
@@ -213,7 +208,7 @@ def _rt_plan(word: str) -> _RtPlan:
         mechs.append("phonetic")
     mechs += _rt_applicable(w)
     a = w.keys[-1]
-    return _RtPlan(w, tuple(mechs), rep, phonetic, (a, w.left(w.n - 1, a), w.limit), {})  # type: ignore[arg-type]
+    return _RtPlan(w, tuple(mechs), rep, phonetic, (a, w.left(w.n - 1, a), w.limit))  # type: ignore[arg-type]
 
 
 @perturbation(
@@ -273,7 +268,7 @@ def realistic_typos(text: str, rng: Draws, *, count: int) -> Outcome:
 _RT_TWICE = frozenset(("key_sub", "key_insert", "vowel_swap"))
 
 
-@lru_cache(maxsize=4096)
+@per_word
 def _rt_options(word: str, mech: str) -> tuple[tuple, bool]:
     """The edits :func:`_realise` can return for a positional ``mech`` of a token with no run
     carried in, by position (in producer order), and whether a second draw picks among the
@@ -343,7 +338,7 @@ _TY_MIN = 3
 _TY_OPS = (("swap", _swaps), ("delete", _drops), ("duplicate", _doubles), ("substitute", _substitutes))
 
 
-@lru_cache(maxsize=4096)
+@per_word
 def _typo_options(word: str) -> tuple[tuple[str, tuple[int, ...]], ...]:
     """The ops of ``typos`` that apply to ``word``, each with its cluster positions, in
     ``_TY_OPS`` order (after the option filter). A pure function of the word's text, so it is
@@ -353,7 +348,7 @@ def _typo_options(word: str) -> tuple[tuple[str, tuple[int, ...]], ...]:
     return tuple((op, positions) for op, positions in found if positions)
 
 
-@lru_cache(maxsize=4096)
+@per_word
 def _typo_plan(word: str) -> tuple[tuple, ...]:
     """:func:`_typo_options` with every choice already realised as a token-relative edit
     ``(start, end, replacement)``: per op, one edit per position, except ``substitute``, which
@@ -530,7 +525,8 @@ def repeated_chars(text: str, rng: Draws, *, rate: float) -> Outcome:
     # units are letters, marks, "!" and "?", which splice never skips (nothing JSON-unsafe)
     repeats = map(add, below_many(rng, 2, len(chosen)), repeat(2))
     inserts = map(mul, map(_UNIT, chosen), repeats)
-    return Outcome(insert_at(text, map(_POS, chosen), inserts), len(chosen))
+    offsets = list(map(_POS, chosen))
+    return Outcome(tm.splice_at(text, offsets, offsets, inserts), len(chosen))
 
 
 _POS = itemgetter(0)
