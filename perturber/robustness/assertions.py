@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from .. import core
 from .checking import Checker
-from .report import diff
+from .text import diff
 
 
 def assert_invariant(
