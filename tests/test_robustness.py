@@ -12,6 +12,7 @@ from perturber.errors import InvalidParams
 from perturber.robustness import assert_invariant, ladder, metrics, select
 from perturber.robustness.checking import Checker, score_case
 from perturber.robustness.evaluate import evaluate
+from perturber.robustness.analysis import Options
 from perturber.robustness.report import aggregate, export_failures, write_report
 from perturber.robustness.suite import build_suite, case_id, write_suite
 
@@ -63,19 +64,6 @@ def test_stability_with_known_weights():
     assert metrics.stability([], []) is None
 
 
-def test_bucket_matches_the_formulas():
-    b = metrics.Bucket()
-    for sim, score in [(1, 0.1), (0, 0.4), (1, 0.2), (0.5, 0.3)]:
-        b.add(sim, score)
-    assert b.to_dict() == {
-        "n": 4,
-        "accuracy": pytest.approx(0.625),
-        "magnitude": pytest.approx(0.25),
-        "stability": pytest.approx(0.45),
-    }
-    assert metrics.Bucket().to_dict() == {"n": 0, "accuracy": None, "magnitude": None, "stability": None}
-
-
 @pytest.mark.parametrize(
     "levels, tau, expected",
     [
@@ -91,18 +79,6 @@ def test_bucket_matches_the_formulas():
 )
 def test_collapse_point(levels, tau, expected):
     assert metrics.collapse_point(levels, tau) == expected
-
-
-def test_flip_counts():
-    f = metrics.Flips()
-    for was, now in [(1, 0), (1, 0), (1, 0), (0, 1), (1, 1), (0, 0)]:
-        f.add(was, now)
-    assert (f.n, f.broken, f.repaired, f.net, f.failures) == (6, 3, 1, -2, 4)
-    assert f.churn == pytest.approx(4 / 6)
-    g = metrics.Flips()
-    for was, now in [(1, 0), (0, 1)]:
-        g.add(was, now)
-    assert (g.net, g.churn) == (0, 1.0)  # nets zero while changing every answer
 
 
 @pytest.mark.parametrize(
@@ -245,7 +221,7 @@ def test_ladder_levels_and_context_load_ratio_gate():
     assert [(c["params"]["tier"], c["level"]) for c in ci] == [(k, k) for k in range(1, 6)]
     for c in (c for c in cases if c["name"] == "context_load"):
         ratio = len(c["perturbed"]) / len(c["original"])
-        edges = (1.0, *ladder.CONTEXT_LOAD_RATIO_BANDS)
+        edges = (1.0, *ladder.RATIO_BANDS)
         inside = edges[c["requested_level"] - 1] < ratio <= edges[c["requested_level"]]
         assert (c["gate"] == "pass") == inside
 
@@ -321,12 +297,14 @@ def test_evaluate_resumes_without_duplicate_calls(tmp_path):
     def flaky(text):
         calls.append(text)
         if len(calls) == 9:
-            raise KeyboardInterrupt  # the user pressed ^C mid-run
+            raise KeyboardInterrupt  # the user pressed ^C mid-run, inside the model call
         return toy(text)
 
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(KeyboardInterrupt) as info:
         evaluate(str(cases), flaky, out, concurrency=1)
-    done = read(out)
+    assert info.value.summary.abandoned == 1 and info.value.summary.written == 8
+    done = [r for r in read(out) if r["kind"] != "inflight"]
+    assert len(done) == 8 and [r["kind"] for r in read(out)].count("inflight") == 1
     with open(out, "a", encoding="utf-8") as fh:
         fh.write('{"kind": "case", "key": "torn')  # a write torn by the interruption
     asked = []
@@ -337,7 +315,8 @@ def test_evaluate_resumes_without_duplicate_calls(tmp_path):
 
     summary = evaluate(str(cases), counting, out, concurrency=3)
     assert len(done) + len(asked) == 18 and summary.skipped == len([d for d in done if d["kind"] == "case"])
-    results = read(out)
+    assert summary.resent == 1  # the call cut by the interrupt, asked again and counted
+    results = [r for r in read(out) if r["kind"] != "inflight"]
     assert len(results) == 18 and len({r["key"] for r in results}) == 18
     assert evaluate(str(cases), counting, out).calls == 0
 
@@ -368,9 +347,9 @@ def toy_run(tmp_path):
     return tmp_path, results, read(cases)
 
 
-def test_report_lists_the_planted_weaknesses_first(toy_run):
+def test_report_structure_on_a_tiny_run(toy_run):
     tmp_path, results, cases = toy_run
-    data = write_report([str(results)], str(tmp_path / "report"))
+    data = write_report([str(results)], str(tmp_path / "report"), options=Options(min_n=1))
     groups = [
         (g["name"], g["n"], g["failures"], g["broken"], g["repaired"], g["net"])
         for g in data["perturbations"]
@@ -378,7 +357,9 @@ def test_report_lists_the_planted_weaknesses_first(toy_run):
     assert groups[:2] == [("spaces", 3, 3, 3, 0, -3), ("zero_width", 3, 3, 3, 0, -3)]
     assert all(g[2] == 0 for g in groups[2:]) and len(groups) == 5
     zw = data["perturbations"][1]
-    assert zw["hint"] == "fix in input normalisation, not in the prompt"
+    # 3 of 3 broken is p = 2 * 0.5**3 = 0.25 before adjustment: not significant, so no hint
+    assert zw["test"] == {"examples_broken": 3, "examples_repaired": 0, "p": 0.25, "p_adjusted": 1.0}
+    assert zw["status"] == "no significant change" and zw["hint"] is None
     assert "⟨U+200B⟩" in zw["examples"][0]["diff"] and len(zw["examples"]) == 3
     assert data["baseline_accuracy"] == 1.0
     fams = {f["name"]: f for f in data["families"]}
@@ -401,14 +382,23 @@ def test_report_lists_the_planted_weaknesses_first(toy_run):
     )
     assert fams["character"]["stability"] == pytest.approx(upper / sum(mags.values()))
     md = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
-    assert md.index("| spaces |") < md.index("| zero_width |") < md.index("| upper_case |")
+    assert md.index("| `spaces` |") < md.index("| `zero_width` |") < md.index("| `upper_case` |")
     saved = json.loads((tmp_path / "report" / "report.json").read_text(encoding="utf-8"))
-    assert saved["schema"] == "perturber.robustness.report/1"
+    assert saved["schema"] == "perturber.robustness.report/2"
     assert {"n", "accuracy", "magnitude", "stability"} <= set(saved["families"][0]["levels"][0])
     assert {"failures", "broken", "repaired", "net", "churn"} <= set(saved["perturbations"][0])
     assert (tmp_path / "report" / "degradation.png").read_bytes()[:4] == b"\x89PNG"
     html = (tmp_path / "report" / "report.html").read_text(encoding="utf-8")
-    assert html.count("data:image/png;base64,") == 2
+    assert html.count("data:image/png;base64,") == 3
+
+
+def test_default_minimum_n_keeps_a_tiny_run_from_concluding(toy_run):
+    tmp_path, results, _ = toy_run
+    data = aggregate([str(results)])
+    assert {g["status"] for g in data["perturbations"]} == {"n too small"}
+    assert not any(g["hint"] for g in data["perturbations"])
+    assert all(f["collapse_point"] is None and f["paired_collapse_point"] is None for f in data["families"])
+    assert all(f["quadrant"] is None for f in data["families"])
 
 
 def test_flip_table_counts_repairs(tmp_path):
@@ -419,7 +409,7 @@ def test_flip_table_counts_repairs(tmp_path):
         return out + "1" if "Mia " in text else out
 
     evaluate(str(cases), case_sensitive, tmp_path / "r.jsonl")
-    data = aggregate([str(tmp_path / "r.jsonl")])
+    data = aggregate([str(tmp_path / "r.jsonl")], Options(min_n=1))
     upper = next(g for g in data["perturbations"] if g["name"] == "upper_case")
     assert (upper["broken"], upper["repaired"], upper["net"]) == (0, 1, 1)
     assert upper["churn"] == pytest.approx(1 / 3)
@@ -430,11 +420,14 @@ def test_several_models_get_columns(toy_run, tmp_path):
     _, results, _ = toy_run
     other = tmp_path / "other.jsonl"
     evaluate(str(tmp_path / "cases.jsonl"), lambda t: toy(t.strip()), other, model_name="strip-first")
-    data = write_report([str(results), str(other)], str(tmp_path / "rep2"), plots_enabled=False)
+    options = Options(min_n=1)
+    data = write_report([str(results), str(other)], str(tmp_path / "rep2"), options=options, plots_enabled=False)
     assert data["models"] == ["toy", "strip-first"]
     pad = {f["name"]: f for f in data["by_model"]["strip-first"]["families"]}["padding"]
     assert pad["collapse_point"] is None
-    assert "| acc toy | acc strip-first |" in (tmp_path / "rep2" / "report.md").read_text(encoding="utf-8")
+    md = (tmp_path / "rep2" / "report.md").read_text(encoding="utf-8")
+    assert "| model | family | paired | paper | note |" in md
+    assert "| toy | padding | L2 | L2 |" in md and "| strip-first | padding | — | — |" in md
 
 
 def test_export_failures_and_regressions_stay_fixed(toy_run):
@@ -456,7 +449,7 @@ def test_export_failures_and_regressions_stay_fixed(toy_run):
         return toy(text.replace("\u200b", ""))
 
     evaluate(str(cases2), fixed, tmp_path / "r2.jsonl")
-    data = aggregate([str(tmp_path / "r2.jsonl")])
+    data = aggregate([str(tmp_path / "r2.jsonl")], Options(min_n=1))
     assert data["regressions"]["exported"] == 3
     assert sorted(data["regressions"]["fixed"]) == sorted(r["provenance"]["case_id"] for r in rows)
     assert export_failures([str(results)], str(tmp_path / "none.jsonl"), family="padding", level=5) == 0
@@ -624,10 +617,10 @@ def test_categorical_levels_and_model_gates():
         expectation="invariant",
         name="lexical_paraphrasing",
     )
-    assert gates.check_gate(**common, details={"numbers_preserved": False}) == "model_numbers_changed"
-    assert gates.check_gate(**common, details={"numbers_preserved": True}) is None
+    assert gates.check_gate(**common, details={"numbers_preserved": False}).reason == "model_numbers_changed"
+    assert gates.check_gate(**common, details={"numbers_preserved": True}).reason is None
     assert (
-        gates.check_gate(**{**common, "applied": False, "reason": "no_candidates"}, details={})
+        gates.check_gate(**{**common, "applied": False, "reason": "no_candidates"}, details={}).reason
         == "not_applied:no_candidates"
     )
 
@@ -654,7 +647,7 @@ def test_an_entry_that_errors_is_rejected_and_the_suite_goes_on(monkeypatch):
 def test_progress_shows_rate_and_eta():
     import io
 
-    from perturber.robustness.evaluate import Progress
+    from perturber.robustness.io import Progress
 
     buf = io.StringIO()
     bar = Progress(4, True, stream=buf)
@@ -725,7 +718,8 @@ def test_preset_puts_each_entry_in_one_family_and_ladders_categories(monkeypatch
 
     def fake_apply(text, name, params=None, seed=0, category="native"):
         params = dict(params or {})
-        out = f"{text} [{params.get('boundary', 'x')}]"
+        boundary = params.get("boundary", "x")  # a valid rewrite: removes a fact, or adds one
+        out = text.replace("tall", "") if boundary == "missing_information" else f"{text} [{boundary}]"
         return Result(
             text=out,
             applied=True,
