@@ -321,6 +321,47 @@ def test_evaluate_resumes_without_duplicate_calls(tmp_path):
     assert evaluate(str(cases), counting, out).calls == 0
 
 
+def test_an_interrupt_records_every_reply_and_marks_the_calls_in_flight(tmp_path, caplog):
+    import gc
+    import signal
+
+    from perturber.robustness.evaluate import Interrupted
+
+    cases = suite_file(tmp_path)
+    out = tmp_path / "results.jsonl"
+    asked = []
+
+    async def model(text):
+        asked.append(text)
+        if len(asked) == 7:
+            signal.raise_signal(signal.SIGINT)  # ^C while calls are in flight
+        if "\u200b" in text:
+            await asyncio.sleep(3600)  # never answers: still in flight at the interrupt
+        return toy(text)
+
+    with pytest.raises(Interrupted) as info:
+        evaluate(str(cases), model, out, concurrency=4, drain_seconds=0.2)
+    first = info.value.summary
+    records = read(out)
+    answered = {r["key"] for r in records if r["kind"] in ("case", "original") and "error" not in r}
+    markers = [r["key"] for r in records if r["kind"] == "inflight"]
+    assert first.abandoned == len(markers) > 0 and first.written == len(answered)
+    gc.collect()
+    assert "never retrieved" not in caplog.text  # every task was awaited before the log closed
+    again = []
+
+    def counting(text):
+        again.append(text)
+        return toy(text)
+
+    second = evaluate(str(cases), counting, out)
+    texts = {**{f"orig:{c['example_id']}": c["original"] for c in read(cases)}, **{c["case_id"]: c["perturbed"] for c in read(cases)}}
+    assert not {texts[k] for k in answered} & set(again)  # no reply received before ^C is asked again
+    assert second.resent == len(markers)  # the abandoned calls are asked again, and counted
+    final = {r["key"] for r in read(out) if r["kind"] != "inflight" and "error" not in r}
+    assert len(final) == 18
+
+
 def test_evaluate_records_errors_by_type_and_retries_them(tmp_path):
     cases = suite_file(tmp_path)
     out = tmp_path / "r.jsonl"
@@ -453,6 +494,41 @@ def test_export_failures_and_regressions_stay_fixed(toy_run):
     assert data["regressions"]["exported"] == 3
     assert sorted(data["regressions"]["fixed"]) == sorted(r["provenance"]["case_id"] for r in rows)
     assert export_failures([str(results)], str(tmp_path / "none.jsonl"), family="padding", level=5) == 0
+
+
+def test_exported_items_that_do_not_come_back_are_counted_as_not_retested(toy_run):
+    tmp_path, results, _ = toy_run
+    reg = tmp_path / "regression.jsonl"
+    export_failures([str(results)], str(reg), perturbation="zero_width")
+    rows = read(reg)
+    rows[0]["q"] = rows[0]["q"].upper()  # upper_case cannot apply to it: no case in the next suite
+    reg.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    cases2 = tmp_path / "cases2.jsonl"
+    write_suite(str(reg), str(cases2), field="q", answer_field="gold", id_field="id", select="name=upper_case")
+    evaluate(str(cases2), toy, tmp_path / "r2.jsonl")
+    data = write_report([str(tmp_path / "r2.jsonl")], str(tmp_path / "rep"), cases=str(cases2), plots_enabled=False)
+    regressions = data["regressions"]
+    assert regressions["not_retested"] == [rows[0]["provenance"]["case_id"]]
+    assert regressions["exported"] == 3 and len(regressions["still_failing"]) == 2
+    md = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
+    assert "| not re-tested (no case in this suite) | 1 |" in md
+    without = aggregate([str(tmp_path / "r2.jsonl")])
+    assert without["regressions"]["not_retested"] is None and without["regressions"]["exported"] == 2
+
+
+def test_export_only_broken_cases(tmp_path):
+    cases = suite_file(tmp_path)
+
+    def wrong_on_mia(text):  # wrong on every question about Mia: her original fails too
+        out = toy(text)
+        return out + "1" if "mia" in text.lower() else out
+
+    evaluate(str(cases), wrong_on_mia, tmp_path / "r.jsonl")
+    failing = export_failures([str(tmp_path / "r.jsonl")], str(tmp_path / "f.jsonl"))
+    broken = export_failures([str(tmp_path / "r.jsonl")], str(tmp_path / "b.jsonl"), only="broken")
+    # failing: 5 cases of Mia's example, plus zero_width and spaces on the two others
+    assert (failing, broken) == (9, 4)
+    assert all(r["provenance"]["example_id"] != "a" for r in read(tmp_path / "b.jsonl"))
 
 
 # -- assert_invariant -----------------------------------------------------------------------------

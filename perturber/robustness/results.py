@@ -102,9 +102,7 @@ class ModelRun:
         key = r.get("key")
         if "error" in r:
             if key not in self.seen:
-                if key in self.errors:
-                    self.superseded += 1
-                self.errors[key] = r["error"].get("code", "error")
+                self.errors[key] = r["error"].get("code", "error")  # the latest error of a key
             return
         if key in self.seen:
             self.duplicates += 1
