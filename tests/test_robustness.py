@@ -831,3 +831,40 @@ def test_preset_puts_each_entry_in_one_family_and_ladders_categories(monkeypatch
         ("fabricated_entity", 4, "pass"),
         ("impossible_premise", 5, "pass"),
     ]
+
+
+def test_assert_invariant_defaults_run_native_deterministic_entries_once(monkeypatch):
+    from perturber import core
+    from perturber.robustness.assertions import default_perturbations
+
+    monkeypatch.delenv("PERTURBER_LLM_BASE_URL", raising=False)  # no endpoint: must not be needed
+    names = default_perturbations()
+    catalog = {e["name"]: e for e in core.list_perturbations(category="native")}
+    assert len(names) == len(set(names)) and names
+    assert all(catalog[n]["kind"] == "deterministic" and catalog[n]["in_scope"] for n in names)
+    assert all(catalog[n]["expectation"] == "invariant" for n in names)
+    assert not {catalog[n]["family"] for n in names} & {"control", "schema"}
+    applied = []
+    real = core.apply
+
+    def spy(text, name, params=None, seed=0, category="native"):
+        applied.append((name, seed, category))
+        return real(text, name, params, seed, category)
+
+    monkeypatch.setattr(core, "apply", spy)
+    assert_invariant(lambda text: "same", ["Mia has 12 apples."], seeds=[0, 1])
+    seeded = {n for n in names if catalog[n]["seed_sensitive"]}
+    assert {c for _, _, c in applied} == {"native"}
+    assert len(applied) == len(names) + len(seeded)  # seed-insensitive entries run once
+
+
+def test_the_example_problems_are_the_generators_output():
+    import importlib.util
+    import pathlib
+
+    root = pathlib.Path(__file__).resolve().parent.parent / "examples"
+    spec = importlib.util.spec_from_file_location("make_word_problems", root / "make_word_problems.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    committed = [json.loads(line) for line in (root / "gsm8k_style.jsonl").read_text().splitlines()]
+    assert committed == module.problems(300)
