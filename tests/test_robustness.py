@@ -605,6 +605,9 @@ def test_cli_walkthrough(tmp_path, capsys):
         )
         == 0
     )
+    assert "exported 9 failing cases" in capsys.readouterr().err
+    argv = ["report", str(results), "--export-failures", str(tmp_path / "b.jsonl"), "--only", "broken"]
+    assert cli.main(argv) == 0 and "exported 9 broken cases" in capsys.readouterr().err
     data = json.loads((rep / "report.json").read_text(encoding="utf-8"))
     # zero_width is seeded: 3 examples x 2 seeds; spaces is not seeded: one case per example
     assert [(g["name"], g["failures"]) for g in data["perturbations"][:2]] == [

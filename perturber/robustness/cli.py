@@ -52,6 +52,7 @@ def cmd_suite(argv: Sequence[str]) -> int:
         help="also ask an LLM judge (PERTURBER_LLM_BASE_URL / _DEFAULT_MODEL) whether the "
         "perturbed problem has the same answer",
     )
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
     p.add_argument("-o", "--output", required=True)
     args = p.parse_args(argv)
     judge = _gate_judge() if args.gate_judge else None
@@ -69,6 +70,7 @@ def cmd_suite(argv: Sequence[str]) -> int:
         ladder_scan=args.ladder,
         bands=ladder.load_bands(args.bands),
         judge=judge,
+        progress=sys.stderr.isatty() if args.progress is None else args.progress,
     )
     info = stats.to_dict()
     sys.stderr.write(
@@ -165,7 +167,7 @@ def cmd_evaluate(argv: Sequence[str]) -> int:
             model_name=name,
         )
     except evaluate.Interrupted as stop:
-        sys.stderr.write(f"\nperturber: {stop.summary.interrupt_message()}\n")
+        sys.stderr.write(("\n" if show else "") + f"perturber: {stop.summary.interrupt_message()}\n")
         return 130
     sys.stderr.write(f"perturber: {summary.describe()}\n")
     return 0

@@ -131,8 +131,7 @@ class ModelRun:
         keys = [pkey, ("family", family, scoring)]
         if isinstance(level, int) and 1 <= level <= 5:
             keys.append(("level", family, scoring, level))
-        for cell in keys:
-            self.cells.setdefault(cell, {}).setdefault(r["example_id"], Sums()).add(sim, orig, mag)
+        self.pair(keys, r["example_id"], sim, orig, mag)
         if pkey not in self.meta:
             self.meta[pkey] = {
                 "name": r["name"],
@@ -145,6 +144,12 @@ class ModelRun:
         shown = self.examples[pkey]
         if orig >= FAIL_BELOW > sim and len(shown) < N_EXAMPLES:
             shown.append(_shown(r))
+
+    def pair(self, cells: list[tuple], example_id: str, sim: float, reference: float, mag: float) -> None:
+        """Add one paired observation to ``cells``: a case's correctness against its reference's
+        (here the same example's original; comparing two runs, the baseline run's same case)."""
+        for cell in cells:
+            self.cells.setdefault(cell, {}).setdefault(example_id, Sums()).add(sim, reference, mag)
 
     def standing_errors(self) -> dict[str, int]:
         """Errors no later result superseded, by code (most first)."""

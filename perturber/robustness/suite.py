@@ -21,7 +21,7 @@ from ..errors import InvalidParams, PerturberError
 from . import gates, ladder
 from . import select as select_mod
 from .facts import entry_facts
-from .io import AtomicJsonl, read_records
+from .io import AtomicJsonl, Progress, read_records
 
 UNPERTURBED_LEVEL = 0
 FLAG_RATE = 0.5  # an entry rejected at least this often is flagged as not usable on the data
@@ -350,16 +350,26 @@ def _case(
 
 
 def write_suite(
-    examples_path: str, out_path: str, rejected_path: str | None = None, **options: Any
+    examples_path: str,
+    out_path: str,
+    rejected_path: str | None = None,
+    *,
+    progress: bool = False,
+    **options: Any,
 ) -> SuiteStats:
     """Stream ``examples_path`` into ``out_path`` (passing cases) and ``rejected_path``
     (default ``<out>.rejected.jsonl``), both written atomically; a summary goes to
-    ``<out>.summary.json`` (:func:`summary_path`). Returns the counts."""
+    ``<out>.summary.json`` (:func:`summary_path`). ``progress``: a bar over the examples on
+    stderr. Returns the counts."""
     rejected_path = rejected_path or _sibling(out_path, ".rejected.jsonl")
     stats = SuiteStats()
+    bar = Progress(sum(1 for _ in read_records(examples_path)) if progress else 0, progress)
     with AtomicJsonl(out_path) as good, AtomicJsonl(rejected_path) as bad:
         for case in build_suite(read_records(examples_path), stats=stats, **options):
             (good if case["gate"] == "pass" else bad).write(case)
+            if stats.examples > bar.done + 1:
+                bar.update(stats.examples - 1 - bar.done)
+    bar.update(stats.examples - bar.done)
     with open(summary_path(out_path), "w", encoding="utf-8") as fh:
         json.dump(stats.to_dict(), fh, indent=2, sort_keys=True)
         fh.write("\n")
