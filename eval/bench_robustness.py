@@ -78,9 +78,7 @@ def bench_suite(args) -> dict:
 
 def _serve(*options: str) -> tuple[subprocess.Popen, str]:
     """The scripted endpoint in its own process (its own interpreter and GIL), as a real one would."""
-    child = subprocess.Popen(
-        [sys.executable, str(ENDPOINT), *options], stdout=subprocess.PIPE, text=True
-    )
+    child = subprocess.Popen([sys.executable, str(ENDPOINT), *options], stdout=subprocess.PIPE, text=True)
     line = child.stdout.readline()  # "serving URL (^C stops)"
     return child, line.split()[1]
 
@@ -219,7 +217,16 @@ def bench_scripted(args) -> dict:
     for stale in (results, log):
         stale.unlink(missing_ok=True)
     answer = [] if args.questions else ["--answer-field", "answer"]
-    suite = [str(examples), "--field", "question", "--id-field", "id", *answer, "--preset", "graded-reasoning"]
+    suite = [
+        str(examples),
+        "--field",
+        "question",
+        "--id-field",
+        "id",
+        *answer,
+        "--preset",
+        "graded-reasoning",
+    ]
     subprocess.run(_perturber("suite", *suite, "--ladder", "-o", str(cases)), check=True)
     child, base_url = _serve("--garbage", "0.01", "--log", str(log), *problems)
     run = _perturber("evaluate", str(cases), "--base-url", base_url, "--model", "scripted",
@@ -234,11 +241,27 @@ def bench_scripted(args) -> dict:
     child.terminate()
     child.wait()
     report_dir = out / "report"
-    subprocess.run(_perturber("report", str(results), "--cases", str(cases), "-o", str(report_dir)), check=True)
+    subprocess.run(
+        _perturber("report", str(results), "--cases", str(cases), "-o", str(report_dir)), check=True
+    )
     data = json.loads((report_dir / "report.json").read_text(encoding="utf-8"))
     summary = json.loads((out / "cases.summary.json").read_text(encoding="utf-8"))
     top = [
-        {k: p[k] for k in ("name", "n", "broken", "repaired", "flip_rate", "flip_ci", "drop", "drop_ci", "status", "hint")}
+        {
+            k: p[k]
+            for k in (
+                "name",
+                "n",
+                "broken",
+                "repaired",
+                "flip_rate",
+                "flip_ci",
+                "drop",
+                "drop_ci",
+                "status",
+                "hint",
+            )
+        }
         | {"p_adjusted": p["test"]["p_adjusted"]}
         for p in data["perturbations"][: args.top]
     ]
@@ -251,10 +274,23 @@ def bench_scripted(args) -> dict:
         "flagged": [f["message"] for f in summary["flagged"]],
         "baseline": [data["baseline_accuracy"], data["baseline_ci"]],
         "top": top,
-        "hinted_with_zero_broken": [p["name"] for p in data["perturbations"] if p["hint"] and not p["broken"]],
+        "hinted_with_zero_broken": [
+            p["name"] for p in data["perturbations"] if p["hint"] and not p["broken"]
+        ],
         "families": [
-            {k: f[k] for k in ("name", "paired_collapse_label", "collapse_label", "paired_note", "quadrant",
-                               "relative_stability", "relative_ci", "relative_quadrant")}  # fmt: skip
+            {
+                k: f[k]
+                for k in (
+                    "name",
+                    "paired_collapse_label",
+                    "collapse_label",
+                    "paired_note",
+                    "quadrant",
+                    "relative_stability",
+                    "relative_ci",
+                    "relative_quadrant",
+                )
+            }  # fmt: skip
             for f in data["families"]
         ],
         "interrupted": interrupted,
@@ -283,12 +319,17 @@ def main() -> None:
     sc = sub.add_parser("scripted")
     sc.add_argument("--questions", help="a JSON list of questions (no gold: invariance mode)")
     sc.add_argument("--out", help="directory for cases, results and the report (default: a temp dir)")
-    sc.add_argument("--interrupt-bytes", type=int, default=4_000_000, help="SIGINT once results reach this size")
+    sc.add_argument(
+        "--interrupt-bytes", type=int, default=4_000_000, help="SIGINT once results reach this size"
+    )
     sc.add_argument("--top", type=int, default=8, help="rows of the failures table to print")
     args = p.parse_args()
-    fn = {"suite": bench_suite, "evaluate": bench_evaluate, "report": bench_report, "scripted": bench_scripted}[
-        args.cmd
-    ]
+    fn = {
+        "suite": bench_suite,
+        "evaluate": bench_evaluate,
+        "report": bench_report,
+        "scripted": bench_scripted,
+    }[args.cmd]
     print(json.dumps(fn(args)))
 
 

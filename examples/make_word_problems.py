@@ -28,12 +28,18 @@ def _spell(n: int) -> str:
 
 def _t_gives(r: random.Random, name: str):
     a, b = r.randint(12, 90), r.randint(2, 11)
-    return f"{name} has {a} apples. {name} gives {_spell(b)} apples to a friend. How many apples are left?", a - b
+    return (
+        f"{name} has {a} apples. {name} gives {_spell(b)} apples to a friend. How many apples are left?",
+        a - b,
+    )
 
 
 def _t_trays(r: random.Random, name: str):
     a, b = r.randint(2, 9), r.randint(6, 24)
-    return f"A baker makes {_spell(a)} trays of muffins with {b} muffins on each tray. How many muffins is that?", a * b
+    return (
+        f"A baker makes {_spell(a)} trays of muffins with {b} muffins on each tray. How many muffins is that?",
+        a * b,
+    )
 
 
 def _t_dozen(r: random.Random, name: str):
@@ -53,12 +59,18 @@ def _t_thirds(r: random.Random, name: str):
 
 def _t_shift(r: random.Random, name: str):
     a, d = r.randint(9, 30), r.randint(2, 6)
-    return f"{name} earns {a} dollars an hour and works an eight-hour day. How much is earned in {_spell(d)} days?", a * 8 * d
+    return (
+        f"{name} earns {a} dollars an hour and works an eight-hour day. How much is earned in {_spell(d)} days?",
+        a * 8 * d,
+    )
 
 
 def _t_fifths(r: random.Random, name: str):
     a = 5 * r.randint(4, 80)
-    return f"A pipe is {a} feet long. A plumber cuts off three-fifths of it. How many feet of pipe are left?", 2 * a // 5
+    return (
+        f"A pipe is {a} feet long. A plumber cuts off three-fifths of it. How many feet of pipe are left?",
+        2 * a // 5,
+    )
 
 
 def _t_pairs(r: random.Random, name: str):
@@ -68,7 +80,10 @@ def _t_pairs(r: random.Random, name: str):
 
 def _t_wheels(r: random.Random, name: str):
     a, b = r.randint(15, 60), r.randint(2, 12)
-    return f"There are {a} cars in a lot and each car has four wheels. Then {b} cars leave. How many wheels are left?", 4 * (a - b)
+    return (
+        f"There are {a} cars in a lot and each car has four wheels. Then {b} cars leave. How many wheels are left?",
+        4 * (a - b),
+    )
 
 
 def _t_twice(r: random.Random, name: str):
@@ -78,7 +93,10 @@ def _t_twice(r: random.Random, name: str):
 
 def _t_farm(r: random.Random, name: str):
     a, b = r.randint(5, 40), r.randint(2, 6)
-    return f"A farmer has {a} cows and {_spell(b)} times as many sheep. How many animals are there?", a + a * b
+    return (
+        f"A farmer has {a} cows and {_spell(b)} times as many sheep. How many animals are there?",
+        a + a * b,
+    )
 
 
 def _t_fourth(r: random.Random, name: str):
@@ -88,17 +106,26 @@ def _t_fourth(r: random.Random, name: str):
 
 def _t_percent(r: random.Random, name: str):
     a, b = 4 * r.randint(3, 25), r.randint(2, 10)
-    return f"{name} saves {a} dollars a week for {b} weeks and spends 25 percent of it. How many dollars are left?", 3 * a * b // 4
+    return (
+        f"{name} saves {a} dollars a week for {b} weeks and spends 25 percent of it. How many dollars are left?",
+        3 * a * b // 4,
+    )
 
 
 def _t_train(r: random.Random, name: str):
     a, b, c, d = r.randint(30, 90), r.randint(2, 5), r.randint(30, 90), r.randint(2, 5)
-    return f"A train goes {a} miles per hour for {b} hours, then {c} miles per hour for {d} hours. How far does it go?", a * b + c * d
+    return (
+        f"A train goes {a} miles per hour for {b} hours, then {c} miles per hour for {d} hours. How far does it go?",
+        a * b + c * d,
+    )
 
 
 def _t_change(r: random.Random, name: str):
     a, b, c = r.randint(15, 60), r.randint(2, 9), r.randint(5, 10)
-    return f"Pencils cost {a} cents each. {name} buys {b} pencils and pays {c} dollars. How many cents of change are due?", 100 * c - a * b
+    return (
+        f"Pencils cost {a} cents each. {name} buys {b} pencils and pays {c} dollars. How many cents of change are due?",
+        100 * c - a * b,
+    )
 
 
 TEMPLATES = (

@@ -40,7 +40,7 @@ class Scripted:
             with open(log, encoding="utf-8") as fh:
                 self.seen = {json.loads(line)["text"] for line in fh if line.strip()}
         self.lock = threading.Lock()
-        self.log = open(log, "a", encoding="utf-8") if log else None  # noqa: SIM115 - closed in close()
+        self.log = open(log, "a", encoding="utf-8") if log else None
 
     def reply_kind(self, text: str) -> str:
         digest = int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big")
@@ -68,7 +68,9 @@ def _completion(model: str, content: str | None) -> dict:
         "object": "chat.completion",
         "created": int(time.time()),
         "model": model,
-        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+        "choices": [
+            {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
+        ],
         "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
     }
 
@@ -79,7 +81,9 @@ def handler(state: Scripted):
             if self.path.rstrip("/") != "/v1/chat/completions":
                 return self._send(404, b'{"error": {"message": "not found"}}')
             body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
-            text = next((m["content"] for m in reversed(body.get("messages", [])) if m.get("role") == "user"), "")
+            text = next(
+                (m["content"] for m in reversed(body.get("messages", [])) if m.get("role") == "user"), ""
+            )
             if state.delay:
                 time.sleep(state.delay)
             kind = state.reply_kind(text)

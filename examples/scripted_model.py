@@ -57,7 +57,8 @@ def read_problems(path: str | os.PathLike) -> list[dict]:
     text = pathlib.Path(path).read_text(encoding="utf-8")
     if text.lstrip().startswith("["):
         return [
-            {"id": str(i), "question": q, "answer": _hash(q) % 1000} for i, q in enumerate(json.loads(text), 1)
+            {"id": str(i), "question": q, "answer": _hash(q) % 1000}
+            for i, q in enumerate(json.loads(text), 1)
         ]
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 

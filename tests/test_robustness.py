@@ -10,9 +10,9 @@ import pytest
 from perturber import cli
 from perturber.errors import InvalidParams
 from perturber.robustness import assert_invariant, ladder, metrics, select
+from perturber.robustness.analysis import Options
 from perturber.robustness.checking import Checker, score_case
 from perturber.robustness.evaluate import evaluate
-from perturber.robustness.analysis import Options
 from perturber.robustness.report import aggregate, export_failures, write_report
 from perturber.robustness.suite import build_suite, case_id, write_suite
 
@@ -355,7 +355,10 @@ def test_an_interrupt_records_every_reply_and_marks_the_calls_in_flight(tmp_path
         return toy(text)
 
     second = evaluate(str(cases), counting, out)
-    texts = {**{f"orig:{c['example_id']}": c["original"] for c in read(cases)}, **{c["case_id"]: c["perturbed"] for c in read(cases)}}
+    texts = {
+        **{f"orig:{c['example_id']}": c["original"] for c in read(cases)},
+        **{c["case_id"]: c["perturbed"] for c in read(cases)},
+    }
     assert not {texts[k] for k in answered} & set(again)  # no reply received before ^C is asked again
     assert second.resent == len(markers)  # the abandoned calls are asked again, and counted
     final = {r["key"] for r in read(out) if r["kind"] != "inflight" and "error" not in r}
@@ -462,7 +465,9 @@ def test_several_models_get_columns(toy_run, tmp_path):
     other = tmp_path / "other.jsonl"
     evaluate(str(tmp_path / "cases.jsonl"), lambda t: toy(t.strip()), other, model_name="strip-first")
     options = Options(min_n=1)
-    data = write_report([str(results), str(other)], str(tmp_path / "rep2"), options=options, plots_enabled=False)
+    data = write_report(
+        [str(results), str(other)], str(tmp_path / "rep2"), options=options, plots_enabled=False
+    )
     assert data["models"] == ["toy", "strip-first"]
     pad = {f["name"]: f for f in data["by_model"]["strip-first"]["families"]}["padding"]
     assert pad["collapse_point"] is None
@@ -504,9 +509,13 @@ def test_exported_items_that_do_not_come_back_are_counted_as_not_retested(toy_ru
     rows[0]["q"] = rows[0]["q"].upper()  # upper_case cannot apply to it: no case in the next suite
     reg.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     cases2 = tmp_path / "cases2.jsonl"
-    write_suite(str(reg), str(cases2), field="q", answer_field="gold", id_field="id", select="name=upper_case")
+    write_suite(
+        str(reg), str(cases2), field="q", answer_field="gold", id_field="id", select="name=upper_case"
+    )
     evaluate(str(cases2), toy, tmp_path / "r2.jsonl")
-    data = write_report([str(tmp_path / "r2.jsonl")], str(tmp_path / "rep"), cases=str(cases2), plots_enabled=False)
+    data = write_report(
+        [str(tmp_path / "r2.jsonl")], str(tmp_path / "rep"), cases=str(cases2), plots_enabled=False
+    )
     regressions = data["regressions"]
     assert regressions["not_retested"] == [rows[0]["provenance"]["case_id"]]
     assert regressions["exported"] == 3 and len(regressions["still_failing"]) == 2

@@ -195,7 +195,9 @@ def test_garbage_replies_are_errors_never_scores_and_a_rerun_supersedes_them(llm
     assert not [r for r in read(out) if "sim" in r]  # nothing was scored
     assert aggregate([str(out)])["errors"] == dict(first.errors)
     llm_server.script(Reply(content=None))  # missing content, on the next run's first call
-    second = evaluate(str(cases), EndpointModel(llm_server.base_url, "m", api_key="", concurrency=1), out, concurrency=1)
+    second = evaluate(
+        str(cases), EndpointModel(llm_server.base_url, "m", api_key="", concurrency=1), out, concurrency=1
+    )
     assert second.errors == {"malformed_reply": 1, "original_failed": 5}
     assert all(r["output"].strip() for r in read(out) if "sim" in r)
     third = evaluate(str(cases), EndpointModel(llm_server.base_url, "m", api_key=""), out)
@@ -204,7 +206,9 @@ def test_garbage_replies_are_errors_never_scores_and_a_rerun_supersedes_them(llm
     assert data["errors"] == {} and data["errors_superseded"] == 18  # keys that failed, now answered
 
 
-def test_timeout_and_retries_come_from_the_settings_and_the_flags(llm_server, cases, tmp_path, monkeypatch, capsys):
+def test_timeout_and_retries_come_from_the_settings_and_the_flags(
+    llm_server, cases, tmp_path, monkeypatch, capsys
+):
     monkeypatch.setenv("PERTURBER_LLM_TIMEOUT", "7")
     monkeypatch.setenv("PERTURBER_LLM_MAX_RETRIES", "1")
     model = EndpointModel(llm_server.base_url, "m", api_key="")
@@ -213,7 +217,11 @@ def test_timeout_and_retries_come_from_the_settings_and_the_flags(llm_server, ca
     assert (model.endpoint.timeout, model.endpoint.max_retries) == (0.5, 0)
     # the CLI flags reach the endpoint: a slow reply times out once, with no retry
     slow = "Mia has 12 apples and gives 5 away. How many are left?"
-    llm_server.script(default=lambda body: Reply(content="#### 7", delay=2.0) if body["messages"][-1]["content"] == slow else answering(body))
+    llm_server.script(
+        default=lambda body: (
+            Reply(content="#### 7", delay=2.0) if body["messages"][-1]["content"] == slow else answering(body)
+        )
+    )
     out = tmp_path / "r.jsonl"
     argv = ["evaluate", str(cases), "--base-url", llm_server.base_url, "--model", "m", "-o", str(out)]
     assert cli.main([*argv, "--timeout", "0.3", "--max-retries", "0", "--concurrency", "4"]) == 0
@@ -239,7 +247,9 @@ def test_knowledge_boundary_ladder_reaches_all_five_levels(tier, tmp_path):
         boundary = next(b for b, intent in BOUNDARIES.items() if intent in system)
         if boundary == "missing_information":
             return Reply(content=text.replace("12 muffins per hour", "muffins at a steady rate"))
-        return Reply(content=f"{text} (This follows the {boundary.replace('_', ' ')} of the Zentrix Institute.)")
+        return Reply(
+            content=f"{text} (This follows the {boundary.replace('_', ' ')} of the Zentrix Institute.)"
+        )
 
     tier.script(default=rewrite)
     stats = SuiteStats()
@@ -255,7 +265,6 @@ def test_knowledge_boundary_ladder_reaches_all_five_levels(tier, tmp_path):
     )
     assert [(c["level"], c["gate"]) for c in cases] == [(k, "pass") for k in range(1, 6)]
     assert stats.to_dict()["ladder_unreachable"] == {}
-
 
 
 # -- exactly once across ^C -----------------------------------------------------------------------

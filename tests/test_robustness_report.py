@@ -49,12 +49,13 @@ RIGHT = {e: float(i < 30) for i, e in enumerate(EXAMPLES)}  # e00..e29 right, e3
 
 
 def paired_run():
-    """Five perturbations over 40 examples (30 originals right) with flips placed by hand."""
+    """Six perturbations over 40 examples (30 originals right) with flips placed by hand."""
     rows = [original(e, RIGHT[e]) for e in EXAMPLES]
     flips = {
         "zero_width": ({f"e{i:02d}" for i in range(10)}, set()),  # 10 broken
         "typos": ({f"e{i:02d}" for i in range(8)}, {"e30"}),  # 8 broken, 1 repaired
         "upper_case": ({"e00", "e01", "e02"}, {"e30", "e31", "e32"}),  # 3 and 3
+        "spaces": ({f"e{i:02d}" for i in range(12)}, {f"e{i}" for i in range(30, 40)}),  # 12 and 10
         "conflicting_instruction": (set(), set()),  # nothing flips; 10 fail on wrong originals
     }
     for name, (broken, repaired) in flips.items():
@@ -78,18 +79,21 @@ def by_name(data):
 def test_paired_table_by_hand(tmp_path):
     data = aggregate([write(tmp_path, paired_run())])
     rows = by_name(data)
+    # what significantly breaks answers first, then the rest by broken cases (spaces: 12 broken
+    # and 10 repaired is no evidence, however many it broke)
     assert [p["name"] for p in data["perturbations"]] == [
-        "zero_width", "typos", "line_wrap", "upper_case", "conflicting_instruction",
+        "zero_width", "spaces", "typos", "line_wrap", "upper_case", "conflicting_instruction",
     ]  # fmt: skip
     zw = rows["zero_width"]
     assert (zw["n"], zw["broken"], zw["repaired"], zw["net"]) == (40, 10, 0, -10)
     assert zw["flip_rate"] == pytest.approx(10 / 30) and zw["flip_ci"] == list(stats.wilson(10, 30))
     assert zw["accuracy"] == 0.5 and zw["ci"] == list(stats.wilson(20, 40))
     assert zw["drop"] == pytest.approx(0.25)
-    # exact McNemar on (10, 0): 2 / 2**10; on (8, 1): 2 * (1 + 9) / 2**9; Holm over 4 tested rows
+    # exact McNemar on (10, 0): 2 / 2**10; on (8, 1): 2 * (1 + 9) / 2**9; Holm over 5 tested rows
     assert zw["test"]["p"] == 2 / 2**10 and rows["typos"]["test"]["p"] == 20 / 512
-    assert zw["test"]["p_adjusted"] == pytest.approx(4 * 2 / 2**10)
-    assert rows["typos"]["test"]["p_adjusted"] == pytest.approx(3 * 20 / 512)
+    assert zw["test"]["p_adjusted"] == pytest.approx(5 * 2 / 2**10)
+    assert rows["typos"]["test"]["p_adjusted"] == pytest.approx(4 * 20 / 512)
+    assert rows["spaces"]["status"] == "no significant change" and rows["spaces"]["hint"] is None
     assert rows["upper_case"]["test"]["p_adjusted"] == 1.0
     assert zw["status"] == "breaks answers" and zw["hint"] == "fix in input normalisation, not in the prompt"
     ci = rows["conflicting_instruction"]
@@ -104,9 +108,9 @@ def test_paired_table_by_hand(tmp_path):
 def test_benjamini_hochberg_on_request(tmp_path):
     data = aggregate([write(tmp_path, paired_run())], Options(correction="bh"))
     rows = by_name(data)
-    # sorted p: 1/512, 20/512, 1, 1 -> BH: min over ranks of p * 4 / rank
-    assert rows["zero_width"]["test"]["p_adjusted"] == pytest.approx(4 / 512)
-    assert rows["typos"]["test"]["p_adjusted"] == pytest.approx(20 / 512 * 4 / 2)
+    # sorted p: 1/512, 20/512, then three >= 0.8 -> BH: the running minimum of p * 5 / rank
+    assert rows["zero_width"]["test"]["p_adjusted"] == pytest.approx(5 / 512)
+    assert rows["typos"]["test"]["p_adjusted"] == pytest.approx(20 / 512 * 5 / 2)
     assert data["correction"] == "bh"
 
 
@@ -125,15 +129,21 @@ def family_run():
     # Flat: originals half right on its own examples, nothing flips
     flat = [f"f{i:02d}" for i in range(40)]
     rows += [original(e, float(i % 2)) for i, e in enumerate(flat)]
-    rows += [case(e, "spaces", float(i % 2), float(i % 2), level=2, family="Flat") for i, e in enumerate(flat)]
+    rows += [
+        case(e, "spaces", float(i % 2), float(i % 2), level=2, family="Flat") for i, e in enumerate(flat)
+    ]
     # Drop: L1 intact, L2 loses 30 of 40
     rows += [case(e, "typos", 1.0, 1.0, level=1, family="Drop") for e in EXAMPLES]
-    rows += [case(e, "typos", float(i >= 30), 1.0, level=2, family="Drop", mag=0.3) for i, e in enumerate(EXAMPLES)]
+    rows += [
+        case(e, "typos", float(i >= 30), 1.0, level=2, family="Drop", mag=0.3) for i, e in enumerate(EXAMPLES)
+    ]
     # Small: L1 has two cases, both wrong; L2 is intact
     rows += [case(e, "homoglyph", 0.0, 1.0, level=1, family="Small") for e in EXAMPLES[:2]]
     rows += [case(e, "homoglyph", 1.0, 1.0, level=2, family="Small") for e in EXAMPLES]
     # Noisy: L2 keeps 30 of 40 (0.75 < 0.8, but not significantly so at n = 40)
-    rows += [case(e, "ocr_noise", float(i < 30), 1.0, level=2, family="Noisy") for i, e in enumerate(EXAMPLES)]
+    rows += [
+        case(e, "ocr_noise", float(i < 30), 1.0, level=2, family="Noisy") for i, e in enumerate(EXAMPLES)
+    ]
     return rows
 
 
@@ -170,7 +180,9 @@ def test_small_cells_are_left_out_of_the_plot(tmp_path, monkeypatch):
     data = aggregate([write(tmp_path, family_run())])
     drawn = {}
     monkeypatch.setattr(plots, "degradation_png", lambda series, title: drawn.update(series) or b"")
-    monkeypatch.setattr(plots, "quadrant_png", lambda points, *args: drawn.setdefault("quadrants", []).append(points) or b"")
+    monkeypatch.setattr(
+        plots, "quadrant_png", lambda points, *args: drawn.setdefault("quadrants", []).append(points) or b""
+    )
     report.plot_images(data)
     assert [p[0] for p in drawn["Small"]] == [0, 2]  # L1 (n = 2) is not a plot point
     assert "Small" in drawn["quadrants"][0] and "Flat" in drawn["quadrants"][1]
@@ -290,10 +302,28 @@ def test_report_json_schema_2_keeps_schema_1_fields(tmp_path):
     data = write_report([write(tmp_path, paired_run())], str(tmp_path / "rep"), plots_enabled=False)
     saved = json.loads((tmp_path / "rep" / "report.json").read_text(encoding="utf-8"))
     assert saved["schema"] == "perturber.robustness.report/2" and saved == json.loads(json.dumps(data))
-    v1_top = {"models", "tau", "baseline_accuracy", "families", "perturbations", "regressions", "errors", "by_model"}
+    v1_top = {
+        "models",
+        "tau",
+        "baseline_accuracy",
+        "families",
+        "perturbations",
+        "regressions",
+        "errors",
+        "by_model",
+    }
     v1_perturbation = {"name", "category", "family", "graded_family", "expectation", "n", "failures", "rate",
                        "broken", "repaired", "net", "churn", "hint", "examples"}  # fmt: skip
-    v1_family = {"name", "baseline", "collapse_point", "collapse_label", "magnitude", "stability", "quadrant", "levels"}
+    v1_family = {
+        "name",
+        "baseline",
+        "collapse_point",
+        "collapse_label",
+        "magnitude",
+        "stability",
+        "quadrant",
+        "levels",
+    }
     assert v1_top <= set(saved) and v1_perturbation <= set(saved["perturbations"][0])
     assert v1_family <= set(saved["families"][0])
     assert {"level", "n", "accuracy", "magnitude", "stability"} <= set(saved["families"][0]["levels"][1])

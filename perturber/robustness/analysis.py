@@ -22,6 +22,7 @@ Pure data in, pure data out (the ``report.json`` of one model); nothing here ren
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from . import metrics, stats
 from .facts import INPUT_NORMALISATION, PROMPT, entry_facts
@@ -181,8 +182,18 @@ def _hint(row: dict) -> str | None:
 
 
 def _order(row: dict) -> tuple:
+    """Perturbations that significantly break answers first, by broken cases; then the other
+    answer-scored ones, by broken cases; then directional, then refusal entries."""
     scoring = {"answer": 0, "directional": 1, "refusal": 2}[row["scoring"]]
-    return (scoring, -(row["broken"] or 0), row.get("test", {}).get("p", 1.0), -row["failures"], row["name"])
+    broken = -(row["broken"] or 0)
+    return (
+        scoring,
+        row["status"] != BREAKS,
+        broken,
+        row.get("test", {}).get("p", 1.0),
+        -row["failures"],
+        row["name"],
+    )
 
 
 def _level(run: ModelRun, cell: tuple, cis: _Intervals, options: Options, paired: bool) -> dict:
@@ -215,12 +226,10 @@ def _family(run: ModelRun, key: tuple, cis: _Intervals, options: Options) -> dic
     t = total(run.cells[key])
     examples = [e for e in run.cells[key] if e in run.originals]
     base = metrics.mean(run.originals[e] for e in examples)
-    l0 = {"level": 0, "n": len(examples), "examples_n": len(examples), "accuracy": base}
+    l0: dict[str, Any] = {"level": 0, "n": len(examples), "examples_n": len(examples), "accuracy": base}
     l0.update(ci=_ci(sum(run.originals[e] for e in examples), len(examples)), magnitude=0.0)
     l0.update(stability=None, too_small=len(examples) < options.min_n)
-    levels = [l0] + [
-        _level(run, ("level", name, scoring, k), cis, options, paired) for k in range(1, 6)
-    ]
+    levels = [l0] + [_level(run, ("level", name, scoring, k), cis, options, paired) for k in range(1, 6)]
     family = {
         "name": name,
         "scoring": scoring,
@@ -282,12 +291,12 @@ def _quadrants(families: list[dict], tau: float) -> float | None:
     shown = [f for f in families if not f["too_small"] and f["stability"] is not None]
     mean_mag = metrics.mean(f["magnitude"] for f in shown)
     for f in families:
-        ok = f in shown and mean_mag is not None
-        f["quadrant"] = metrics.quadrant(f["magnitude"], f["stability"], mean_mag, tau) if ok else None
-        rel = f["relative_stability"]
-        f["relative_quadrant"] = (
-            metrics.quadrant(f["magnitude"], rel, mean_mag, tau) if ok and rel is not None else None
-        )
+        f["quadrant"] = f["relative_quadrant"] = None
+        if mean_mag is None or f not in shown:
+            continue
+        f["quadrant"] = metrics.quadrant(f["magnitude"], f["stability"], mean_mag, tau)
+        if f["relative_stability"] is not None:
+            f["relative_quadrant"] = metrics.quadrant(f["magnitude"], f["relative_stability"], mean_mag, tau)
     return mean_mag
 
 

@@ -14,8 +14,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from ..errors import InvalidParams
+
+if TYPE_CHECKING:
+    from .evaluate import EndpointModel
 
 
 def _parser(prog: str, description: str) -> argparse.ArgumentParser:
@@ -146,10 +150,10 @@ def cmd_evaluate(argv: Sequence[str]) -> int:
     judge = None
     model: evaluate.EndpointModel | Callable
     if args.base_url:
-        model = _endpoint_model(args)
+        endpoint = _endpoint_model(args)
         if args.refusal_judge:
-            judge = evaluate.rubric_judge(model)
-        name = None
+            judge = evaluate.rubric_judge(endpoint)
+        model, name = endpoint, None
     else:
         model = evaluate.load_callable(args.callable)
         target, _, attr = args.callable.rpartition(":")
@@ -173,7 +177,7 @@ def cmd_evaluate(argv: Sequence[str]) -> int:
     return 0
 
 
-def _endpoint_model(args: argparse.Namespace):
+def _endpoint_model(args: argparse.Namespace) -> EndpointModel:
     from .evaluate import EndpointModel
 
     if not args.model:

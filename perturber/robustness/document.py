@@ -159,7 +159,9 @@ def _findings(name: str, d: dict, data: dict) -> list[Inline]:
     if weak:
         out.append(
             "Relative to the same examples' originals, "
-            + ", ".join(f"{f['name']} keeps {round(100 * f['relative_stability'])} % of its accuracy" for f in weak)
+            + ", ".join(
+                f"{f['name']} keeps {round(100 * f['relative_stability'])} % of its accuracy" for f in weak
+            )
             + f" (below τ = {data['tau']}). "
         )
     elif answer:
@@ -177,9 +179,10 @@ def _findings(name: str, d: dict, data: dict) -> list[Inline]:
 def _perturbations(per: list, many: bool) -> Section:
     s = Section("Perturbations ranked by broken answers")
     s.para(
-        "Paired view: each case against the same example's original. Ranked by broken cases "
-        "(correct → wrong); flip rate = broken / cases whose original was correct; p = exact "
-        "McNemar on examples, adjusted. A fix hint only where answers break significantly."
+        "Paired view: each case against the same example's original. The perturbations that "
+        "significantly break answers come first, by broken cases (correct → wrong), then the "
+        "others; flip rate = broken / cases whose original was correct; p = exact McNemar on "
+        "examples, adjusted. A fix hint only where answers break significantly."
     )
     columns = [
         *(["model"] if many else []),
@@ -308,7 +311,9 @@ def _collapse(per: list, many: bool, data: dict) -> Section:
             note = f["paired_note"] or ""
             if f["collapse_differs"]:
                 note = (note + "; " if note else "") + "the paired and the paper collapse points differ"
-            rows.append([*_model_col(many, name), f["name"], f["paired_collapse_label"], f["collapse_label"], note])
+            rows.append(
+                [*_model_col(many, name), f["name"], f["paired_collapse_label"], f["collapse_label"], note]
+            )
     return s.table(Table("collapse", columns, rows))
 
 
@@ -379,7 +384,7 @@ def _gates(suite: dict) -> Section:
     s.para("Cases rejected by the validity gates, per entry (from the suite's summary).")
     for flag in suite.get("flagged", []):
         s.para("⚠ ", Code(flag["name"]), flag["message"][len(flag["name"]) :] + ".")
-    rows = [
+    rows: list[list[Cell]] = [
         [Code(name), str(r["cases"]), str(r["rejected"]), f"{r['rate']:.1%}", ", ".join(r["reasons"])]
         for name, r in sorted(suite.get("rejection", {}).items(), key=lambda kv: (-kv[1]["rate"], kv[0]))
     ]
@@ -394,7 +399,7 @@ def _exported(per: list) -> list[Section]:
             continue
         s = Section(f"Previously exported failures ({name})")
         missing = reg.get("not_retested")
-        rows = [
+        rows: list[list[Cell]] = [
             ["fixed (now pass)", str(len(reg["fixed"])), _ids(reg["fixed"])],
             ["still failing", str(len(reg["still_failing"])), _ids(reg["still_failing"])],
         ]

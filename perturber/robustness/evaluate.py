@@ -63,7 +63,9 @@ class EndpointModel:
     ) -> None:
         from .. import llm
 
-        settings = dataclasses.replace(llm.LLMSettings.from_env(environ), base_url=llm.check_base_url(base_url))
+        settings = dataclasses.replace(
+            llm.LLMSettings.from_env(environ), base_url=llm.check_base_url(base_url)
+        )
         overrides: dict[str, Any] = {"concurrency": concurrency}
         if timeout is not None:
             overrides["timeout"] = timeout

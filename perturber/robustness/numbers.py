@@ -56,13 +56,14 @@ QUANTITY_WORDS: dict[str, str] = {
 
 _UNITS = dict(zip("zero one two three four five six seven eight nine".split(), range(10)))
 _TEENS = dict(
-    zip("ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split(), range(10, 20))
+    zip(
+        "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split(),
+        range(10, 20),
+    )
 )
 _TENS = dict(zip("twenty thirty forty fifty sixty seventy eighty ninety".split(), range(20, 100, 10)))
 _SCALES = {"hundred": 100, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
-_ORDINAL_UNITS = dict(
-    zip("first second third fourth fifth sixth seventh eighth ninth".split(), range(1, 10))
-)
+_ORDINAL_UNITS = dict(zip("first second third fourth fifth sixth seventh eighth ninth".split(), range(1, 10)))
 _ORDINALS = {
     **_ORDINAL_UNITS,
     **dict(

@@ -42,7 +42,10 @@ def degradation_png(series: dict[str, list[tuple[int, float, float, float]]], ti
     for family, points in series.items():
         xs = [p[0] for p in points]
         ys = [p[1] for p in points]
-        err = [[max(0.0, y - p[2]) for y, p in zip(ys, points)], [max(0.0, p[3] - y) for y, p in zip(ys, points)]]
+        err = [
+            [max(0.0, y - p[2]) for y, p in zip(ys, points)],
+            [max(0.0, p[3] - y) for y, p in zip(ys, points)],
+        ]
         ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=family)
     ax.set_xticks(range(6), [f"L{k}" for k in range(6)])
     ax.set_ylim(-0.03, 1.03)
@@ -89,7 +92,9 @@ def place_labels(
     return out
 
 
-def quadrant_figure(points: dict[str, tuple[float, float]], threshold: float, mean_magnitude: float, title: str):
+def quadrant_figure(
+    points: dict[str, tuple[float, float]], threshold: float, mean_magnitude: float, title: str
+):
     """The quadrant chart as a matplotlib figure (``points``: family -> (magnitude, Stability));
     family labels carry the gid ``family-label``."""
     plt = _pyplot()
@@ -133,7 +138,9 @@ def _label(fig, ax, points: dict[str, tuple[float, float]]) -> None:
             ax.plot(*zip(to_data.transform((ax_x, ax_y)), end), color="lightgray", linewidth=0.6)
 
 
-def quadrant_png(points: dict[str, tuple[float, float]], threshold: float, mean_magnitude: float, title: str) -> bytes:
+def quadrant_png(
+    points: dict[str, tuple[float, float]], threshold: float, mean_magnitude: float, title: str
+) -> bytes:
     """The quadrant chart as PNG bytes."""
     plt = _pyplot()
     fig = quadrant_figure(points, threshold, mean_magnitude, title)

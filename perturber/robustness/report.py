@@ -85,7 +85,9 @@ def plot_images(data: dict) -> dict[str, bytes]:
 
     families = [f for f in data["families"] if f["scoring"] == "answer"]
     series = {
-        f["name"]: [(lv["level"], lv["accuracy"], *lv["ci"]) for lv in f["levels"] if not lv["too_small"] and lv["ci"]]
+        f["name"]: [
+            (lv["level"], lv["accuracy"], *lv["ci"]) for lv in f["levels"] if not lv["too_small"] and lv["ci"]
+        ]
         for f in families
     }
     title = f"Accuracy by level ({data['models'][0]}; cells with n < {data['min_n']} left out)"

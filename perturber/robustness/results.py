@@ -99,7 +99,7 @@ class ModelRun:
     duplicates: int = 0
 
     def add(self, r: dict) -> None:
-        key = r.get("key")
+        key = str(r.get("key"))
         if "error" in r:
             if key not in self.seen:
                 self.errors[key] = r["error"].get("code", "error")  # the latest error of a key
@@ -128,7 +128,7 @@ class ModelRun:
         scoring = scoring_of(r.get("expectation"))
         level = r.get("level")
         pkey = ("perturbation", r.get("category", "native"), r["name"])
-        keys = [pkey, ("family", family, scoring)]
+        keys: list[tuple] = [pkey, ("family", family, scoring)]
         if isinstance(level, int) and 1 <= level <= 5:
             keys.append(("level", family, scoring, level))
         self.pair(keys, r["example_id"], sim, orig, mag)

@@ -209,7 +209,9 @@ class _Builder:
         )
         items = self.items
         if self.per_example is not None and self.per_example < len(items):
-            picks = sorted(_harness_rng(self.seeds[0], example_id).sample(range(len(items)), self.per_example))
+            picks = sorted(
+                _harness_rng(self.seeds[0], example_id).sample(range(len(items)), self.per_example)
+            )
             items = [items[i] for i in picks]
         base = {
             "example_id": example_id,
@@ -253,7 +255,9 @@ class _Builder:
         try:
             result = core.apply(text, entry["name"], params, seed, entry["category"])
         except PerturberError as err:
-            return _case(base, entry, gfam, params, seed, None, None, None, gates.Verdict(f"error:{err.code}"))
+            return _case(
+                base, entry, gfam, params, seed, None, None, None, gates.Verdict(f"error:{err.code}")
+            )
         level = measured_level(gfam, entry, text, result.text, result.magnitude, result.params, self.bands)
         requested = level if self.ladder_scan else None
         ratio_level, band = _ratio_band(entry, result.params)
