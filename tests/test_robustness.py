@@ -36,6 +36,28 @@ def toy(text: str) -> str:
     return f"Let me think.\n#### {value}"
 
 
+def refusal_result(text, name, params, seed=0, category="native"):
+    """What a model-backed refusal entry (knowledge_boundary) returns, with ``text`` as its rewrite."""
+    from perturber.core import Result
+
+    return Result(
+        text=text,
+        applied=True,
+        reason=None,
+        edits=1,
+        magnitude=0.3,
+        name=name,
+        category=category,
+        family="reasoning",
+        version=1,
+        in_scope=False,
+        expectation="refusal",
+        kind="model_backed",
+        seed=seed,
+        params=params,
+    )
+
+
 def write_examples(path, rows=EXAMPLES):
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path
@@ -750,7 +772,6 @@ def test_progress_shows_rate_and_eta():
 
 def test_preset_puts_each_entry_in_one_family_and_ladders_categories(monkeypatch):
     from perturber import core
-    from perturber.core import Result
 
     catalog = [
         {
@@ -808,22 +829,7 @@ def test_preset_puts_each_entry_in_one_family_and_ladders_categories(monkeypatch
         params = dict(params or {})
         boundary = params.get("boundary", "x")  # a valid rewrite: removes a fact, or adds one
         out = text.replace("tall", "") if boundary == "missing_information" else f"{text} [{boundary}]"
-        return Result(
-            text=out,
-            applied=True,
-            reason=None,
-            edits=1,
-            magnitude=0.3,
-            name=name,
-            category=category,
-            family="reasoning",
-            version=1,
-            in_scope=False,
-            expectation="refusal",
-            kind="model_backed",
-            seed=seed,
-            params=params,
-        )
+        return refusal_result(out, name, params, seed, category)
 
     monkeypatch.setattr(core, "apply", fake_apply)
     cases = list(

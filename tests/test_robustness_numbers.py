@@ -134,26 +134,13 @@ def test_knowledge_boundary_has_its_own_gate(boundary, perturbed, ok):
 
 
 def test_a_judge_must_not_call_a_refusal_rewrite_the_same(monkeypatch):
+    from test_robustness import refusal_result
+
     from perturber import core
-    from perturber.core import Result
 
     def fake_apply(text, name, params=None, seed=0, category="native"):
-        return Result(
-            text=text + " The Zorblax Institute says so.",
-            applied=True,
-            reason=None,
-            edits=1,
-            magnitude=0.3,
-            name=name,
-            category=category,
-            family="reasoning",
-            version=1,
-            in_scope=False,
-            expectation="refusal",
-            kind="model_backed",
-            seed=seed,
-            params=dict(params or {"boundary": "fabricated_evidence"}),
-        )
+        params = dict(params or {"boundary": "fabricated_evidence"})
+        return refusal_result(text + " The Zorblax Institute says so.", name, params, seed, category)
 
     monkeypatch.setattr(core, "apply", fake_apply)
     rows = [{"q": "Sam has 3 pens. How many?"}]
