@@ -93,7 +93,11 @@ def place_labels(
 
 
 def quadrant_figure(
-    points: dict[str, tuple[float, float]], threshold: float, mean_magnitude: float, title: str
+    points: dict[str, tuple[float, float]],
+    threshold: float,
+    mean_magnitude: float,
+    title: str,
+    ylabel: str = "Stability",
 ):
     """The quadrant chart as a matplotlib figure (``points``: family -> (magnitude, Stability));
     family labels carry the gid ``family-label``."""
@@ -111,7 +115,7 @@ def quadrant_figure(
         ax.text(x, top - 0.02, names[0], ha=ha, va="top", fontsize=9, color="dimgray")
         ax.text(x, 0.0, names[1], ha=ha, va="bottom", fontsize=9, color="dimgray")
     ax.set_xlabel("mean magnitude")
-    ax.set_ylabel("Stability")
+    ax.set_ylabel(ylabel)
     ax.set_title(title)
     for m, s in points.values():
         ax.scatter([m], [s], s=30, zorder=3)
@@ -139,11 +143,15 @@ def _label(fig, ax, points: dict[str, tuple[float, float]]) -> None:
 
 
 def quadrant_png(
-    points: dict[str, tuple[float, float]], threshold: float, mean_magnitude: float, title: str
+    points: dict[str, tuple[float, float]],
+    threshold: float,
+    mean_magnitude: float,
+    title: str,
+    ylabel: str = "Stability",
 ) -> bytes:
     """The quadrant chart as PNG bytes."""
     plt = _pyplot()
-    fig = quadrant_figure(points, threshold, mean_magnitude, title)
+    fig = quadrant_figure(points, threshold, mean_magnitude, title, ylabel)
     data = _png(fig)
     plt.close(fig)
     return data

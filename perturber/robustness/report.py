@@ -104,7 +104,8 @@ def plot_images(data: dict) -> dict[str, bytes]:
         {f["name"]: (f["magnitude"], f["relative_stability"]) for f in shown if f["relative_quadrant"]},
         data["tau"],
         mean_mag,
-        "Magnitude - relative Stability quadrants (relative to the same originals)",
+        "Magnitude - relative Stability quadrants",
+        "relative Stability (1.0: nothing flips)",
     )
     return images
 
