@@ -59,13 +59,10 @@ class EndpointModel:
         timeout: float | None = None,
         max_retries: int | None = None,
         api_key: str | None = None,
-        environ: dict | None = None,
     ) -> None:
         from .. import llm
 
-        settings = dataclasses.replace(
-            llm.LLMSettings.from_env(environ), base_url=llm.check_base_url(base_url)
-        )
+        settings = dataclasses.replace(llm.LLMSettings.from_env(), base_url=llm.check_base_url(base_url))
         overrides: dict[str, Any] = {"concurrency": concurrency}
         if timeout is not None:
             overrides["timeout"] = timeout

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from ..errors import InvalidParams
 from .io import read_records
+from .text import diff
 
 FAIL_BELOW = 0.5  # a case (or an original) is correct when its sim >= 0.5
 N_EXAMPLES = 3  # broken cases kept per perturbation to show
@@ -157,8 +158,6 @@ class ModelRun:
 
 
 def _shown(r: dict) -> dict:
-    from .text import diff
-
     return {
         "case_id": r["case_id"],
         "example_id": r["example_id"],
