@@ -1,11 +1,17 @@
-"""Measurements of the robustness harness (README "Robustness harness: measured").
+"""Measurements of the robustness harness (docs/robustness.md "Measured").
 
     python eval/bench_robustness.py suite --examples 10000 [--ladder]   # cases/s, peak RSS
     python eval/bench_robustness.py evaluate --cases 320 --concurrency 8  # 200 ms server latency
     python eval/bench_robustness.py report --results 100000               # report rendering time
+    python eval/bench_robustness.py scripted [--questions FILE] [--out DIR]  # the documented run
 
 Each prints one JSON line. Peak memory is the process's max RSS (ru_maxrss), measured in a fresh
-process per run so runs do not mix.
+process per run so runs do not mix. ``scripted`` is the end-to-end run the docs quote: the
+GSM8K-style problems of ``examples/`` (or, with ``--questions``, a JSON list of questions without
+gold answers, e.g. the GSM8K test questions: invariance mode) through ``suite --preset
+graded-reasoning --ladder``, ``evaluate`` against ``examples/scripted_endpoint.py`` (1 % garbage
+replies), interrupted with SIGINT part-way and resumed, and ``report``; it prints the top of the
+failures table, the flagged entries, the collapse points, the errors and the duplicate calls.
 """
 
 from __future__ import annotations
@@ -15,12 +21,15 @@ import json
 import pathlib
 import random
 import resource
+import signal
+import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+ENDPOINT = ROOT / "examples" / "scripted_endpoint.py"
 
 # Twenty deterministic entries over five families (none model-backed).
 TWENTY = (
@@ -67,31 +76,17 @@ def bench_suite(args) -> dict:
     }
 
 
-_SERVER = """
-import sys, time
-sys.path.insert(0, {tests!r})
-from llm_server import LLMServer, Reply
-server = LLMServer().start()
-server.script(default=lambda body: Reply(content="#### 42", delay={latency!r}))
-print(server.base_url, flush=True)
-sys.stdin.read()
-print(server.max_in_flight, flush=True)
-"""
+def _serve(*options: str) -> tuple[subprocess.Popen, str]:
+    """The scripted endpoint in its own process (its own interpreter and GIL), as a real one would."""
+    child = subprocess.Popen([sys.executable, str(ENDPOINT), *options], stdout=subprocess.PIPE, text=True)
+    line = child.stdout.readline()  # "serving URL (^C stops)"
+    return child, line.split()[1]
 
 
 def bench_evaluate(args) -> dict:
-    """The test server runs in its own process (its own interpreter and GIL), as a real one would."""
-    import subprocess
-
     from perturber.robustness.evaluate import EndpointModel, evaluate
 
-    child = subprocess.Popen(
-        [sys.executable, "-c", _SERVER.format(tests=str(ROOT / "tests"), latency=args.latency)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    base_url = child.stdout.readline().strip()
+    child, base_url = _serve("--delay", str(args.latency))
     cases = [
         {
             "case_id": f"c{i}",
@@ -110,7 +105,8 @@ def bench_evaluate(args) -> dict:
     t0 = time.perf_counter()
     summary = evaluate(cases, model, out, concurrency=args.concurrency)
     dt = time.perf_counter() - t0
-    max_in_flight, _ = child.communicate("", timeout=30)
+    child.terminate()
+    child.wait()
     return {
         "bench": "evaluate",
         "latency_s": args.latency,
@@ -119,7 +115,6 @@ def bench_evaluate(args) -> dict:
         "seconds": round(dt, 2),
         "calls_per_s": round(summary.calls / dt, 1),
         "ideal_calls_per_s": round(args.concurrency / args.latency, 1),
-        "max_in_flight": int(max_in_flight.strip() or 0),
         "errors": dict(summary.errors),
     }
 
@@ -183,6 +178,131 @@ def _rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def _perturber(*argv: str) -> list[str]:
+    return [sys.executable, "-c", "import sys; from perturber.cli import main; sys.exit(main())", *argv]
+
+
+def _examples_from_questions(questions: str, path: pathlib.Path) -> None:
+    """A JSON list of questions as an eval set without gold answers (``id``, ``question``)."""
+    rows = json.loads(pathlib.Path(questions).read_text(encoding="utf-8"))
+    with open(path, "w", encoding="utf-8") as fh:
+        for i, question in enumerate(rows, 1):
+            fh.write(json.dumps({"id": str(i), "question": question}) + "\n")
+
+
+def _duplicates(log: pathlib.Path, cases: pathlib.Path) -> int:
+    """Calls answered 'ok' beyond one per key: a reply the harness received (or let fall) and
+    asked for again. Keys per text: the passing cases with that text, plus its original."""
+    keys: Counter = Counter()
+    originals = set()
+    for line in cases.read_text(encoding="utf-8").splitlines():
+        case = json.loads(line)
+        keys[case["perturbed"]] += 1
+        originals.add(case["original"])
+    for text in originals:
+        keys[text] += 1
+    ok = Counter(json.loads(line)["text"] for line in log.read_text().splitlines() if '"reply": "ok"' in line)
+    return sum(max(0, n - keys[text]) for text, n in ok.items())
+
+
+def bench_scripted(args) -> dict:
+    out = pathlib.Path(args.out or tempfile.mkdtemp())
+    out.mkdir(parents=True, exist_ok=True)
+    examples, problems = ROOT / "examples" / "gsm8k_style.jsonl", []
+    if args.questions:
+        examples = out / "examples.jsonl"
+        _examples_from_questions(args.questions, examples)
+        problems = ["--problems", args.questions]
+    cases, results, log = out / "cases.jsonl", out / "results.jsonl", out / "endpoint.log.jsonl"
+    for stale in (results, log):
+        stale.unlink(missing_ok=True)
+    answer = [] if args.questions else ["--answer-field", "answer"]
+    suite = [
+        str(examples),
+        "--field",
+        "question",
+        "--id-field",
+        "id",
+        *answer,
+        "--preset",
+        "graded-reasoning",
+    ]
+    subprocess.run(_perturber("suite", *suite, "--ladder", "-o", str(cases)), check=True)
+    child, base_url = _serve("--garbage", "0.01", "--log", str(log), *problems)
+    run = _perturber("evaluate", str(cases), "--base-url", base_url, "--model", "scripted",
+                     "--concurrency", "16", "--no-progress", "-o", str(results))  # fmt: skip
+    first = subprocess.Popen(run, stderr=subprocess.PIPE, text=True)
+    while first.poll() is None and (not results.exists() or results.stat().st_size < args.interrupt_bytes):
+        time.sleep(0.05)
+    first.send_signal(signal.SIGINT)
+    interrupted = first.communicate()[1].strip()
+    resumed = subprocess.run(run, stderr=subprocess.PIPE, text=True).stderr.strip()
+    again = subprocess.run(run, stderr=subprocess.PIPE, text=True).stderr.strip()  # garbage of new texts
+    child.terminate()
+    child.wait()
+    report_dir = out / "report"
+    subprocess.run(
+        _perturber("report", str(results), "--cases", str(cases), "-o", str(report_dir)), check=True
+    )
+    data = json.loads((report_dir / "report.json").read_text(encoding="utf-8"))
+    summary = json.loads((out / "cases.summary.json").read_text(encoding="utf-8"))
+    top = [
+        {
+            k: p[k]
+            for k in (
+                "name",
+                "n",
+                "broken",
+                "repaired",
+                "flip_rate",
+                "flip_ci",
+                "drop",
+                "drop_ci",
+                "status",
+                "hint",
+            )
+        }
+        | {"p_adjusted": p["test"]["p_adjusted"]}
+        for p in data["perturbations"][: args.top]
+    ]
+    return {
+        "bench": "scripted",
+        "mode": data["mode"],
+        "examples": summary["examples"],
+        "cases": summary["passed"],
+        "rejected": summary["cases"] - summary["passed"],
+        "flagged": [f["message"] for f in summary["flagged"]],
+        "baseline": [data["baseline_accuracy"], data["baseline_ci"]],
+        "top": top,
+        "hinted_with_zero_broken": [
+            p["name"] for p in data["perturbations"] if p["hint"] and not p["broken"]
+        ],
+        "families": [
+            {
+                k: f[k]
+                for k in (
+                    "name",
+                    "paired_collapse_label",
+                    "collapse_label",
+                    "paired_note",
+                    "quadrant",
+                    "relative_stability",
+                    "relative_ci",
+                    "relative_quadrant",
+                )
+            }  # fmt: skip
+            for f in data["families"]
+        ],
+        "interrupted": interrupted,
+        "resumed": resumed,
+        "third_run": again,
+        "errors_standing": data["errors"],
+        "errors_superseded": data["errors_superseded"],
+        "duplicate_calls": _duplicates(log, cases),
+        "report": str(report_dir),
+    }
+
+
 def main() -> None:
     p = argparse.ArgumentParser()
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -196,8 +316,20 @@ def main() -> None:
     e.add_argument("--latency", type=float, default=0.2)
     r = sub.add_parser("report")
     r.add_argument("--results", type=int, default=100_000)
+    sc = sub.add_parser("scripted")
+    sc.add_argument("--questions", help="a JSON list of questions (no gold: invariance mode)")
+    sc.add_argument("--out", help="directory for cases, results and the report (default: a temp dir)")
+    sc.add_argument(
+        "--interrupt-bytes", type=int, default=4_000_000, help="SIGINT once results reach this size"
+    )
+    sc.add_argument("--top", type=int, default=8, help="rows of the failures table to print")
     args = p.parse_args()
-    fn = {"suite": bench_suite, "evaluate": bench_evaluate, "report": bench_report}[args.cmd]
+    fn = {
+        "suite": bench_suite,
+        "evaluate": bench_evaluate,
+        "report": bench_report,
+        "scripted": bench_scripted,
+    }[args.cmd]
     print(json.dumps(fn(args)))
 
 

@@ -10,6 +10,7 @@ import pytest
 from perturber import cli
 from perturber.errors import InvalidParams
 from perturber.robustness import assert_invariant, ladder, metrics, select
+from perturber.robustness.analysis import Options
 from perturber.robustness.checking import Checker, score_case
 from perturber.robustness.evaluate import evaluate
 from perturber.robustness.report import aggregate, export_failures, write_report
@@ -33,6 +34,28 @@ def toy(text: str) -> str:
     if "\u200b" in text or text.startswith(" ") or text.endswith(" "):
         value += 1
     return f"Let me think.\n#### {value}"
+
+
+def refusal_result(text, name, params, seed=0, category="native"):
+    """What a model-backed refusal entry (knowledge_boundary) returns, with ``text`` as its rewrite."""
+    from perturber.core import Result
+
+    return Result(
+        text=text,
+        applied=True,
+        reason=None,
+        edits=1,
+        magnitude=0.3,
+        name=name,
+        category=category,
+        family="reasoning",
+        version=1,
+        in_scope=False,
+        expectation="refusal",
+        kind="model_backed",
+        seed=seed,
+        params=params,
+    )
 
 
 def write_examples(path, rows=EXAMPLES):
@@ -63,19 +86,6 @@ def test_stability_with_known_weights():
     assert metrics.stability([], []) is None
 
 
-def test_bucket_matches_the_formulas():
-    b = metrics.Bucket()
-    for sim, score in [(1, 0.1), (0, 0.4), (1, 0.2), (0.5, 0.3)]:
-        b.add(sim, score)
-    assert b.to_dict() == {
-        "n": 4,
-        "accuracy": pytest.approx(0.625),
-        "magnitude": pytest.approx(0.25),
-        "stability": pytest.approx(0.45),
-    }
-    assert metrics.Bucket().to_dict() == {"n": 0, "accuracy": None, "magnitude": None, "stability": None}
-
-
 @pytest.mark.parametrize(
     "levels, tau, expected",
     [
@@ -91,18 +101,6 @@ def test_bucket_matches_the_formulas():
 )
 def test_collapse_point(levels, tau, expected):
     assert metrics.collapse_point(levels, tau) == expected
-
-
-def test_flip_counts():
-    f = metrics.Flips()
-    for was, now in [(1, 0), (1, 0), (1, 0), (0, 1), (1, 1), (0, 0)]:
-        f.add(was, now)
-    assert (f.n, f.broken, f.repaired, f.net, f.failures) == (6, 3, 1, -2, 4)
-    assert f.churn == pytest.approx(4 / 6)
-    g = metrics.Flips()
-    for was, now in [(1, 0), (0, 1)]:
-        g.add(was, now)
-    assert (g.net, g.churn) == (0, 1.0)  # nets zero while changing every answer
 
 
 @pytest.mark.parametrize(
@@ -245,7 +243,7 @@ def test_ladder_levels_and_context_load_ratio_gate():
     assert [(c["params"]["tier"], c["level"]) for c in ci] == [(k, k) for k in range(1, 6)]
     for c in (c for c in cases if c["name"] == "context_load"):
         ratio = len(c["perturbed"]) / len(c["original"])
-        edges = (1.0, *ladder.CONTEXT_LOAD_RATIO_BANDS)
+        edges = (1.0, *ladder.RATIO_BANDS)
         inside = edges[c["requested_level"] - 1] < ratio <= edges[c["requested_level"]]
         assert (c["gate"] == "pass") == inside
 
@@ -321,12 +319,14 @@ def test_evaluate_resumes_without_duplicate_calls(tmp_path):
     def flaky(text):
         calls.append(text)
         if len(calls) == 9:
-            raise KeyboardInterrupt  # the user pressed ^C mid-run
+            raise KeyboardInterrupt  # the user pressed ^C mid-run, inside the model call
         return toy(text)
 
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(KeyboardInterrupt) as info:
         evaluate(str(cases), flaky, out, concurrency=1)
-    done = read(out)
+    assert info.value.summary.abandoned == 1 and info.value.summary.written == 8
+    done = [r for r in read(out) if r["kind"] != "inflight"]
+    assert len(done) == 8 and [r["kind"] for r in read(out)].count("inflight") == 1
     with open(out, "a", encoding="utf-8") as fh:
         fh.write('{"kind": "case", "key": "torn')  # a write torn by the interruption
     asked = []
@@ -337,9 +337,54 @@ def test_evaluate_resumes_without_duplicate_calls(tmp_path):
 
     summary = evaluate(str(cases), counting, out, concurrency=3)
     assert len(done) + len(asked) == 18 and summary.skipped == len([d for d in done if d["kind"] == "case"])
-    results = read(out)
+    assert summary.resent == 1  # the call cut by the interrupt, asked again and counted
+    results = [r for r in read(out) if r["kind"] != "inflight"]
     assert len(results) == 18 and len({r["key"] for r in results}) == 18
     assert evaluate(str(cases), counting, out).calls == 0
+
+
+def test_an_interrupt_records_every_reply_and_marks_the_calls_in_flight(tmp_path, caplog):
+    import gc
+    import signal
+
+    from perturber.robustness.evaluate import Interrupted
+
+    cases = suite_file(tmp_path)
+    out = tmp_path / "results.jsonl"
+    asked = []
+
+    async def model(text):
+        asked.append(text)
+        if len(asked) == 7:
+            signal.raise_signal(signal.SIGINT)  # ^C while calls are in flight
+        if "\u200b" in text:
+            await asyncio.sleep(3600)  # never answers: still in flight at the interrupt
+        return toy(text)
+
+    with pytest.raises(Interrupted) as info:
+        evaluate(str(cases), model, out, concurrency=4, drain_seconds=0.2)
+    first = info.value.summary
+    records = read(out)
+    answered = {r["key"] for r in records if r["kind"] in ("case", "original") and "error" not in r}
+    markers = [r["key"] for r in records if r["kind"] == "inflight"]
+    assert first.abandoned == len(markers) > 0 and first.written == len(answered)
+    gc.collect()
+    assert "never retrieved" not in caplog.text  # every task was awaited before the log closed
+    again = []
+
+    def counting(text):
+        again.append(text)
+        return toy(text)
+
+    second = evaluate(str(cases), counting, out)
+    texts = {
+        **{f"orig:{c['example_id']}": c["original"] for c in read(cases)},
+        **{c["case_id"]: c["perturbed"] for c in read(cases)},
+    }
+    assert not {texts[k] for k in answered} & set(again)  # no reply received before ^C is asked again
+    assert second.resent == len(markers)  # the abandoned calls are asked again, and counted
+    final = {r["key"] for r in read(out) if r["kind"] != "inflight" and "error" not in r}
+    assert len(final) == 18
 
 
 def test_evaluate_records_errors_by_type_and_retries_them(tmp_path):
@@ -368,9 +413,9 @@ def toy_run(tmp_path):
     return tmp_path, results, read(cases)
 
 
-def test_report_lists_the_planted_weaknesses_first(toy_run):
+def test_report_structure_on_a_tiny_run(toy_run):
     tmp_path, results, cases = toy_run
-    data = write_report([str(results)], str(tmp_path / "report"))
+    data = write_report([str(results)], str(tmp_path / "report"), options=Options(min_n=1))
     groups = [
         (g["name"], g["n"], g["failures"], g["broken"], g["repaired"], g["net"])
         for g in data["perturbations"]
@@ -378,7 +423,9 @@ def test_report_lists_the_planted_weaknesses_first(toy_run):
     assert groups[:2] == [("spaces", 3, 3, 3, 0, -3), ("zero_width", 3, 3, 3, 0, -3)]
     assert all(g[2] == 0 for g in groups[2:]) and len(groups) == 5
     zw = data["perturbations"][1]
-    assert zw["hint"] == "fix in input normalisation, not in the prompt"
+    # 3 of 3 broken is p = 2 * 0.5**3 = 0.25 before adjustment: not significant, so no hint
+    assert zw["test"] == {"examples_broken": 3, "examples_repaired": 0, "p": 0.25, "p_adjusted": 1.0}
+    assert zw["status"] == "no significant change" and zw["hint"] is None
     assert "⟨U+200B⟩" in zw["examples"][0]["diff"] and len(zw["examples"]) == 3
     assert data["baseline_accuracy"] == 1.0
     fams = {f["name"]: f for f in data["families"]}
@@ -401,14 +448,23 @@ def test_report_lists_the_planted_weaknesses_first(toy_run):
     )
     assert fams["character"]["stability"] == pytest.approx(upper / sum(mags.values()))
     md = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
-    assert md.index("| spaces |") < md.index("| zero_width |") < md.index("| upper_case |")
+    assert md.index("| `spaces` |") < md.index("| `zero_width` |") < md.index("| `upper_case` |")
     saved = json.loads((tmp_path / "report" / "report.json").read_text(encoding="utf-8"))
-    assert saved["schema"] == "perturber.robustness.report/1"
+    assert saved["schema"] == "perturber.robustness.report/2"
     assert {"n", "accuracy", "magnitude", "stability"} <= set(saved["families"][0]["levels"][0])
     assert {"failures", "broken", "repaired", "net", "churn"} <= set(saved["perturbations"][0])
     assert (tmp_path / "report" / "degradation.png").read_bytes()[:4] == b"\x89PNG"
     html = (tmp_path / "report" / "report.html").read_text(encoding="utf-8")
-    assert html.count("data:image/png;base64,") == 2
+    assert html.count("data:image/png;base64,") == 3
+
+
+def test_default_minimum_n_keeps_a_tiny_run_from_concluding(toy_run):
+    tmp_path, results, _ = toy_run
+    data = aggregate([str(results)])
+    assert {g["status"] for g in data["perturbations"]} == {"n too small"}
+    assert not any(g["hint"] for g in data["perturbations"])
+    assert all(f["collapse_point"] is None and f["paired_collapse_point"] is None for f in data["families"])
+    assert all(f["quadrant"] is None for f in data["families"])
 
 
 def test_flip_table_counts_repairs(tmp_path):
@@ -419,7 +475,7 @@ def test_flip_table_counts_repairs(tmp_path):
         return out + "1" if "Mia " in text else out
 
     evaluate(str(cases), case_sensitive, tmp_path / "r.jsonl")
-    data = aggregate([str(tmp_path / "r.jsonl")])
+    data = aggregate([str(tmp_path / "r.jsonl")], Options(min_n=1))
     upper = next(g for g in data["perturbations"] if g["name"] == "upper_case")
     assert (upper["broken"], upper["repaired"], upper["net"]) == (0, 1, 1)
     assert upper["churn"] == pytest.approx(1 / 3)
@@ -430,11 +486,16 @@ def test_several_models_get_columns(toy_run, tmp_path):
     _, results, _ = toy_run
     other = tmp_path / "other.jsonl"
     evaluate(str(tmp_path / "cases.jsonl"), lambda t: toy(t.strip()), other, model_name="strip-first")
-    data = write_report([str(results), str(other)], str(tmp_path / "rep2"), plots_enabled=False)
+    options = Options(min_n=1)
+    data = write_report(
+        [str(results), str(other)], str(tmp_path / "rep2"), options=options, plots_enabled=False
+    )
     assert data["models"] == ["toy", "strip-first"]
     pad = {f["name"]: f for f in data["by_model"]["strip-first"]["families"]}["padding"]
     assert pad["collapse_point"] is None
-    assert "| acc toy | acc strip-first |" in (tmp_path / "rep2" / "report.md").read_text(encoding="utf-8")
+    md = (tmp_path / "rep2" / "report.md").read_text(encoding="utf-8")
+    assert "| model | family | paired | paper | note |" in md
+    assert "| toy | padding | L2 | L2 |" in md and "| strip-first | padding | — | — |" in md
 
 
 def test_export_failures_and_regressions_stay_fixed(toy_run):
@@ -456,10 +517,49 @@ def test_export_failures_and_regressions_stay_fixed(toy_run):
         return toy(text.replace("\u200b", ""))
 
     evaluate(str(cases2), fixed, tmp_path / "r2.jsonl")
-    data = aggregate([str(tmp_path / "r2.jsonl")])
+    data = aggregate([str(tmp_path / "r2.jsonl")], Options(min_n=1))
     assert data["regressions"]["exported"] == 3
     assert sorted(data["regressions"]["fixed"]) == sorted(r["provenance"]["case_id"] for r in rows)
     assert export_failures([str(results)], str(tmp_path / "none.jsonl"), family="padding", level=5) == 0
+
+
+def test_exported_items_that_do_not_come_back_are_counted_as_not_retested(toy_run):
+    tmp_path, results, _ = toy_run
+    reg = tmp_path / "regression.jsonl"
+    export_failures([str(results)], str(reg), perturbation="zero_width")
+    rows = read(reg)
+    rows[0]["q"] = rows[0]["q"].upper()  # upper_case cannot apply to it: no case in the next suite
+    reg.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    cases2 = tmp_path / "cases2.jsonl"
+    write_suite(
+        str(reg), str(cases2), field="q", answer_field="gold", id_field="id", select="name=upper_case"
+    )
+    evaluate(str(cases2), toy, tmp_path / "r2.jsonl")
+    data = write_report(
+        [str(tmp_path / "r2.jsonl")], str(tmp_path / "rep"), cases=str(cases2), plots_enabled=False
+    )
+    regressions = data["regressions"]
+    assert regressions["not_retested"] == [rows[0]["provenance"]["case_id"]]
+    assert regressions["exported"] == 3 and len(regressions["still_failing"]) == 2
+    md = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
+    assert "| not re-tested (no case in this suite) | 1 |" in md
+    without = aggregate([str(tmp_path / "r2.jsonl")])
+    assert without["regressions"]["not_retested"] is None and without["regressions"]["exported"] == 2
+
+
+def test_export_only_broken_cases(tmp_path):
+    cases = suite_file(tmp_path)
+
+    def wrong_on_mia(text):  # wrong on every question about Mia: her original fails too
+        out = toy(text)
+        return out + "1" if "mia" in text.lower() else out
+
+    evaluate(str(cases), wrong_on_mia, tmp_path / "r.jsonl")
+    failing = export_failures([str(tmp_path / "r.jsonl")], str(tmp_path / "f.jsonl"))
+    broken = export_failures([str(tmp_path / "r.jsonl")], str(tmp_path / "b.jsonl"), only="broken")
+    # failing: 5 cases of Mia's example, plus zero_width and spaces on the two others
+    assert (failing, broken) == (9, 4)
+    assert all(r["provenance"]["example_id"] != "a" for r in read(tmp_path / "b.jsonl"))
 
 
 # -- assert_invariant -----------------------------------------------------------------------------
@@ -536,6 +636,9 @@ def test_cli_walkthrough(tmp_path, capsys):
         )
         == 0
     )
+    assert "exported 9 failing cases" in capsys.readouterr().err
+    argv = ["report", str(results), "--export-failures", str(tmp_path / "b.jsonl"), "--only", "broken"]
+    assert cli.main(argv) == 0 and "exported 9 broken cases" in capsys.readouterr().err
     data = json.loads((rep / "report.json").read_text(encoding="utf-8"))
     # zero_width is seeded: 3 examples x 2 seeds; spaces is not seeded: one case per example
     assert [(g["name"], g["failures"]) for g in data["perturbations"][:2]] == [
@@ -624,10 +727,10 @@ def test_categorical_levels_and_model_gates():
         expectation="invariant",
         name="lexical_paraphrasing",
     )
-    assert gates.check_gate(**common, details={"numbers_preserved": False}) == "model_numbers_changed"
-    assert gates.check_gate(**common, details={"numbers_preserved": True}) is None
+    assert gates.check_gate(**common, details={"numbers_preserved": False}).reason == "model_numbers_changed"
+    assert gates.check_gate(**common, details={"numbers_preserved": True}).reason is None
     assert (
-        gates.check_gate(**{**common, "applied": False, "reason": "no_candidates"}, details={})
+        gates.check_gate(**{**common, "applied": False, "reason": "no_candidates"}, details={}).reason
         == "not_applied:no_candidates"
     )
 
@@ -654,7 +757,7 @@ def test_an_entry_that_errors_is_rejected_and_the_suite_goes_on(monkeypatch):
 def test_progress_shows_rate_and_eta():
     import io
 
-    from perturber.robustness.evaluate import Progress
+    from perturber.robustness.io import Progress
 
     buf = io.StringIO()
     bar = Progress(4, True, stream=buf)
@@ -669,7 +772,6 @@ def test_progress_shows_rate_and_eta():
 
 def test_preset_puts_each_entry_in_one_family_and_ladders_categories(monkeypatch):
     from perturber import core
-    from perturber.core import Result
 
     catalog = [
         {
@@ -725,23 +827,9 @@ def test_preset_puts_each_entry_in_one_family_and_ladders_categories(monkeypatch
 
     def fake_apply(text, name, params=None, seed=0, category="native"):
         params = dict(params or {})
-        out = f"{text} [{params.get('boundary', 'x')}]"
-        return Result(
-            text=out,
-            applied=True,
-            reason=None,
-            edits=1,
-            magnitude=0.3,
-            name=name,
-            category=category,
-            family="reasoning",
-            version=1,
-            in_scope=False,
-            expectation="refusal",
-            kind="model_backed",
-            seed=seed,
-            params=params,
-        )
+        boundary = params.get("boundary", "x")  # a valid rewrite: removes a fact, or adds one
+        out = text.replace("tall", "") if boundary == "missing_information" else f"{text} [{boundary}]"
+        return refusal_result(out, name, params, seed, category)
 
     monkeypatch.setattr(core, "apply", fake_apply)
     cases = list(
@@ -761,3 +849,40 @@ def test_preset_puts_each_entry_in_one_family_and_ladders_categories(monkeypatch
         ("fabricated_entity", 4, "pass"),
         ("impossible_premise", 5, "pass"),
     ]
+
+
+def test_assert_invariant_defaults_run_native_deterministic_entries_once(monkeypatch):
+    from perturber import core
+    from perturber.robustness.assertions import default_perturbations
+
+    monkeypatch.delenv("PERTURBER_LLM_BASE_URL", raising=False)  # no endpoint: must not be needed
+    names = default_perturbations()
+    catalog = {e["name"]: e for e in core.list_perturbations(category="native")}
+    assert len(names) == len(set(names)) and names
+    assert all(catalog[n]["kind"] == "deterministic" and catalog[n]["in_scope"] for n in names)
+    assert all(catalog[n]["expectation"] == "invariant" for n in names)
+    assert not {catalog[n]["family"] for n in names} & {"control", "schema"}
+    applied = []
+    real = core.apply
+
+    def spy(text, name, params=None, seed=0, category="native"):
+        applied.append((name, seed, category))
+        return real(text, name, params, seed, category)
+
+    monkeypatch.setattr(core, "apply", spy)
+    assert_invariant(lambda text: "same", ["Mia has 12 apples."], seeds=[0, 1])
+    seeded = {n for n in names if catalog[n]["seed_sensitive"]}
+    assert {c for _, _, c in applied} == {"native"}
+    assert len(applied) == len(names) + len(seeded)  # seed-insensitive entries run once
+
+
+def test_the_example_problems_are_the_generators_output():
+    import importlib.util
+    import pathlib
+
+    root = pathlib.Path(__file__).resolve().parent.parent / "examples"
+    spec = importlib.util.spec_from_file_location("make_word_problems", root / "make_word_problems.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    committed = [json.loads(line) for line in (root / "gsm8k_style.jsonl").read_text().splitlines()]
+    assert committed == module.problems(300)

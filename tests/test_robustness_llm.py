@@ -175,3 +175,140 @@ def test_gate_judge_rejects_what_it_calls_different(llm_server, tmp_path, monkey
     rejected = read(tmp_path / "cases.rejected.jsonl")
     assert [(c["name"], c["reason"]) for c in rejected] == [("zero_width", "judge_rejected")] * 3
     assert len(llm_server.requests) == 6 and KEY not in capsys.readouterr().err
+
+
+# -- transport vs model -------------------------------------------------------------------------
+
+GARBAGE = [
+    Reply(raw=b"<html><body>502 Bad Gateway</body></html>"),  # HTTP 200, not JSON
+    Reply(raw=b'{"id": "x", "object": "chat.completion", "created": 1, "model": "m", "choices": []}'),
+    Reply(content=""),  # empty content
+]
+
+
+def test_garbage_replies_are_errors_never_scores_and_a_rerun_supersedes_them(llm_server, cases, tmp_path):
+    llm_server.script(*GARBAGE, default=answering)  # the three originals get garbage
+    out = tmp_path / "results.jsonl"
+    model = EndpointModel(llm_server.base_url, "m", api_key="", concurrency=1, max_retries=0)
+    first = evaluate(str(cases), model, out, concurrency=1)
+    assert first.errors == {"model_bad_response": 2, "model_empty": 1, "original_failed": 15}
+    assert not [r for r in read(out) if "sim" in r]  # nothing was scored
+    assert aggregate([str(out)])["errors"] == dict(first.errors)
+    llm_server.script(Reply(content=None))  # missing content, on the next run's first call: retried
+    sent = len(llm_server.requests)
+    second = evaluate(
+        str(cases), EndpointModel(llm_server.base_url, "m", api_key="", concurrency=1), out, concurrency=1
+    )
+    assert not second.errors and second.calls == 18 and len(llm_server.requests) - sent == 19
+    assert all(r["output"].strip() for r in read(out) if "sim" in r)
+    third = evaluate(str(cases), EndpointModel(llm_server.base_url, "m", api_key=""), out)
+    assert (third.calls, third.skipped) == (0, 15)  # nothing left to ask
+    data = aggregate([str(out)])
+    assert data["errors"] == {} and data["errors_superseded"] == 18  # keys that failed, now answered
+
+
+def test_timeout_and_retries_come_from_the_settings_and_the_flags(
+    llm_server, cases, tmp_path, monkeypatch, capsys
+):
+    monkeypatch.setenv("PERTURBER_LLM_TIMEOUT", "7")
+    monkeypatch.setenv("PERTURBER_LLM_MAX_RETRIES", "1")
+    model = EndpointModel(llm_server.base_url, "m", api_key="")
+    assert (model.endpoint.timeout, model.endpoint.max_retries) == (7.0, 1)
+    model = EndpointModel(llm_server.base_url, "m", api_key="", timeout=0.5, max_retries=0)
+    assert (model.endpoint.timeout, model.endpoint.max_retries) == (0.5, 0)
+    # the CLI flags reach the endpoint: a slow reply times out once, with no retry
+    slow = "Mia has 12 apples and gives 5 away. How many are left?"
+    llm_server.script(
+        default=lambda body: (
+            Reply(content="#### 7", delay=2.0) if body["messages"][-1]["content"] == slow else answering(body)
+        )
+    )
+    out = tmp_path / "r.jsonl"
+    argv = ["evaluate", str(cases), "--base-url", llm_server.base_url, "--model", "m", "-o", str(out)]
+    assert cli.main([*argv, "--timeout", "0.3", "--max-retries", "0", "--concurrency", "4"]) == 0
+    err = capsys.readouterr().err
+    assert "model_timeout: 1" in err and "original_failed: 5" in err
+    asked = [r.body["messages"][-1]["content"] for r in llm_server.requests]
+    assert asked.count(slow) == 1  # --max-retries 0: asked once
+    assert cli.main([*argv, "--max-retries", "3"]) == 2
+    assert "max_retries must be an int in [0, 2]" in capsys.readouterr().err
+
+
+# -- knowledge boundary: its own gate, five levels ------------------------------------------------
+
+
+def test_knowledge_boundary_ladder_reaches_all_five_levels(tier, tmp_path):
+    from perturber.perturbations.reasoning import BOUNDARIES
+    from perturber.robustness.suite import SuiteStats, build_suite
+
+    question = "A baker sells 12 muffins per hour. How many muffins does she sell in 5 hours?"
+
+    def rewrite(body):
+        system, text = body["messages"][0]["content"], body["messages"][-1]["content"]
+        boundary = next(b for b, intent in BOUNDARIES.items() if intent in system)
+        if boundary == "missing_information":
+            return Reply(content=text.replace("12 muffins per hour", "muffins at a steady rate"))
+        return Reply(
+            content=f"{text} (This follows the {boundary.replace('_', ' ')} of the Zentrix Institute.)"
+        )
+
+    tier.script(default=rewrite)
+    stats = SuiteStats()
+    cases = list(
+        build_suite(
+            [{"q": question}],
+            field="q",
+            preset="graded-reasoning",
+            select="name=knowledge_boundary",
+            ladder_scan=True,
+            stats=stats,
+        )
+    )
+    assert [(c["level"], c["gate"]) for c in cases] == [(k, "pass") for k in range(1, 6)]
+    assert stats.to_dict()["ladder_unreachable"] == {}
+
+
+# -- exactly once across ^C -----------------------------------------------------------------------
+
+
+def test_sigint_then_resume_makes_no_duplicate_call(llm_server, cases, tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import threading
+    import time
+
+    replied: list[str] = []
+    lock = threading.Lock()
+
+    def slow_answer(body):
+        reply = answering(body)
+        reply.delay = 0.15
+        with lock:
+            replied.append(body["messages"][-1]["content"])
+        return reply
+
+    llm_server.script(default=slow_answer)
+    out = tmp_path / "results.jsonl"
+    argv = [sys.executable, "-c", "import sys; from perturber.cli import main; sys.exit(main())", "evaluate",
+            str(cases), "--base-url", llm_server.base_url, "--model", "m", "--concurrency", "3", "-o", str(out)]  # fmt: skip
+    child = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while len(replied) < 5 and time.monotonic() < deadline and child.poll() is None:
+        time.sleep(0.02)
+    child.send_signal(signal.SIGINT)
+    _, err = child.communicate(timeout=60)
+    first_run = set(replied)
+    assert child.returncode == 130, err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("perturber: interrupted: "), err
+    assert "Traceback" not in err and "never retrieved" not in err
+    llm_server.reset()
+    llm_server.script(default=answering)
+    resumed = subprocess.run(argv, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert resumed.returncode == 0, resumed.stderr
+    asked_again = [r.body["messages"][-1]["content"] for r in llm_server.requests]
+    assert not first_run & set(asked_again)  # 0 duplicates for replies received before ^C
+    assert "duplicate calls: 0" in resumed.stderr
+    results = [r for r in read(out) if r["kind"] != "inflight" and "error" not in r]
+    assert len(results) == 18 and len({r["key"] for r in results}) == 18

@@ -3,9 +3,13 @@
 >>> from perturber.robustness import assert_invariant
 >>> assert_invariant(str.lower, ["What is 2+2?"], perturbations=["upper_case"])
 
-Modules: ``suite`` (build_suite, write_suite), ``evaluate`` (evaluate, EndpointModel),
-``report`` (write_report, export_failures), ``metrics``, ``checking``, ``ladder``, ``select``,
-``gates``, ``plots``. Heavy imports (matplotlib, the model client) happen on first use.
+Modules: ``suite`` (build_suite, write_suite), ``gates`` and ``numbers`` (validity gates),
+``evaluate`` (evaluate, EndpointModel), ``results`` (results into per-example sums),
+``analysis`` (the statistics of a run), ``stats`` (Wilson, McNemar, Holm/BH, bootstrap),
+``report`` (write_report, export_failures), ``document`` and ``render`` (Markdown and HTML from
+one document), ``plots``, ``metrics``, ``checking``, ``ladder``, ``select``, ``facts`` (what the
+harness knows about entries), ``io``, ``text``. Heavy imports (matplotlib, NumPy, the model
+client) happen on first use. The guide: docs/robustness.md.
 """
 
 from __future__ import annotations

@@ -16,7 +16,22 @@ from collections.abc import Callable, Iterable, Sequence
 
 from .. import core
 from .checking import Checker
-from .report import diff
+from .select import select_entries
+from .text import diff
+
+# The default perturbations: native, deterministic, in-scope, invariant entries (not the control
+# and schema families); model-backed entries run only when named.
+DEFAULT_SELECT = "category=native;expectation=invariant;model_backed=false;in_scope=true"
+
+
+def default_perturbations() -> list[str]:
+    """The names ``assert_invariant`` applies by default, each once, in catalog order.
+
+    >>> names = default_perturbations()
+    >>> "upper_case" in names, "syntactic_paraphrasing" in names, len(names) == len(set(names))
+    (True, False, True)
+    """
+    return [e["name"] for e in select_entries(DEFAULT_SELECT)]
 
 
 def assert_invariant(
@@ -32,17 +47,13 @@ def assert_invariant(
     """Assert that ``model`` gives the same answer on every applied perturbation of every input as
     on the input itself. Failures are grouped by perturbation in the ``AssertionError`` message.
 
-    ``perturbations``: names or ``(name, params)`` pairs (default: every in-scope, deterministic,
-    invariant entry outside the control and schema families). Answers are compared by ``checker``
-    (default: exact, stripped, case-insensitive)."""
+    ``perturbations``: names or ``(name, params)`` pairs (default: :func:`default_perturbations`;
+    a model-backed entry runs only when named, and needs an endpoint). Seeds apply to
+    seed-sensitive entries only. Answers are compared by ``checker`` (default: exact, stripped,
+    case-insensitive)."""
     checker = checker or Checker(mode="exact")
-    if perturbations is None:
-        perturbations = [
-            e["name"]
-            for e in core.list_perturbations(in_scope=True, expectation="invariant", model_backed=False)
-            if e["family"] not in ("control", "schema")
-        ]
-    specs = [(p, {}) if isinstance(p, str) else (p[0], dict(p[1])) for p in perturbations]
+    names = default_perturbations() if perturbations is None else perturbations
+    specs = [(p, {}) if isinstance(p, str) else (p[0], dict(p[1])) for p in names]
     seeds = list(seeds)
     groups: dict[str, list[str]] = {}
     counts: dict[str, int] = {}

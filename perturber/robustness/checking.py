@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import InvalidParams
+from .facts import entry_facts
 
 _HASHES = re.compile(r"^\s*####\s*(.+?)\s*$", re.MULTILINE)
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?|-?\.\d+")
@@ -153,14 +154,6 @@ class Checker:
         return 1.0 if output and self.refusal_pattern.search(output) else 0.0
 
 
-def direction_of(case: dict) -> str | None:
-    """The stated direction of a directional case: ``up``/``down`` for ``scale_quantity``."""
-    if case.get("name") == "scale_quantity":
-        exponent = (case.get("params") or {}).get("exponent", 1)
-        return "up" if exponent > 0 else "down"
-    return None
-
-
 def score_case(
     checker: Checker,
     case: dict,
@@ -184,7 +177,7 @@ def score_case(
     if expectation == "directional":
         if new is None or checker.same(new, old):
             return 0.0
-        direction = direction_of(case)
+        direction = entry_facts(case.get("name", "")).direction(case.get("params") or {})
         if direction and checker.mode == "numeric":
             p, q = to_number(new), to_number(old)
             if p is None or q is None:

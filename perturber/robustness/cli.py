@@ -6,7 +6,7 @@ Examples::
         --id-field id --select "family=character,padding" --ladder -o cases.jsonl
     perturber evaluate cases.jsonl --callable examples/toy_model.py:answer -o results.jsonl
     perturber evaluate cases.jsonl --base-url http://127.0.0.1:8000/v1 --model m -o results.jsonl
-    perturber report results.jsonl -o report/
+    perturber report results.jsonl --cases cases.jsonl -o report/
 """
 
 from __future__ import annotations
@@ -14,8 +14,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from ..errors import InvalidParams
+
+if TYPE_CHECKING:
+    from .evaluate import EndpointModel
 
 
 def _parser(prog: str, description: str) -> argparse.ArgumentParser:
@@ -52,6 +56,7 @@ def cmd_suite(argv: Sequence[str]) -> int:
         help="also ask an LLM judge (PERTURBER_LLM_BASE_URL / _DEFAULT_MODEL) whether the "
         "perturbed problem has the same answer",
     )
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
     p.add_argument("-o", "--output", required=True)
     args = p.parse_args(argv)
     judge = _gate_judge() if args.gate_judge else None
@@ -69,6 +74,7 @@ def cmd_suite(argv: Sequence[str]) -> int:
         ladder_scan=args.ladder,
         bands=ladder.load_bands(args.bands),
         judge=judge,
+        progress=sys.stderr.isatty() if args.progress is None else args.progress,
     )
     info = stats.to_dict()
     sys.stderr.write(
@@ -77,6 +83,8 @@ def cmd_suite(argv: Sequence[str]) -> int:
     )
     for fam, missing in info["unavailable"].items():
         sys.stderr.write(f"perturber: {fam}: unavailable ({', '.join(missing)})\n")
+    for flag in info["flagged"]:
+        sys.stderr.write(f"perturber: warning: {flag['message']}\n")
     return 0
 
 
@@ -103,17 +111,27 @@ def cmd_evaluate(argv: Sequence[str]) -> int:
 
     p = _parser(
         "perturber evaluate",
-        "Run a model on a suite; resumable (results are keyed by "
-        "case id, append-only). The API key comes from PERTURBER_LLM_API_KEY.",
+        "Run a model on a suite. Resumable and exactly once: results are keyed by case id, "
+        "append-only; a re-run asks only what is missing or failed. A failed call (timeout, HTTP "
+        "error, a reply without content) is recorded as an error, never scored. ^C stops cleanly "
+        "(calls in flight get a few seconds to land). The API key comes from PERTURBER_LLM_API_KEY.",
     )
-    p.add_argument("cases")
+    p.add_argument("cases", help="the cases of `perturber suite`")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
     src.add_argument("--callable", help="a Python model: module:function or path/file.py:function")
     p.add_argument("--model", help="model name (required with --base-url)")
     p.add_argument("--system-prompt", help="file holding a system prompt")
-    p.add_argument("--concurrency", type=int, default=8)
+    p.add_argument("--concurrency", type=int, default=8, help="calls in flight at most (default 8)")
     p.add_argument("--max-tokens", type=int, default=512)
+    p.add_argument(
+        "--timeout", type=float, help="seconds per attempt (default PERTURBER_LLM_TIMEOUT, else 30)"
+    )
+    p.add_argument(
+        "--max-retries",
+        type=int,
+        help="retries of a timeout, 429, 5xx (0-2; default PERTURBER_LLM_MAX_RETRIES, else 2)",
+    )
     p.add_argument("--check", default="numeric", choices=("numeric", "exact"))
     p.add_argument("--tolerance", type=float, default=1e-3, help="relative tolerance (numeric)")
     p.add_argument("--answer-regex", help="regex extracting the answer (first group)")
@@ -132,66 +150,115 @@ def cmd_evaluate(argv: Sequence[str]) -> int:
     judge = None
     model: evaluate.EndpointModel | Callable
     if args.base_url:
-        if not args.model:
-            raise InvalidParams("--model is required with --base-url", field="model")
-        system = None
-        if args.system_prompt:
-            try:
-                with open(args.system_prompt, encoding="utf-8") as fh:
-                    system = fh.read()
-            except OSError as err:
-                raise InvalidParams(
-                    f"cannot read {args.system_prompt}: {err}", field="system_prompt"
-                ) from None
-        model = evaluate.EndpointModel(
-            args.base_url,
-            args.model,
-            system_prompt=system,
-            concurrency=args.concurrency,
-            max_tokens=args.max_tokens,
-        )
+        endpoint = _endpoint_model(args)
         if args.refusal_judge:
-            judge = evaluate.rubric_judge(model)
+            judge = evaluate.rubric_judge(endpoint)
+        model, name = endpoint, None
     else:
         model = evaluate.load_callable(args.callable)
         target, _, attr = args.callable.rpartition(":")
         name = f"{target.rsplit('/', 1)[-1].removesuffix('.py')}:{attr}"
     show = sys.stderr.isatty() if args.progress is None else args.progress
-    summary = evaluate.evaluate(
-        args.cases,
-        model,
-        args.output,
-        checker=checker,
-        concurrency=args.concurrency,
-        progress=show,
-        refusal_judge=judge,
-        model_name=None if args.base_url else name,
-    )
+    try:
+        summary = evaluate.evaluate(
+            args.cases,
+            model,
+            args.output,
+            checker=checker,
+            concurrency=args.concurrency,
+            progress=show,
+            refusal_judge=judge,
+            model_name=name,
+        )
+    except evaluate.Interrupted as stop:
+        sys.stderr.write(("\n" if show else "") + f"perturber: {stop.summary.interrupt_message()}\n")
+        return 130
     sys.stderr.write(f"perturber: {summary.describe()}\n")
     return 0
 
 
+def _endpoint_model(args: argparse.Namespace) -> EndpointModel:
+    from .evaluate import EndpointModel
+
+    if not args.model:
+        raise InvalidParams("--model is required with --base-url", field="model")
+    if args.timeout is not None and not 0 < args.timeout <= 900:
+        raise InvalidParams("--timeout must be in (0, 900] seconds", field="timeout")
+    system = None
+    if args.system_prompt:
+        try:
+            with open(args.system_prompt, encoding="utf-8") as fh:
+                system = fh.read()
+        except OSError as err:
+            raise InvalidParams(f"cannot read {args.system_prompt}: {err}", field="system_prompt") from None
+    return EndpointModel(
+        args.base_url,
+        args.model,
+        system_prompt=system,
+        concurrency=args.concurrency,
+        max_tokens=args.max_tokens,
+        timeout=args.timeout,
+        max_retries=args.max_retries,
+    )
+
+
 def cmd_report(argv: Sequence[str]) -> int:
     from . import report
+    from .analysis import Options
 
     p = _parser(
         "perturber report",
-        "Write report.md, report.json, report.html and PNG plots from "
-        "one or more results files (one per model); optionally export failing cases.",
+        "Write report.md, report.json, report.html and PNG plots from one or more results files "
+        "(one per model): perturbations ranked by the answers they break (exact McNemar tests, "
+        "adjusted), accuracies with 95 % intervals, paired and paper collapse points, Stability. "
+        "Optionally export failing cases as a regression set.",
     )
     p.add_argument("results", nargs="+")
     p.add_argument("-o", "--output", help="report directory")
+    p.add_argument(
+        "--cases", help="the suite's cases file: its summary adds gate rejection rates and 'not re-tested'"
+    )
     p.add_argument("--tau", type=float, default=0.8, help="collapse threshold (default 0.80)")
+    p.add_argument(
+        "--min-n", type=int, default=30, help="cells with fewer cases are 'n too small' (default 30)"
+    )
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    p.add_argument(
+        "--correction",
+        choices=("holm", "bh"),
+        default="holm",
+        help="p-value adjustment across perturbations: holm (default) or bh (Benjamini-Hochberg)",
+    )
+    p.add_argument("--bootstrap", type=int, default=2000, help="bootstrap resamples (default 2000)")
+    p.add_argument("--seed", type=int, default=20240601, help="bootstrap seed")
     p.add_argument("--no-plots", action="store_true")
     p.add_argument("--export-failures", metavar="FILE", help="write failing cases as suite input")
+    p.add_argument(
+        "--only",
+        choices=("failing", "broken"),
+        default="failing",
+        help="export every failing case, or only broken ones (the original was right)",
+    )
     p.add_argument("--perturbation", help="export filter: entry name")
     p.add_argument("--family", help="export filter: catalog or graded family")
     p.add_argument("--level", type=int, help="export filter: measured level")
     args = p.parse_args(argv)
     if not args.output and not args.export_failures:
         raise InvalidParams("give -o DIR and/or --export-failures FILE", field="output")
+    if not 0 < args.alpha < 1 or args.bootstrap < 100:
+        raise InvalidParams("--alpha must be in (0, 1) and --bootstrap at least 100", field="alpha")
     if args.output:
-        data = report.write_report(args.results, args.output, tau=args.tau, plots_enabled=not args.no_plots)
+        options = Options(
+            tau=args.tau,
+            min_n=args.min_n,
+            alpha=args.alpha,
+            correction=args.correction,
+            replicates=args.bootstrap,
+            seed=args.seed,
+        )
+        data = report.write_report(
+            args.results, args.output, options=options, cases=args.cases, plots_enabled=not args.no_plots
+        )
         sys.stderr.write(f"perturber: report of {len(data['models'])} model(s) in {args.output}\n")
     if args.export_failures:
         n = report.export_failures(
@@ -200,8 +267,9 @@ def cmd_report(argv: Sequence[str]) -> int:
             perturbation=args.perturbation,
             family=args.family,
             level=args.level,
+            only=args.only,
         )
-        sys.stderr.write(f"perturber: exported {n} failing cases to {args.export_failures}\n")
+        sys.stderr.write(f"perturber: exported {n} {args.only} cases to {args.export_failures}\n")
     return 0
 
 

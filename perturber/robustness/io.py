@@ -1,4 +1,4 @@
-"""Streamed reading of eval sets (JSONL, CSV, Parquet) and crash-safe JSONL writing.
+"""Streamed reading of eval sets (JSONL, CSV, Parquet), crash-safe JSONL writing and a progress bar.
 
 >>> import io as _io, json
 >>> buf = _io.StringIO('{"id": 1, "q": "2+2?"}\\n\\n{"id": 2, "q": "3+3?"}\\n')
@@ -11,6 +11,8 @@ from __future__ import annotations
 import csv
 import json
 import os
+import sys
+import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -155,3 +157,34 @@ def write_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> int:
         for record in records:
             out.write(record)
     return out.count
+
+
+class Progress:
+    """A progress bar with rate and ETA on stderr (only when enabled).
+
+    >>> import io as _io
+    >>> buf = _io.StringIO(); bar = Progress(2, True, stream=buf); bar.update(); bar.update()
+    >>> buf.getvalue().rsplit("\\r", 1)[-1].startswith("[" + "#" * 30 + "] 2/2 ")
+    True
+    """
+
+    def __init__(self, total: int, enabled: bool, stream=None) -> None:
+        self.total, self.enabled, self.done = total, enabled, 0
+        self.start = self.last = time.monotonic()
+        self.stream = stream or sys.stderr
+
+    def update(self, n: int = 1) -> None:
+        self.done += n
+        now = time.monotonic()
+        if not self.enabled or (now - self.last < 0.2 and self.done < self.total):
+            return
+        self.last = now
+        rate = self.done / max(now - self.start, 1e-9)
+        eta = (self.total - self.done) / rate if rate else 0.0
+        frac = min(self.done / self.total, 1.0) if self.total else 1.0
+        self.stream.write(
+            f"\r[{'#' * int(30 * frac):<30}] {self.done}/{self.total} {rate:,.1f}/s ETA {eta:,.0f}s"
+        )
+        if self.done >= self.total:
+            self.stream.write("\n")
+        self.stream.flush()

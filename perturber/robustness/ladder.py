@@ -41,8 +41,8 @@ DEFAULT_BANDS: dict[str, tuple[float, ...]] = {
     "paraphrasing": (0.15, 0.30, 0.45, 0.60, 1.0),
 }
 
-# context_load: its level is set by the achieved expansion ratio len(out)/len(in), upper edges.
-CONTEXT_LOAD_RATIO_BANDS = (2.0, 3.0, 4.5, 6.0, 8.0)
+# The `ratio` level rule (entry_facts): the achieved expansion ratio len(out)/len(in), upper edges.
+RATIO_BANDS = (2.0, 3.0, 4.5, 6.0, 8.0)
 
 # Intensity grids a ladder scans, by intensity parameter name (clipped to the entry's range).
 GRIDS: dict[str, tuple[float, ...]] = {
@@ -59,7 +59,7 @@ GRIDS: dict[str, tuple[float, ...]] = {
 def level_from_edges(value: float | None, edges: tuple[float, ...]) -> int | None:
     """The level of ``value`` for upper edges ``edges`` (None stays None).
 
-    >>> level_from_edges(2.0, CONTEXT_LOAD_RATIO_BANDS), level_from_edges(2.01, CONTEXT_LOAD_RATIO_BANDS)
+    >>> level_from_edges(2.0, RATIO_BANDS), level_from_edges(2.01, RATIO_BANDS)
     (1, 2)
     """
     if value is None:

@@ -1,9 +1,11 @@
-"""The graded-severity metrics over sets of scored cases.
+"""The graded-severity metrics of the paper, over sets of scored cases.
 
 Per case: correctness ``sim`` in [0, 1] and magnitude ``score``. Over a set S:
 ``Accuracy = mean(sim)``, ``Magnitude = mean(score)``, ``Stability = sum(sim*score) / sum(score)``.
 The Collapse Point of a family is the lowest level k in L1..L5 with ``acc(Lk) < tau * acc(L0)``
 (L0: the unperturbed baseline), None ("—") when that never happens; empty levels are skipped.
+A family's quadrant places it by its magnitude (against the mean over families) and Stability
+(against ``tau``).
 
 >>> stability([1, 0, 1], [0.1, 0.3, 0.2])
 0.5
@@ -12,8 +14,6 @@ The Collapse Point of a family is the lowest level k in L1..L5 with ``acc(Lk) < 
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass, field
 
 TAU = 0.80
 _EPS = 1e-12
@@ -46,58 +46,14 @@ def collapse_point(accuracy_by_level: dict[int, float | None], tau: float = TAU)
     return None
 
 
-@dataclass
-class Bucket:
-    """Running sums for one set of cases (streaming: O(1) memory)."""
+def quadrant(magnitude: float, stability: float, mean_magnitude: float, threshold: float) -> str:
+    """``robust`` (strong perturbations, stable), ``stable`` (weak, stable), ``unstable``
+    (strong, unstable), ``failure`` (breaks even under weak perturbations).
 
-    n: int = 0
-    sim: float = 0.0
-    score: float = 0.0
-    weighted: float = 0.0
-
-    def add(self, sim: float, score: float | None) -> None:
-        score = score or 0.0
-        self.n += 1
-        self.sim += sim
-        self.score += score
-        self.weighted += sim * score
-
-    def to_dict(self) -> dict:
-        return {
-            "n": self.n,
-            "accuracy": self.sim / self.n if self.n else None,
-            "magnitude": self.score / self.n if self.n else None,
-            "stability": self.weighted / self.score if self.score > 0 else None,
-        }
-
-
-@dataclass
-class Flips:
-    """Per perturbation: broken (correct -> wrong), repaired (wrong -> correct) relative to the
-    original; ``net = repaired - broken``; ``churn = (broken + repaired) / n``.
-
-    >>> f = Flips(); [f.add(o, p) for o, p in [(1, 0), (1, 0), (0, 1), (0, 1), (1, 1)]] and None
-    >>> (f.broken, f.repaired, f.net, f.churn)
-    (2, 2, 0, 0.8)
+    >>> quadrant(0.4, 0.9, 0.2, 0.8), quadrant(0.1, 0.5, 0.2, 0.8)
+    ('robust', 'failure')
     """
-
-    n: int = 0
-    broken: int = 0
-    repaired: int = 0
-    failures: int = 0
-    examples: list = field(default_factory=list)
-
-    def add(self, original_correct: float, correct: float) -> None:
-        self.n += 1
-        was, now = original_correct >= 0.5, correct >= 0.5
-        self.broken += was and not now
-        self.repaired += now and not was
-        self.failures += not now
-
-    @property
-    def net(self) -> int:
-        return self.repaired - self.broken
-
-    @property
-    def churn(self) -> float:
-        return (self.broken + self.repaired) / self.n if self.n else 0.0
+    high_mag = magnitude > mean_magnitude
+    if stability >= threshold:
+        return "robust" if high_mag else "stable"
+    return "unstable" if high_mag else "failure"

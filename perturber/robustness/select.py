@@ -10,7 +10,7 @@ seed_sensitive.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .. import core
 from ..errors import InvalidParams
@@ -78,17 +78,12 @@ def select_entries(
 
 @dataclass(frozen=True)
 class GradedFamily:
-    """One family of the graded framework: how it maps onto the catalog and how levels are set.
-
-    ``level_by``: ``magnitude`` (bands), ``ratio`` (achieved expansion ratio, context_load),
-    ``param:NAME`` (the parameter's value is the level) or ``choice:NAME`` (the i-th choice is L(i+1)).
-    """
+    """One family of the graded framework and how it maps onto the catalog (an entry's level
+    rule, when it has one, is a fact about the entry: ``facts.entry_facts``)."""
 
     name: str
     families: tuple[str, ...] = ()
     names: tuple[str, ...] = ()
-    level_by: str = "magnitude"
-    params: dict = field(default_factory=dict)
 
     def matches(self, entry: dict) -> bool:
         return entry["family"] in self.families or entry["name"] in self.names
@@ -112,9 +107,9 @@ GRADED_REASONING = (
     ),
     GradedFamily("Structural/Format", families=("formatting", "structure")),
     GradedFamily("Context Interference", names=("irrelevant_context", "distractor_injection")),
-    GradedFamily("Context Load", names=("context_load",), level_by="ratio"),
-    GradedFamily("Conflict Instruction Stress", names=("conflicting_instruction",), level_by="param:tier"),
-    GradedFamily("Knowledge Boundary", names=("knowledge_boundary",), level_by="choice:boundary"),
+    GradedFamily("Context Load", names=("context_load",)),
+    GradedFamily("Conflict Instruction Stress", names=("conflicting_instruction",)),
+    GradedFamily("Knowledge Boundary", names=("knowledge_boundary",)),
 )
 PRESETS = {"graded-reasoning": GRADED_REASONING}
 # The names the preset expects; those missing from the catalog are reported as unavailable.

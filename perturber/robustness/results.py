@@ -1,0 +1,210 @@
+"""Read results files into per-example sums: the data every statistic of a report is computed from.
+
+A result supersedes an error recorded for the same key (a re-run fixed it), and the first result of
+a key counts (a key answered twice is counted once, as ``duplicates``). Per cell (a perturbation, a
+family, a family x level) and per example, :class:`Sums` adds up the case's correctness ``sim``,
+its original's correctness, its magnitude and the flips.
+
+>>> run = ModelRun("m")
+>>> run.add({"kind": "original", "key": "orig:1", "example_id": "1", "sim": 1.0, "answer": 4})
+>>> run.add({"kind": "case", "key": "c1", "error": {"code": "model_timeout"}})
+>>> run.add({"kind": "case", "key": "c1", "case_id": "c1", "example_id": "1", "name": "x",
+...          "family": "f", "expectation": "invariant", "level": 2, "magnitude": 0.1, "sim": 0.0,
+...          "original_sim": 1.0, "original": "2+2?", "perturbed": "2 + 2?"})
+>>> dict(run.errors), run.superseded, run.cells[("perturbation", "native", "x")]["1"].broken
+({}, 1, 1)
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+from ..errors import InvalidParams
+from .io import read_records
+from .text import diff
+
+FAIL_BELOW = 0.5  # a case (or an original) is correct when its sim >= 0.5
+N_EXAMPLES = 3  # broken cases kept per perturbation to show
+
+
+@dataclass
+class Sums:
+    """One example's contribution to one cell."""
+
+    n: float = 0.0
+    sim: float = 0.0
+    orig: float = 0.0
+    mag: float = 0.0
+    sim_mag: float = 0.0
+    orig_mag: float = 0.0
+    broken: int = 0
+    repaired: int = 0
+    failures: int = 0
+    failures_orig_wrong: int = 0
+    orig_correct: int = 0
+
+    def add(self, sim: float, orig: float, mag: float) -> None:
+        was, now = orig >= FAIL_BELOW, sim >= FAIL_BELOW
+        self.n += 1
+        self.sim += sim
+        self.orig += orig
+        self.mag += mag
+        self.sim_mag += sim * mag
+        self.orig_mag += orig * mag
+        self.broken += was and not now
+        self.repaired += now and not was
+        self.failures += not now
+        self.failures_orig_wrong += not now and not was
+        self.orig_correct += was
+
+
+SUM_FIELDS = tuple(f.name for f in fields(Sums))
+
+
+def scoring_of(expectation: str | None) -> str:
+    """How a case is scored: ``answer`` (invariant: paired with its original), ``refusal`` (refusal
+    accuracy only) or ``directional`` (did the answer move as stated).
+
+    >>> scoring_of("invariant"), scoring_of("refusal")
+    ('answer', 'refusal')
+    """
+    return {"refusal": "refusal", "directional": "directional"}.get(expectation or "", "answer")
+
+
+def total(per_example: dict[str, Sums]) -> Sums:
+    """The sums of a cell over its examples."""
+    out = Sums()
+    for sums in per_example.values():
+        for name in SUM_FIELDS:
+            setattr(out, name, getattr(out, name) + getattr(sums, name))
+    return out
+
+
+@dataclass
+class ModelRun:
+    """The results of one model, streamed in record by record."""
+
+    name: str
+    originals: dict[str, float] = field(default_factory=dict)
+    gold: Counter = field(default_factory=Counter)
+    exported: dict[str, float] = field(default_factory=dict)
+    cells: dict[tuple, dict[str, Sums]] = field(default_factory=dict)
+    meta: dict[tuple, dict] = field(default_factory=dict)
+    examples: dict[tuple, list] = field(default_factory=dict)
+    errors: dict[str, str] = field(default_factory=dict)
+    seen: set = field(default_factory=set)
+    superseded: int = 0
+    duplicates: int = 0
+
+    def add(self, r: dict) -> None:
+        key = str(r.get("key"))
+        if "error" in r:
+            if key not in self.seen:
+                self.errors[key] = r["error"].get("code", "error")  # the latest error of a key
+            return
+        if key in self.seen:
+            self.duplicates += 1
+            return
+        self.seen.add(key)
+        if self.errors.pop(key, None) is not None:
+            self.superseded += 1
+        if r.get("kind") == "original":
+            self._original(r)
+        else:
+            self._case(r)
+
+    def _original(self, r: dict) -> None:
+        self.originals[r["example_id"]] = float(r["sim"])
+        self.gold["gold" if r.get("answer") not in (None, "") else "none"] += 1
+        if r.get("exported_case_id"):
+            self.exported[r["exported_case_id"]] = float(r["sim"])
+
+    def _case(self, r: dict) -> None:
+        sim, orig = float(r["sim"]), float(r.get("original_sim", 1.0))
+        mag = float(r.get("magnitude") or 0.0)
+        family = r.get("graded_family") or r.get("family") or "?"
+        scoring = scoring_of(r.get("expectation"))
+        level = r.get("level")
+        pkey = ("perturbation", r.get("category", "native"), r["name"])
+        keys: list[tuple] = [pkey, ("family", family, scoring)]
+        if isinstance(level, int) and 1 <= level <= 5:
+            keys.append(("level", family, scoring, level))
+        self.pair(keys, r["example_id"], sim, orig, mag)
+        if pkey not in self.meta:
+            self.meta[pkey] = {
+                "name": r["name"],
+                "category": r.get("category", "native"),
+                "family": r.get("family"),
+                "graded_family": r.get("graded_family"),
+                "expectation": r.get("expectation"),
+            }
+            self.examples[pkey] = []
+        shown = self.examples[pkey]
+        if orig >= FAIL_BELOW > sim and len(shown) < N_EXAMPLES:
+            shown.append(_shown(r))
+
+    def pair(self, cells: list[tuple], example_id: str, sim: float, reference: float, mag: float) -> None:
+        """Add one paired observation to ``cells``: a case's correctness against its reference's
+        (here the same example's original; comparing two runs, the baseline run's same case)."""
+        for cell in cells:
+            self.cells.setdefault(cell, {}).setdefault(example_id, Sums()).add(sim, reference, mag)
+
+    def standing_errors(self) -> dict[str, int]:
+        """Errors no later result superseded, by code (most first)."""
+        return dict(Counter(self.errors.values()).most_common())
+
+
+def _shown(r: dict) -> dict:
+    return {
+        "case_id": r["case_id"],
+        "example_id": r["example_id"],
+        "original": r["original"],
+        "perturbed": r["perturbed"],
+        "diff": diff(r["original"], r["perturbed"]),
+        "output": (r.get("output") or "")[:300],
+        "original_output": (r.get("original_output") or "")[:300],
+        "extracted": r.get("extracted"),
+        "original_extracted": r.get("original_extracted"),
+    }
+
+
+_REQUIRED = {
+    "original": ("example_id", "sim"),
+    "case": ("case_id", "example_id", "name", "sim", "original", "perturbed"),
+    "inflight": ("key",),
+}
+
+
+def _check(r: dict, path: str, index: int) -> None:
+    kind = r.get("kind")
+    if kind not in _REQUIRED:
+        raise InvalidParams(
+            f"{path}: record {index} is not a result (no 'kind'); is this a cases "
+            "file? Run `perturber evaluate` on it first",
+            field="results",
+        )
+    if "error" in r or kind == "inflight":
+        return
+    missing = [k for k in _REQUIRED[kind] if k not in r]
+    if missing or not isinstance(r["sim"], (int, float)):
+        raise InvalidParams(
+            f"{path}: record {index} ({kind}) lacks {', '.join(missing) or 'a numeric sim'}", field="results"
+        )
+
+
+def load(paths: Iterable[str]) -> dict[str, ModelRun]:
+    """The runs of one or more results files (one model per file, or per ``model`` field)."""
+    runs: dict[str, ModelRun] = {}
+    for path in paths:
+        for index, r in enumerate(read_records(path), 1):
+            _check(r, path, index)
+            if r["kind"] == "inflight":
+                continue
+            name = r.get("model") or Path(path).stem
+            runs.setdefault(name, ModelRun(name)).add(r)
+    if not runs:
+        raise InvalidParams("no results to report", field="results")
+    return runs
