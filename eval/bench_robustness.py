@@ -120,7 +120,7 @@ def bench_evaluate(args) -> dict:
 
 
 def bench_report(args) -> dict:
-    from perturber.robustness.io import write_jsonl
+    from perturber.records import write_jsonl
     from perturber.robustness.report import write_report
 
     rng = random.Random(7)

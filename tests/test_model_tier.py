@@ -445,7 +445,7 @@ def test_cli_batch_is_one_concurrent_batch(tier, tmp_path, capsysbinary):
     assert rows[0]["perturber"]["model"]["model"] == MODEL and tier.max_in_flight > 1
     tier.script(default=lambda body: Reply(status=404))
     assert cli.main(["batch", "simplification", "--input", str(src), "--output", "-"]) == 4
-    assert f"{src}:1: " in capsysbinary.readouterr().err.decode()
+    assert f"{src}: record 1: " in capsysbinary.readouterr().err.decode()
 
 
 def test_cli_list_model_backed(capsysbinary):

@@ -757,7 +757,7 @@ def test_an_entry_that_errors_is_rejected_and_the_suite_goes_on(monkeypatch):
 def test_progress_shows_rate_and_eta():
     import io
 
-    from perturber.robustness.io import Progress
+    from perturber.records import Progress
 
     buf = io.StringIO()
     bar = Progress(4, True, stream=buf)

@@ -6,9 +6,9 @@ from html.parser import HTMLParser
 
 import pytest
 
+from perturber.records import write_jsonl
 from perturber.robustness import stats
 from perturber.robustness.analysis import Options
-from perturber.robustness.io import write_jsonl
 from perturber.robustness.report import aggregate, write_report
 
 pytest.importorskip("numpy")

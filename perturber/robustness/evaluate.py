@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import InvalidParams, ModelBackendError, PerturberError
+from ..records import AppendLog, Progress, read_records
 from . import checking
-from .io import AppendLog, Progress, read_records
 
 _CASE_FIELDS = ("case_id", "example_id", "original", "perturbed")
 WINDOW = 4  # cases scheduled ahead, per unit of concurrency (bounded memory)

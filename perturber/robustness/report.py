@@ -32,9 +32,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..errors import InvalidParams
+from ..records import AtomicJsonl, read_records
 from . import document, render
 from .analysis import Options, analyse
-from .io import AtomicJsonl, read_records
 from .results import FAIL_BELOW, load
 from .suite import summary_path
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from ..errors import InvalidParams
-from .io import read_records
+from ..records import read_records
 from .text import diff
 
 FAIL_BELOW = 0.5  # a case (or an original) is correct when its sim >= 0.5

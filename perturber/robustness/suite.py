@@ -18,10 +18,10 @@ from typing import Any
 
 from .. import core, registry
 from ..errors import InvalidParams, PerturberError
+from ..records import AtomicJsonl, Progress, read_records
 from . import gates, ladder
 from . import select as select_mod
 from .facts import entry_facts
-from .io import AtomicJsonl, Progress, read_records
 
 UNPERTURBED_LEVEL = 0
 FLAG_RATE = 0.5  # an entry rejected at least this often is flagged as not usable on the data

@@ -17,23 +17,18 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from ..errors import InvalidParams
+from .parser import Parser
 
 if TYPE_CHECKING:
-    from .evaluate import EndpointModel
-
-
-def _parser(prog: str, description: str) -> argparse.ArgumentParser:
-    from ..cli import _Parser
-
-    return _Parser(prog=prog, description=description)
+    from ..robustness.evaluate import EndpointModel
 
 
 def cmd_suite(argv: Sequence[str]) -> int:
-    from . import ladder, suite
+    from ..robustness import ladder, suite
 
-    p = _parser(
-        "perturber suite",
-        "Turn an eval set (JSONL, CSV, Parquet) into a robustness suite: "
+    p = Parser(
+        prog="perturber suite",
+        description="Turn an eval set (JSONL, CSV, Parquet) into a robustness suite: "
         "passing cases to -o, rejected ones (with the gate's reason) to OUT.rejected.jsonl, "
         "counts and unreachable ladder levels to OUT.summary.json.",
     )
@@ -90,7 +85,7 @@ def cmd_suite(argv: Sequence[str]) -> int:
 
 def _gate_judge():
     from ..llm import Endpoint, LLMSettings
-    from .gates import judge_messages, judge_says_same
+    from ..robustness.gates import judge_messages, judge_says_same
 
     settings = LLMSettings.from_env()
     endpoint = Endpoint.from_settings(settings)
@@ -107,11 +102,11 @@ def _gate_judge():
 
 
 def cmd_evaluate(argv: Sequence[str]) -> int:
-    from . import checking, evaluate
+    from ..robustness import checking, evaluate
 
-    p = _parser(
-        "perturber evaluate",
-        "Run a model on a suite. Resumable and exactly once: results are keyed by case id, "
+    p = Parser(
+        prog="perturber evaluate",
+        description="Run a model on a suite. Resumable and exactly once: results are keyed by case id, "
         "append-only; a re-run asks only what is missing or failed. A failed call (timeout, HTTP "
         "error, a reply without content) is recorded as an error, never scored. ^C stops cleanly "
         "(calls in flight get a few seconds to land). The API key comes from PERTURBER_LLM_API_KEY.",
@@ -178,7 +173,7 @@ def cmd_evaluate(argv: Sequence[str]) -> int:
 
 
 def _endpoint_model(args: argparse.Namespace) -> EndpointModel:
-    from .evaluate import EndpointModel
+    from ..robustness.evaluate import EndpointModel
 
     if not args.model:
         raise InvalidParams("--model is required with --base-url", field="model")
@@ -203,12 +198,12 @@ def _endpoint_model(args: argparse.Namespace) -> EndpointModel:
 
 
 def cmd_report(argv: Sequence[str]) -> int:
-    from . import report
-    from .analysis import Options
+    from ..robustness import report
+    from ..robustness.analysis import Options
 
-    p = _parser(
-        "perturber report",
-        "Write report.md, report.json, report.html and PNG plots from one or more results files "
+    p = Parser(
+        prog="perturber report",
+        description="Write report.md, report.json, report.html and PNG plots from one or more results files "
         "(one per model): perturbations ranked by the answers they break (exact McNemar tests, "
         "adjusted), accuracies with 95 % intervals, paired and paper collapse points, Stability. "
         "Optionally export failing cases as a regression set.",

@@ -1,4 +1,5 @@
-"""Streamed reading of eval sets (JSONL, CSV, Parquet), crash-safe JSONL writing and a progress bar.
+"""Records in and out: streamed reading of eval sets (JSONL, CSV, Parquet), crash-safe JSONL
+writing, and a progress bar; shared by the harness and `perturber batch`.
 
 >>> import io as _io, json
 >>> buf = _io.StringIO('{"id": 1, "q": "2+2?"}\\n\\n{"id": 2, "q": "3+3?"}\\n')
@@ -17,11 +18,11 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from ..errors import InvalidParams, ResourceUnavailable
+from .errors import InvalidParams, ResourceUnavailable
 
 
 def dumps(obj: Any) -> str:
-    """The one JSON line format of the harness: sorted keys, UTF-8, compact (byte-stable)."""
+    """The one JSON line format: sorted keys, UTF-8, compact (byte-stable)."""
     return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
