@@ -6,7 +6,7 @@ and worked examples computed by the library at generation time on fixed inputs. 
 needs something beyond the base install (``requires``: NLTK data, an optional tier, a data file
 the package does not ship, a model) is documented with that requirement and no computed example,
 so the reference is the same bytes in every environment and configuration. Invisible characters
-are shown with the playground's markers (``playground.js`` ``INVISIBLE``)::
+are shown with the markers of :mod:`perturber.visible` (the playground's too)::
 
     perturber docs --out docs/perturbations.md     # write it
     perturber docs --check docs/perturbations.md   # exit 1 if the file is stale
@@ -26,33 +26,7 @@ from collections.abc import Iterable
 
 from . import core, registry
 from .errors import PerturberError
-
-# Markers for invisible or confusable characters: the same names as the playground's INVISIBLE
-# table (tests/test_docs.py checks that the two agree).
-INVISIBLE = {
-    "\u200b": "ZWSP",
-    "\u200c": "ZWNJ",
-    "\u200d": "ZWJ",
-    "\u2060": "WJ",
-    "\ufeff": "BOM",
-    "\u00a0": "NBSP",
-    "\u202f": "NNBSP",
-    "\u3000": "IDSP",
-    "\t": "TAB",
-    "\r": "CR",
-    "\u200e": "LRM",
-    "\u200f": "RLM",
-    "\u202a": "LRE",
-    "\u202b": "RLE",
-    "\u202c": "PDF",
-    "\u202d": "LRO",
-    "\u202e": "RLO",
-    "\u2066": "LRI",
-    "\u2067": "RLI",
-    "\u2068": "FSI",
-    "\u2069": "PDI",
-    "\u00ad": "SHY",
-}
+from .visible import marker
 
 # Reason codes of docs/spec/catalog.md §1.2, in precedence order, in our words.
 REASONS = {
@@ -98,22 +72,17 @@ STRUCTURED = ("formatting", "structure")
 
 
 def visible(text: str) -> str:
-    """``text`` with invisible characters as ``⟨NAME⟩`` markers (tag characters ``⟨TAG x⟩``)."""
-    out = []
+    """``text`` with invisible characters as ``⟨NAME⟩`` markers (``perturber.visible``; a run of tag
+    characters is one ``⟨TAG text⟩``), ``⏎`` at each line end and ``·`` for a space there."""
+    out: list[str] = []
     for ch in text:
-        cp = ord(ch)
-        if ch in INVISIBLE:
-            out.append(f"⟨{INVISIBLE[ch]}⟩")
-        elif 0xE0000 <= cp <= 0xE007F:  # a run of tag characters becomes one marker
-            shown = chr(cp - 0xE0000) if 0xE0020 <= cp <= 0xE007E else f"<{cp:x}>"
-            if out and out[-1].startswith("⟨TAG "):
-                out[-1] = out[-1][:-1] + shown + "⟩"
-            else:
-                out.append(f"⟨TAG {shown}⟩")
-        elif cp < 0x20 and ch != "\n":
-            out.append(f"⟨U+{cp:04X}⟩")
-        else:
+        mark = marker(ch)
+        if mark is None:
             out.append(ch)
+        elif mark.startswith("TAG ") and out and out[-1].startswith("⟨TAG "):
+            out[-1] = out[-1][:-1] + mark[4:] + "⟩"  # a run of tag characters is one marker
+        else:
+            out.append(f"⟨{mark}⟩")
     # Spaces at a line end and an empty last line would vanish in the rendered page.
     lines = "".join(out).split("\n")
     kept = [line[: len(line.rstrip(" "))] + "·" * (len(line) - len(line.rstrip(" "))) for line in lines]

@@ -142,13 +142,18 @@ def test_structure_entries_show_the_markdown_example():
     assert "*Markdown input" in section and "not applied" not in section
 
 
-def test_visible_markers_match_the_playground():
+def test_one_marker_table_for_the_reference_and_the_playground():
+    from fastapi.testclient import TestClient
+
+    from perturber.service import create_app
+    from perturber.visible import MARKERS, script
+
+    served = TestClient(create_app()).get("/static/markers.js")
+    assert served.status_code == 200 and served.text == script()
+    assert json.loads(served.text.split("const INVISIBLE = ", 1)[1].rstrip(";\n")) == MARKERS
     js = (ROOT / "perturber" / "service" / "static" / "playground.js").read_text(encoding="utf-8")
-    block = re.search(r"const INVISIBLE = \{(.*?)\};", js, re.S).group(1)
-    pairs = re.findall(r'"((?:\\u[0-9a-f]{4}|\\[tr]))": "(\w+)"', block)
-    table = {json.loads(f'"{k}"'): v for k, v in pairs}
-    assert table == reference.INVISIBLE
-    assert reference.visible("a \n\u202eb\U000e0041") == "a·⏎\n⟨RLO⟩b⟨TAG A⟩"
+    assert "const INVISIBLE" not in js and "ZWSP" not in js  # the playground has no copy of it
+    assert reference.visible("a \n\u202eb\U000e0041\U000e0042\u2028") == "a·⏎\n⟨RLO⟩b⟨TAG AB⟩⟨U+2028⟩"
 
 
 def test_model_backed_and_other_categories_are_generic():

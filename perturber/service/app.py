@@ -14,13 +14,14 @@ from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.models import OpenAPI
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import BaseRoute, Match, NoMatchFound
 
 from .. import __version__, core, registry
 from ..errors import InvalidParams, PerturberError
+from ..visible import script
 from .auth import DenyUngated, ModelGate, start_up
 from .gallery import add_gallery_routes
 from .limits import BodySizeLimit
@@ -300,5 +301,9 @@ def _add_playground(app: FastAPI) -> None:
     @app.get("/", include_in_schema=False)
     async def playground() -> FileResponse:
         return FileResponse(STATIC / "index.html", media_type="text/html")
+
+    @app.get("/static/markers.js", include_in_schema=False)
+    async def markers() -> Response:  # the marker table of perturber.visible, for playground.js
+        return Response(script(), media_type="text/javascript")
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

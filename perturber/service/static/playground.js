@@ -6,21 +6,18 @@ const $ = (id) => document.getElementById(id);
 const state = { catalog: [], current: null, lastOutput: null };
 const HISTORY_KEY = "perturber.history";
 
-// Invisible or confusable characters, shown as markers.
-const INVISIBLE = {
-  "\u200b": "ZWSP", "\u200c": "ZWNJ", "\u200d": "ZWJ", "\u2060": "WJ", "\ufeff": "BOM",
-  "\u00a0": "NBSP", "\u202f": "NNBSP", "\u3000": "IDSP", "\t": "TAB", "\r": "CR",
-  "\u200e": "LRM", "\u200f": "RLM", "\u202a": "LRE", "\u202b": "RLE", "\u202c": "PDF",
-  "\u202d": "LRO", "\u202e": "RLO", "\u2066": "LRI", "\u2067": "RLI", "\u2068": "FSI",
-  "\u2069": "PDI", "\u00ad": "SHY",
-};
+// INVISIBLE (the named markers) comes from markers.js, generated from perturber.visible.
+
+const UNSEEN = /^[\p{Cf}\p{Cc}\p{Co}\p{Zl}\p{Zp}\p{Zs}]$/u;
 
 function markerFor(ch) {
+  // The rule of perturber.visible.marker: named markers, tag characters, then any other format,
+  // control, separator or private-use character but the line feed and the space as U+XXXX.
   if (INVISIBLE[ch]) return INVISIBLE[ch];
   const cp = ch.codePointAt(0);
-  if (cp >= 0xe0000 && cp <= 0xe007f) return "TAG " + (cp >= 0xe0020 && cp <= 0xe007e ? String.fromCodePoint(cp - 0xe0000) : cp.toString(16));
-  if (cp < 0x20 && ch !== "\n") return "U+" + cp.toString(16).padStart(4, "0").toUpperCase();
-  return null;
+  if (cp >= 0xe0000 && cp <= 0xe007f) return "TAG " + (cp >= 0xe0020 && cp <= 0xe007e ? String.fromCodePoint(cp - 0xe0000) : "<" + cp.toString(16) + ">");
+  if (ch === "\n" || ch === " " || !UNSEEN.test(ch)) return null;
+  return "U+" + cp.toString(16).padStart(4, "0").toUpperCase();
 }
 
 function escapeHtml(s) {
