@@ -21,7 +21,7 @@ def page(monkeypatch, llm_server):
 
     from perturber.service import Settings, create_app
 
-    configure(monkeypatch, llm_server)
+    configure(monkeypatch, llm_server, PERTURBER_LLM_ALLOW_CALLER_KEYS="true")  # the page's key field
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
