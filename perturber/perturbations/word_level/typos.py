@@ -44,7 +44,9 @@ from .typo_mechanics import (
     _shift,
     _substitutes,
     _swaps,
-    _typo_sites,
+    _Tokens,
+    _typo_starts,
+    _unfiltered,
     _vowel_swaps,
     _Word,
 )
@@ -102,23 +104,20 @@ def _phonetic_options(w: _Word) -> list[tuple]:
     return out
 
 
-def _missed_space(text: str, w: _Word, free: Sequence[tm.Token], idx: int) -> tuple | None:
+def _missed_space(tokens: _Tokens, w: _Word) -> tuple | None:
     """``missed_space`` (§5.1 mechanism 11): the gap after the token is exactly one U+0020 and
     the next token is a free alpha token, and joining the two creates no run of 3+ equal
     letters longer than the longest in the two tokens.  Returns the run ``(key, length,
     limit)`` the joined next token inherits, or None when the mechanism does not apply."""
     a = w.keys[-1]
-    return _join_run(text, free, idx, (a, w.left(w.n - 1, a), w.limit))  # type: ignore[arg-type]  # the last cluster is a letter
+    return _join_run(tokens, w.tok, (a, w.left(w.n - 1, a), w.limit))  # type: ignore[arg-type]  # the last cluster is a letter
 
 
-def _join_run(text: str, free: Sequence[tm.Token], idx: int, tail: tuple) -> tuple | None:
-    """:func:`_missed_space` from the token's ``tail``: (key of its last letter, length of the
-    letter run it ends with, its run limit)."""
-    tok = free[idx]
-    if idx + 1 >= len(free) or tok.end >= len(text) or text[tok.end] != " ":
-        return None
-    nxt = free[idx + 1]
-    if nxt.start != tok.end + 1 or _alpha_letters(nxt.text) < 1:
+def _join_run(tokens: _Tokens, tok: tm.Token, tail: tuple) -> tuple | None:
+    """:func:`_missed_space` of ``tok`` from its ``tail``: (key of its last letter, length of
+    the letter run it ends with, its run limit)."""
+    nxt = tokens.next_free(tok)
+    if nxt is None or _alpha_letters(nxt.text) < 1:
         return None
     first, lead, longest = _run_profile_memo(nxt.text)
     a, run, limit = tail
@@ -146,9 +145,12 @@ _RT_PRODUCERS = (
 )
 
 
-def _realise(w: _Word, mech: str, rng: Draws) -> tuple:
-    """Draw the position (and option) of a positional mechanism and return its edit."""
-    i = rng.choice(list(dict(_RT_PRODUCERS)[mech](w, _RT_MIN)))
+def _realise(w: _Word, mech: str, rng: Draws, positions: Sequence[int] | None = None) -> tuple:
+    """Draw the position (and option) of a positional mechanism and return its edit
+    (``positions``: the mechanism's positions in ``w`` when already known)."""
+    if positions is None:
+        positions = list(dict(_RT_PRODUCERS)[mech](w, _RT_MIN))
+    i = rng.choice(positions)
     if mech == "key_sub":
         return _edit_sub(w, i, rng.choice(w.sub_options(i, _qwerty()[0][w.keys[i]])))
     if mech == "key_insert":
@@ -228,20 +230,20 @@ def realistic_typos(text: str, rng: Draws, *, count: int) -> Outcome:
     >>> out.edits, out.text != "Please receive the parcel today."
     (2, True)
     """
-    free, cands = _typo_sites(text, _RT_MIN)
-    if not cands:
+    starts = _typo_starts(text, _RT_MIN)
+    if not starts:
         return unchanged(text, "no_candidates")
+    tokens = _Tokens(text)
     edits: list[tuple] = []
     choice = rng.choice
-    below = rng.below
-    inherit_at, inherit = -1, None  # a missed space joins free[inherit_at] to its predecessor
-    for idx in select(cands, rng, count=count):
-        tok = free[idx]
-        if idx == inherit_at:
-            edit, joined = _rt_inherited(text, free, idx, inherit, rng)
+    inherit_at, inherit = -1, None  # a missed space joins the token at inherit_at to the one before
+    for start in select(starts, rng, count=count):
+        tok = tokens.at(start)
+        if start == inherit_at:
+            edit, joined = _rt_inherited(tokens, tok, inherit, rng)
         else:
             plan = _rt_plan(tok.text)
-            joined = _join_run(text, free, idx, plan.tail)
+            joined = _join_run(tokens, tok, plan.tail)
             mechs = plan.mechs + ("missed_space",) if joined is not None else plan.mechs
             mech = choice(mechs)
             if mech == "misspell":
@@ -250,60 +252,35 @@ def realistic_typos(text: str, rng: Draws, *, count: int) -> Outcome:
                 edit = choice(plan.phonetic)
             elif mech == "missed_space":
                 edit = (len(tok.text), len(tok.text) + 1, "")
-            else:  # _realise(plan.word, mech, rng) with every option realised in advance
-                options, twice = _rt_options(tok.text, mech)
-                edit = options[below(len(options))]
-                if twice:
-                    edit = edit[below(len(edit))]
+            else:
+                edit = _realise(plan.word, mech, rng, _rt_positions(tok.text, mech))
             s, e, out = edit
             edit = (tok.start + s, tok.start + e, out)
             if mech != "missed_space":
                 joined = None
         edits.append(edit)
         if joined is not None:
-            inherit_at, inherit = idx + 1, joined
+            inherit_at, inherit = tok.end + 1, joined
     return Outcome(tm.splice(text, edits), len(edits))
 
 
-_RT_TWICE = frozenset(("key_sub", "key_insert", "vowel_swap"))
-
-
 @per_word
-def _rt_options(word: str, mech: str) -> tuple[tuple, bool]:
-    """The edits :func:`_realise` can return for a positional ``mech`` of a token with no run
-    carried in, by position (in producer order), and whether a second draw picks among the
-    options of the position: ``_realise`` draws ``rng.choice(positions)``, then for ``key_sub``,
-    ``key_insert`` and ``vowel_swap`` ``rng.choice`` of the options left at that position.
-    A pure function of the token's text, memoised.
+def _rt_positions(word: str, mech: str) -> tuple[int, ...]:
+    """The positions of a positional ``mech`` in a token with no run carried in (a pure function
+    of the token's text, memoised).
 
-    >>> _rt_options("cat", "transpose")
-    (((0, 2, 'ac'), (1, 3, 'ta')), False)
+    >>> _rt_positions("cat", "transpose")
+    (0, 1)
     """
-    plan = _rt_plan(word)
-    w = plan.word
-    positions = dict(_RT_PRODUCERS)[mech](w, _RT_MIN)
-    if mech not in _RT_TWICE:
-        edit = _RT_EDITS[mech]
-        return tuple(edit(w, i) for i in positions), False
-    out = []
-    for i in positions:
-        if mech == "vowel_swap":
-            options = w.sub_options(i, [v for v in _VOWELS if v != w.keys[i]])
-            out.append(tuple(_edit_sub(w, i, c) for c in options))
-        elif mech == "key_sub":
-            out.append(tuple(_edit_sub(w, i, c) for c in w.sub_options(i, _qwerty()[0][w.keys[i]])))
-        else:
-            out.append(tuple(_edit_insert(w, i, c) for c in w.insert_options(i, _qwerty()[0][w.keys[i]])))
-    return tuple(out), True
+    return tuple(dict(_RT_PRODUCERS)[mech](_rt_plan(word).word, _RT_MIN))
 
 
 def _rt_inherited(
-    text: str, free: Sequence[tm.Token], idx: int, inherit: tuple | None, rng: Draws
+    tokens: _Tokens, tok: tm.Token, inherit: tuple | None, rng: Draws
 ) -> tuple[tuple, tuple | None]:
     """The draw and edit of ``realistic_typos`` for a token that a missed space joined to its
     predecessor (it inherits that letter run), and the run it passes on when it draws
     ``missed_space`` itself."""
-    tok = free[idx]
     w = _Word(tok, inherit)
     mechs = []
     misspell, longest = _misspellings()
@@ -316,7 +293,7 @@ def _rt_inherited(
     if phonetic:
         mechs.append("phonetic")
     mechs += _rt_applicable(w)
-    joined = _missed_space(text, w, free, idx)
+    joined = _missed_space(tokens, w)
     if joined is not None:
         mechs.append("missed_space")
     mech = rng.choice(mechs)
@@ -339,49 +316,49 @@ _TY_OPS = (("swap", _swaps), ("delete", _drops), ("duplicate", _doubles), ("subs
 
 
 @per_word
-def _typo_options(word: str) -> tuple[tuple[str, tuple[int, ...]], ...]:
+def _typo_options(word: str) -> tuple[tuple[str, Sequence[int]], ...]:
     """The ops of ``typos`` that apply to ``word``, each with its cluster positions, in
     ``_TY_OPS`` order (after the option filter). A pure function of the word's text, so it is
-    memoised: words recur across texts and seeds."""
+    memoised: words recur across texts and seeds.
+
+    >>> _typo_options("cat")
+    (('swap', range(0, 2)), ('duplicate', range(0, 3)), ('substitute', range(0, 3)))
+    """
+    if _unfiltered(word):  # every position of every op passes the filter
+        n = len(word)
+        ops = (("swap", range(n - 1)), ("delete", range(1, n) if n - 1 >= _TY_MIN else range(0)))
+        return tuple(op for op in ops if op[1]) + (("duplicate", range(n)), ("substitute", range(n)))
     w = _Word(tm.Token(0, len(word), word))
     found = ((op, tuple(producer(w, _TY_MIN))) for op, producer in _TY_OPS)
     return tuple((op, positions) for op, positions in found if positions)
 
 
-@per_word
-def _typo_plan(word: str) -> tuple[tuple, ...]:
-    """:func:`_typo_options` with every choice already realised as a token-relative edit
-    ``(start, end, replacement)``: per op, one edit per position, except ``substitute``, which
-    has per position the edits of its shift options.  ``typos`` then draws exactly as before
-    (op, position, shift) but builds no ``_Word`` per chosen token.
+def _typo_edit(word: str, op: str, i: int, rng: Draws) -> tuple:
+    """The token-relative edit of ``op`` at cluster ``i`` of ``word`` (a substitution draws its
+    shift among those the option filter keeps).
 
-    >>> _typo_plan("cat")[0]
-    (((0, 2, 'ac'), (1, 3, 'ta')), False)
+    >>> _typo_edit("cat", "swap", 1, Draws(0)), _typo_edit("cat", "delete", 2, Draws(0))
+    ((1, 3, 'ta'), (2, 3, ''))
     """
-    w = _Word(tm.Token(0, len(word), word))
-    plan = []
-    for op, positions in _typo_options(word):
+    if not (word.isascii() and word.isalpha()):  # clusters are not code points, or joiners
+        w = _Word(tm.Token(0, len(word), word))
         if op == "swap":
-            plan.append((tuple(_edit_swap(w, i) for i in positions), False))
-        elif op == "delete":
-            plan.append((tuple(_edit_drop(w, i) for i in positions), False))
-        elif op == "duplicate":
-            plan.append((tuple(_edit_double(w, i) for i in positions), False))
-        else:
-            plan.append(
-                (
-                    tuple(
-                        tuple(
-                            _edit_sub(w, i, _shift(w.keys[i], d))  # type: ignore[arg-type]
-                            for d in (-1, 1)
-                            if w.ok(i, i + 1, [_shift(w.keys[i], d)])  # type: ignore[arg-type]
-                        )
-                        for i in positions
-                    ),
-                    True,
-                )
-            )
-    return tuple(plan)
+            return _edit_swap(w, i)
+        if op == "delete":
+            return _edit_drop(w, i)
+        if op == "duplicate":
+            return _edit_double(w, i)
+        shifts = w.shift_options(i)
+        return _edit_sub(w, i, _shift(w.keys[i], shifts[rng.below(len(shifts))]))  # type: ignore[arg-type]
+    if op == "swap":
+        return (i, i + 2, word[i + 1] + word[i])
+    if op == "delete":
+        return (i, i + 1, "")
+    if op == "duplicate":
+        return (i + 1, i + 1, word[i])
+    kept = (-1, 1) if _unfiltered(word) else _Word(tm.Token(0, len(word), word)).shift_options(i)
+    letter = _shift(word[i].lower(), kept[rng.below(len(kept))])
+    return (i, i + 1, letter.upper() if word[i].isupper() else letter)
 
 
 @perturbation(
@@ -400,28 +377,25 @@ def typos(text: str, rng: Draws, *, count: int) -> Outcome:
     >>> out.edits, out.text.split()[0]
     (2, 'The')
     """
-    free, cands = _typo_sites(text, _TY_MIN_CAND)
-    if not cands:
+    starts = _typo_starts(text, _TY_MIN_CAND)
+    if not starts:
         return unchanged(text, "no_candidates")
-    # rng.choice(seq) is seq[rng.below(len(seq))]; the edits replace letters by letters and
-    # token clusters, which splice never skips, so the output is assembled directly.
+    # Per chosen token: rng.choice of the ops that apply, of the op's positions, and for a
+    # substitution of the shifts left. The edits replace letters by letters and token clusters,
+    # which splice never skips (nothing JSON-unsafe), so they are applied unchecked.
     below = rng.below
-    parts = []
-    pos = 0
-    chosen = select(cands, rng, count=count)
-    for idx in chosen:
-        tok = free[idx]
-        plan = _typo_plan(tok.text)
-        options, shifted = plan[below(len(plan))]
-        edit = options[below(len(options))]
-        if shifted:
-            edit = edit[below(len(edit))]
-        start = tok.start
-        parts.append(text[pos : start + edit[0]])
-        parts.append(edit[2])
-        pos = start + edit[1]
-    parts.append(text[pos:])
-    return Outcome("".join(parts), len(chosen))
+    edit_starts, edit_ends, outs = [], [], []
+    chosen = select(starts, rng, count=count)
+    tokens = _Tokens(text)
+    for start in chosen:
+        tok = tokens.at(start)
+        ops = _typo_options(tok.text)
+        op, positions = ops[below(len(ops))]
+        s, e, out = _typo_edit(tok.text, op, positions[below(len(positions))], rng)
+        edit_starts.append(start + s)
+        edit_ends.append(start + e)
+        outs.append(out)
+    return Outcome(tm.splice_at(text, edit_starts, edit_ends, outs), len(chosen))
 
 
 # --------------------------------------------------------------------------------------------
