@@ -106,8 +106,9 @@ def typos_reference(text: str, seed: int, count: int = 5) -> str:
 def realistic_typos_reference(text: str, seed: int, count: int = 3) -> str:
     """``realistic_typos`` with every token handled by the unmemoised path (a fresh ``_Word``,
     options and ``missed_space`` computed on the spot)."""
-    from perturber.perturbations.word_level.typo_mechanics import _Tokens, _typo_starts_general
+    from perturber.perturbations.word_level.typo_mechanics import _typo_starts_general
     from perturber.rng import select
+    from perturber.text.bits import Tokens
 
     rng = Draws(seed)
     free = {t.start: t for t in tm.free_tokens(text)}
@@ -117,7 +118,7 @@ def realistic_typos_reference(text: str, seed: int, count: int = 3) -> str:
     edits, inherit_at, inherit = [], -1, None
     for start in select(starts, rng, count=count):
         tok = free[start]
-        edit, joined = T._rt_inherited(_Tokens(text), tok, inherit if start == inherit_at else None, rng)
+        edit, joined = T._rt_inherited(Tokens(text), tok, inherit if start == inherit_at else None, rng)
         edits.append(edit)
         if joined is not None:
             inherit_at, inherit = tok.end + 1, joined

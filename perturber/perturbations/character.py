@@ -24,9 +24,22 @@ import regex
 
 from .. import text as tm
 from ..data import load_table, unit_symbols
-from ..memo import per_text
+from ..memo import loaded_once, per_text
 from ..registry import Outcome, choice, perturbation, rate, unchanged
 from ..rng import Draws, chosen
+from ..text.bits import (
+    Bits,
+    bits,
+    case_lanes,
+    char_lanes,
+    char_table,
+    count,
+    shift_code_points,
+    short_word_starts,
+    short_word_table,
+    spread_right,
+    token_any,
+)
 
 __all__ = [
     "random_case",
@@ -343,13 +356,48 @@ def title_case(text: str, rng: Draws) -> Outcome:
     >>> title_case("a well-known o'neil", None).text
     "A Well-Known O'neil"
     """
+    return _title_case(text)
+
+
+@per_text
+def _title_case(text: str) -> Outcome:
+    """The outcome of ``title_case`` (a pure function of the text, memoised)."""
+    b = bits(text)
+    if b is not None:
+        letters, edited = _title_plain(b)
+        if not letters:
+            return unchanged(text, "no_change")
+        return Outcome(shift_code_points(text, b, letters, -32), edited)
     points, edited, new = _title_sites(text)
     if not points:
         return unchanged(text, "no_change")
     return Outcome(_put_any(text, range(len(points)), points, new), edited)
 
 
-@per_text
+_HYPHEN = char_table("-")  # every hyphen of §1.6 is "-" in the view
+
+
+@loaded_once
+def _title_units() -> tuple[frozenset[str], bytes]:
+    """The unit symbols ``title_case`` could capitalise (one lower-case ASCII word each), and
+    their :func:`short_word_table`."""
+    words = frozenset(u for u in unit_symbols() if u.isascii() and u.isalpha() and u[0].islower())
+    return words, short_word_table(words)
+
+
+def _title_plain(b: Bits) -> tuple[int, int]:
+    """:func:`_title_sites` of a plain text as masks: the letters to upper-case (the lower-case
+    first letters of the free tokens that start with a letter, have no upper-case letter after
+    it and are not unit symbols, and the lower-case letters after their hyphens), and the number
+    of tokens that change."""
+    lower, upper, _digit, _apostrophe = case_lanes(b)
+    ok = b.free_start & (lower | upper) & ~token_any(upper & b.link, b)
+    units, table = _title_units()
+    ok &= ~short_word_starts(b, units, table, ok & lower)
+    letters = (ok & lower) | (spread_right(ok, b.link) & lower & b.link & char_lanes(b, _HYPHEN) >> 4)
+    return letters, count(token_any(letters, b))
+
+
 def _title_sites(text: str) -> tuple[tuple[int, ...], int, bytes | str]:
     """(part-initial lower-case cased letters of the edited tokens, number of edited tokens,
     the upper case of each letter (see ``_ascii_or_str``))."""

@@ -28,18 +28,25 @@ import regex
 
 from ..memo import per_text
 from ..rng import positions as _all_positions
-from .spans import protected_spans
+from .spans import Spans, protected_spans
+from .tokens import _WORD_RE, Token, is_bound
 
 __all__ = [
     "Bits",
     "Lanes",
+    "Tokens",
     "bits",
     "case_lanes",
+    "char_lanes",
+    "char_table",
     "count",
     "fill_left",
     "flagged",
     "free_lanes",
     "positions",
+    "shift_code_points",
+    "short_word_starts",
+    "short_word_table",
     "spread_right",
     "token_any",
     "token_end",
@@ -68,8 +75,10 @@ _CASES = bytes(ord(_case_digit(b)) for b in range(256))
 # plain text are punctuation, symbols or spaces: outside every token, like "?").
 _STAND_INS = {"’": "'", "‐": "-", "‑": "-"}
 _ASCII_BYTES = bytes(range(0x80))
-_EXTENDERS = regex.compile(
-    r"[\p{M}\u200d\uFE00-\uFE0F\U000E0100-\U000E01EF\U0001F3FB-\U0001F3FF\U000E0020-\U000E007F]"
+# A word character (the token pattern's own \p{L}\p{N}, whose Unicode version may differ from
+# str.isalnum's), a combining mark or a cluster extender: a text with one of these is not plain.
+_NOT_PLAIN = regex.compile(
+    r"[\p{L}\p{N}\p{M}\u200d\uFE00-\uFE0F\U000E0100-\U000E01EF\U0001F3FB-\U0001F3FF\U000E0020-\U000E007F]"
 )
 
 
@@ -84,7 +93,7 @@ def view(text: str) -> bytes | None:
         return text.encode("ascii")
     others = set(text.encode("utf-8").translate(None, _ASCII_BYTES).decode("utf-8"))
     for c in others:
-        if c.isalnum() or _EXTENDERS.match(c):
+        if _NOT_PLAIN.match(c):
             return None
         if c in _STAND_INS:
             text = text.replace(c, _STAND_INS[c])
@@ -107,12 +116,12 @@ class Bits(NamedTuple):
 
 
 def _ones(n: int) -> int:
-    """A 1 in each of ``n`` lanes.
+    """A 1 in each of ``n`` lanes (from repeated bytes: a big division is slower).
 
-    >>> hex(_ones(3))
-    '0x111'
+    >>> hex(_ones(3)), _ones(0)
+    ('0x111', 0)
     """
-    return ((1 << 4 * n) - 1) // 15
+    return int.from_bytes(b"\x11" * ((n + 1) // 2), "big") >> 4 * (n & 1)
 
 
 @per_text
@@ -136,12 +145,31 @@ def bits(text: str) -> Bits | None:
     bound = (start & ((binder >> 4) | (dot >> 4 & word >> 8))) | (
         end & ((binder << 4) | (dot << 4 & word << 8))
     )
-    spans = protected_spans(text)
+    spans = protected_spans(text) if _may_protect(v) else ()
     if spans:
         bound |= tok & _span_lanes(spans, n)
     full = tok * 15
     free_start = start ^ (start & _fill_left(bound, tok, full, ones)) if bound else start
     return Bits(n, v, ones, word, tok, start, end, link, full, free_start)
+
+
+def _may_protect(v: bytes) -> bool:
+    r"""False when the view holds none of the characters a protected span (§1.8) needs: a
+    backtick or ``~~~`` (code), ``@``, ``{`` or ``[`` (JSON, e-mail), ``://`` or ``w.`` (URLs).
+    One-byte searches first (``memchr``); a searched pair or triple is led by a rare byte or by
+    the pattern ``\.(?<=[wW]\.)`` (a plain ``b"w." in v`` is several times slower)."""
+    return (
+        b"`" in v
+        or b"@" in v
+        or b"{" in v
+        or b"[" in v
+        or (b"~" in v and b"~~~" in v)
+        or (b":" in v and b"://" in v)
+        or _W_DOT.search(v) is not None
+    )
+
+
+_W_DOT = re.compile(rb"\.(?<=[wW]\.)")
 
 
 def _fill_left(flags: int, tok: int, full: int, ones: int) -> int:
@@ -203,6 +231,26 @@ def _span_lanes(spans, n: int) -> int:
     for s, e in spans:
         out |= _ones(e - s) << 4 * (n - e)
     return out
+
+
+def char_table(chars: str) -> bytes:
+    """A ``bytes.translate`` table that maps the ASCII ``chars`` to ``"1"``, every other byte to
+    ``"0"`` (for :func:`char_lanes`).
+
+    >>> char_table("ab")[97:100]
+    b'110'
+    """
+    return bytes(ord("1") if chr(byte) in chars else ord("0") for byte in range(256))
+
+
+def char_lanes(b: Bits, table: bytes) -> int:
+    """The lanes of the view's bytes that ``table`` (from :func:`char_table`) flags.
+
+    >>> b = bits("a b.")
+    >>> positions(char_lanes(b, char_table(" .")), b.n)
+    [1, 3]
+    """
+    return int(b.view.translate(table), 16) if b.n else 0
 
 
 def case_lanes(b: Bits) -> tuple[int, int, int, int]:
@@ -318,3 +366,102 @@ def flagged(mask: int, n: int) -> Sequence[int]:
     ([0, 3], 1)
     """
     return positions(mask, n) if n <= _LIST_UP_TO else Lanes(mask, n)
+
+
+class Tokens:
+    """The word tokens of one text looked up by their start, for one call: its masks and
+    protected spans are computed once, so each look-up costs about the token's length.
+
+    >>> tokens = Tokens("say don't go")
+    >>> tokens.at(4), tokens.next_free(tokens.at(4))
+    (Token(start=4, end=9, text="don't"), Token(start=10, end=12, text='go'))
+    """
+
+    __slots__ = ("text", "bits", "_spans")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.bits = bits(text)
+        self._spans: Spans | None = None
+
+    def at(self, start: int) -> Token:
+        """The token that starts at ``start`` (found in the ASCII view of a plain text)."""
+        text = self.text
+        if self.bits is not None:
+            end = token_end(self.bits, start)
+            return Token(start, end, text[start:end])
+        m = _WORD_RE.match(text, start)
+        assert m is not None  # a token starts there
+        return Token(start, m.end(), m.group())
+
+    def next_free(self, tok: Token) -> Token | None:
+        """The next free token when it starts right after one U+0020 behind ``tok``, else None."""
+        text = self.text
+        s = tok.end + 1
+        if s >= len(text) or text[tok.end] != " " or not text[s].isalnum():
+            return None
+        nxt = self.at(s)
+        if self._spans is None:
+            self._spans = Spans(protected_spans(text))
+        return None if is_bound(text, nxt) or self._spans.overlaps(nxt.start, nxt.end) else nxt
+
+
+def short_word_table(words: frozenset[str]) -> bytes:
+    """A ``bytes.translate`` table for :func:`short_word_starts`: hex digit bit ``k`` of a byte
+    is set when it is the ``k``-th character of one of ``words`` (ASCII, 1 to 4 characters)."""
+    at = [0] * 256  # the positions (bits) at which each byte occurs in a word
+    for w in words:
+        for k, c in enumerate(w):
+            at[ord(c)] |= 1 << k
+    return bytes(ord(_HEX[bits_set]) for bits_set in at)
+
+
+def short_word_starts(b: Bits, words: frozenset[str], table: bytes, among: int) -> int:
+    """The start lanes (of ``among``) of the tokens whose text is one of ``words`` (``table``:
+    :func:`short_word_table` of them): the lanes whose token length and characters could match,
+    then each of those checked.
+
+    >>> b = bits("5 km, kilo km2 kg")
+    >>> units = frozenset(["km", "kg"])
+    >>> positions(short_word_starts(b, units, short_word_table(units), b.start), b.n)
+    [2, 15]
+    """
+    x = int(b.view.translate(table), 16) if b.n else 0
+    link = b.link
+    longest = max(map(len, words))
+    at = [among] + [(x >> k & b.ones) << 4 * k & link << 4 * k for k in range(1, longest)]
+    maybe = 0  # the starts whose token could be one of the words
+    for length in {len(w) for w in words}:
+        fits = among & (x & b.ones) & ~(link << 4 * length)  # at most ``length`` code points
+        for k in range(1, length):
+            fits &= at[k]
+        maybe |= fits
+    found = 0
+    for s in positions(maybe, b.n):
+        if b.view[s : token_end(b, s)].decode("ascii") in words:
+            found |= 1 << 4 * (b.n - 1 - s)
+    return found
+
+
+def shift_code_points(text: str, b: Bits, mask: int, delta: int) -> str:
+    """``text`` with ``delta`` added to the code point at each flagged lane, in a few C-level
+    operations on the whole text (a case change of ASCII letters: ``delta`` is 32 or -32, and no
+    code point leaves its byte).
+
+    >>> t = "say hi’"
+    >>> shift_code_points(t, bits(t), 0x1000100, -32)
+    'Say Hi’'
+    """
+    flags = format(mask, "x").rjust(b.n, "0").encode("ascii").translate(_HEX_TO_BYTE[abs(delta)])
+    if text.isascii():
+        data, codec = text.encode("ascii"), "ascii"
+    else:  # one 4-byte unit per code point: the flag goes to its low byte
+        data, codec = text.encode("utf-32-be"), "utf-32-be"
+        units = bytearray(len(data))
+        units[3::4] = flags
+        flags = bytes(units)
+    moved = int.from_bytes(data, "big") + (1 if delta > 0 else -1) * int.from_bytes(flags, "big")
+    return moved.to_bytes(len(data), "big").decode(codec)
+
+
+_HEX_TO_BYTE = {d: bytes.maketrans(b"0123456789abcdef", bytes([0, d] * 8)) for d in (32,)}

@@ -22,6 +22,17 @@ from ...data import load_table
 from ...memo import per_text
 from ...registry import Outcome, count, perturbation, rate, unchanged
 from ...rng import Draws, below_many, select
+from ...text.bits import (
+    Bits,
+    Tokens,
+    bits,
+    char_lanes,
+    char_table,
+    flagged,
+    positions,
+    spread_right,
+    token_any,
+)
 
 # --------------------------------------------------------------------------------------------
 # Shared helpers and tables
@@ -206,10 +217,28 @@ def word_merge(text: str, rng: Draws, *, count: int) -> Outcome:
 
 
 @per_text
-def _merge_gaps(text: str) -> tuple[int, ...]:
+def _merge_gaps(text: str) -> Sequence[int]:
     """Offsets of the single U+0020 gaps between two free alpha tokens."""
     if " " not in text:
         return ()
+    b = bits(text)
+    return _merge_gaps_general(text) if b is None else _merge_gaps_plain(b)
+
+
+_SPACE = char_table(" ")
+_DIGIT = char_table("0123456789")
+
+
+def _merge_gaps_plain(b: Bits) -> Sequence[int]:
+    """:func:`_merge_gaps_general` of a plain text, from its token masks: a space whose two
+    neighbours are the end and the start of free tokens without a digit."""
+    ok = b.free_start & ~token_any(char_lanes(b, _DIGIT) & b.tok, b)
+    ok_end = spread_right(ok, b.link) & b.end
+    return flagged(char_lanes(b, _SPACE) & ok_end >> 4 & ok << 4, b.n)
+
+
+def _merge_gaps_general(text: str) -> tuple[int, ...]:
+    """:func:`_merge_gaps` of any text, one token pair at a time."""
     tokens = tm.word_tokens(text)
     pairs = []
     for a, b in zip(tokens, tokens[1:]):
@@ -282,20 +311,35 @@ def word_split(text: str, rng: Draws, *, count: int) -> Outcome:
     >>> word_split("abcd", Draws(0), count=1).text
     'ab cd'
     """
-    cands = _split_candidates(text)
-    if not cands:
+    starts = _split_starts(text)
+    if not starts:
         return unchanged(text, "no_candidates")
-    chosen = select(cands, rng, count=count)
-    edits = []
-    for tok in chosen:
-        p = rng.choice(_split_points(tok))
-        edits.append((p, p, " "))
-    return Outcome(tm.splice(text, edits), len(edits))
+    chosen = select(starts, rng, count=count)
+    tokens = Tokens(text)
+    points = [rng.choice(_split_points(tokens.at(start))) for start in chosen]
+    return Outcome(tm.splice_at(text, points, points, [" "] * len(points)), len(points))
 
 
 @per_text
-def _split_candidates(text: str) -> tuple[tm.Token, ...]:
-    """The free alpha tokens that have a split point (none inside a JSON document)."""
+def _split_starts(text: str) -> Sequence[int]:
+    """Starts of the free alpha tokens that have a split point (none inside a JSON document)."""
+    b = bits(text)
+    if b is None or b'"' in b.view or b"{" in b.view or b"[" in b.view:
+        return _split_starts_general(text)
+    ok = b.free_start & ~token_any(char_lanes(b, _DIGIT) & b.tok, b)
+    for k in (1, 2, 3):  # at least 4 code points
+        ok &= b.link << 4 * k
+    joined = ok & token_any(b.tok ^ (b.tok & b.word), b)
+    if joined:  # a token with a joiner has a split point or not: look
+        tokens = Tokens(text)
+        for start in positions(joined, b.n):
+            if not _split_points(tokens.at(start)):
+                ok ^= 1 << 4 * (b.n - 1 - start)
+    return flagged(ok, b.n)
+
+
+def _split_starts_general(text: str) -> tuple[int, ...]:
+    """:func:`_split_starts` of any text, one free token at a time."""
     tokens = [t for t in tm.word_tokens(text) if t.end - t.start >= 4]
     if not tokens or jsontext.is_container(text):
         return ()
@@ -307,7 +351,7 @@ def _split_candidates(text: str) -> tuple[tm.Token, ...]:
         else:
             ok = _HAS_NUMBER.search(w) is None and bool(_split_points(tok))
         if ok and not _is_json_key(text, tok):
-            cands.append(tok)
+            cands.append(tok.start)
     return tuple(cands)
 
 

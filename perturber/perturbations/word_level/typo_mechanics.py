@@ -15,7 +15,6 @@ import regex
 from ... import text as tm
 from ...memo import per_text
 from ...text.bits import Bits, bits, case_lanes, flagged, positions, token_any, token_end
-from ...text.tokens import _WORD_RE
 from .typo_tables import _qwerty
 
 # --------------------------------------------------------------------------------------------
@@ -109,44 +108,6 @@ def _typo_starts(text: str, min_letters: int) -> Sequence[int]:
     model's tokens)."""
     b = bits(text)
     return _typo_starts_general(text, min_letters) if b is None else _typo_starts_plain(b, min_letters)
-
-
-class _Tokens:
-    """The word tokens of one text looked up by their start, for one call: its masks and
-    protected spans are computed once, so each look-up costs about the token's length.
-
-    >>> tokens = _Tokens("say don't go")
-    >>> tokens.at(4), tokens.next_free(tokens.at(4))
-    (Token(start=4, end=9, text="don't"), Token(start=10, end=12, text='go'))
-    """
-
-    __slots__ = ("text", "bits", "_spans")
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.bits = bits(text)
-        self._spans: tm.Spans | None = None
-
-    def at(self, start: int) -> tm.Token:
-        """The token that starts at ``start`` (found in the ASCII view of a plain text)."""
-        text = self.text
-        if self.bits is not None:
-            end = token_end(self.bits, start)
-            return tm.Token(start, end, text[start:end])
-        m = _WORD_RE.match(text, start)
-        assert m is not None  # a token starts there
-        return tm.Token(start, m.end(), m.group())
-
-    def next_free(self, tok: tm.Token) -> tm.Token | None:
-        """The next free token when it starts right after one U+0020 behind ``tok``, else None."""
-        text = self.text
-        s = tok.end + 1
-        if s >= len(text) or text[tok.end] != " " or not text[s].isalnum():
-            return None
-        nxt = self.at(s)
-        if self._spans is None:
-            self._spans = tm.Spans(tm.protected_spans(text))
-        return None if tm.is_bound(text, nxt) or self._spans.overlaps(nxt.start, nxt.end) else nxt
 
 
 def _unfiltered(word: str) -> bool:

@@ -22,6 +22,7 @@ from ...data import unit_symbols
 from ...memo import per_text, per_word
 from ...registry import Outcome, count, perturbation, rate, unchanged
 from ...rng import Draws, below_many, select
+from ...text.bits import Tokens
 from .batch import token_indices
 from .typo_mechanics import (
     _VOWELS,
@@ -44,7 +45,6 @@ from .typo_mechanics import (
     _shift,
     _substitutes,
     _swaps,
-    _Tokens,
     _typo_starts,
     _unfiltered,
     _vowel_swaps,
@@ -104,7 +104,7 @@ def _phonetic_options(w: _Word) -> list[tuple]:
     return out
 
 
-def _missed_space(tokens: _Tokens, w: _Word) -> tuple | None:
+def _missed_space(tokens: Tokens, w: _Word) -> tuple | None:
     """``missed_space`` (§5.1 mechanism 11): the gap after the token is exactly one U+0020 and
     the next token is a free alpha token, and joining the two creates no run of 3+ equal
     letters longer than the longest in the two tokens.  Returns the run ``(key, length,
@@ -113,7 +113,7 @@ def _missed_space(tokens: _Tokens, w: _Word) -> tuple | None:
     return _join_run(tokens, w.tok, (a, w.left(w.n - 1, a), w.limit))  # type: ignore[arg-type]  # the last cluster is a letter
 
 
-def _join_run(tokens: _Tokens, tok: tm.Token, tail: tuple) -> tuple | None:
+def _join_run(tokens: Tokens, tok: tm.Token, tail: tuple) -> tuple | None:
     """:func:`_missed_space` of ``tok`` from its ``tail``: (key of its last letter, length of
     the letter run it ends with, its run limit)."""
     nxt = tokens.next_free(tok)
@@ -233,7 +233,7 @@ def realistic_typos(text: str, rng: Draws, *, count: int) -> Outcome:
     starts = _typo_starts(text, _RT_MIN)
     if not starts:
         return unchanged(text, "no_candidates")
-    tokens = _Tokens(text)
+    tokens = Tokens(text)
     edits: list[tuple] = []
     choice = rng.choice
     inherit_at, inherit = -1, None  # a missed space joins the token at inherit_at to the one before
@@ -276,7 +276,7 @@ def _rt_positions(word: str, mech: str) -> tuple[int, ...]:
 
 
 def _rt_inherited(
-    tokens: _Tokens, tok: tm.Token, inherit: tuple | None, rng: Draws
+    tokens: Tokens, tok: tm.Token, inherit: tuple | None, rng: Draws
 ) -> tuple[tuple, tuple | None]:
     """The draw and edit of ``realistic_typos`` for a token that a missed space joined to its
     predecessor (it inherits that letter run), and the run it passes on when it draws
@@ -386,7 +386,7 @@ def typos(text: str, rng: Draws, *, count: int) -> Outcome:
     below = rng.below
     edit_starts, edit_ends, outs = [], [], []
     chosen = select(starts, rng, count=count)
-    tokens = _Tokens(text)
+    tokens = Tokens(text)
     for start in chosen:
         tok = tokens.at(start)
         ops = _typo_options(tok.text)

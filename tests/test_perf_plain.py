@@ -1,0 +1,52 @@
+"""Every fast path for plain texts (perturber/text/bits.py: token masks) finds the same candidates
+as the general path, on random texts that mix plain and non-plain pieces."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_bits import any_texts
+
+from perturber.perturbations import character
+from perturber.perturbations.word_level import spacing, typo_mechanics
+from perturber.text import bits as B
+
+EXAMPLES = settings(max_examples=400, deadline=None)
+
+
+@EXAMPLES
+@given(any_texts, st.sampled_from([3, 4]))
+def test_typo_candidates(text, min_letters):
+    b = B.bits(text)
+    if b is not None:
+        got = typo_mechanics._typo_starts_plain(b, min_letters)
+        assert list(got) == list(typo_mechanics._typo_starts_general(text, min_letters))
+
+
+@EXAMPLES
+@given(any_texts)
+def test_word_merge_gaps(text):
+    b = B.bits(text)
+    if b is not None and " " in text:
+        assert list(spacing._merge_gaps_plain(b)) == list(spacing._merge_gaps_general(text))
+
+
+@EXAMPLES
+@given(any_texts)
+def test_word_split_candidates(text):
+    assert list(spacing._split_starts.__wrapped__(text)) == list(spacing._split_starts_general(text))
+
+
+@EXAMPLES
+@given(
+    any_texts
+    | st.lists(
+        st.sampled_from(["km", "Km", "s", "min", "a-b", "x-Ray", "o'neil", "3rd", " ", "-", "’"]), max_size=12
+    ).map(" ".join)
+)
+def test_title_case_letters(text):
+    b = B.bits(text)
+    if b is not None:
+        letters, edited = character._title_plain(b)
+        points, general_edited, _ = character._title_sites(text)
+        assert B.positions(letters, b.n) == list(points) and edited == general_edited
