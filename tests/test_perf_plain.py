@@ -50,3 +50,28 @@ def test_title_case_letters(text):
         letters, edited = character._title_plain(b)
         points, general_edited, _ = character._title_sites(text)
         assert B.positions(letters, b.n) == list(points) and edited == general_edited
+
+
+@EXAMPLES
+@given(
+    any_texts
+    | st.lists(
+        st.sampled_from(["to", "it's", "a-e-i", "Queue", "tell", "x1", "too", "o'", "eau", " ", "-", "’"]),
+        max_size=12,
+    ).map(" ".join)
+)
+def test_character_sites(text):
+    b = B.bits(text)
+    if b is None:
+        return
+    cands, full = character._leet_plain(b)
+    assert (cands, full) == character._leet_general(text)
+    assert character._disemvowel_plain(b) == character._disemvowel_general(text)
+    assert B.positions(
+        B.free_lanes(b) & B.char_lanes(b, character._VOWEL_TABLE), b.n
+    ) == character._in_free_tokens(text, character._VOWEL_RE)
+    homoglyph = B.char_lanes(b, character._homoglyph_table())
+    assert B.positions(B.free_lanes(b) & homoglyph, b.n) == character._in_free_tokens(
+        text, character._homoglyphs()[1]
+    )
+    assert B.positions(B.free_lanes(b) & b.link, b.n) == character._boundaries_general(text)

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from bisect import bisect_left
-from collections.abc import Collection, Iterator, Sequence
-from functools import cache
+from bisect import bisect_left, bisect_right
+from collections import deque
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from functools import cache, partial
 from itertools import compress
 from types import MappingProxyType
 
@@ -34,11 +35,15 @@ from ..text.bits import (
     char_lanes,
     char_table,
     count,
+    free_lanes,
+    positions,
     shift_code_points,
     short_word_starts,
     short_word_table,
     spread_right,
     token_any,
+    whole,
+    with_letters,
 )
 
 __all__ = [
@@ -229,6 +234,54 @@ def _put_ascii(text: str, idx: Collection[int], sites: Sequence[int], new: bytes
         return buf.translate(None, b"\x80").decode("ascii")
     for i in idx:
         buf[sites[i]] = new[i]
+    return buf.decode("ascii")
+
+
+def _put_mapped(
+    text: str, idx: Collection[int], sites: Sequence[int], table: Mapping[str, str] | None, prefix: str = ""
+) -> str:
+    """``text`` with the code point ``c`` at ``sites[i]`` replaced by ``prefix + table[c]``
+    (``prefix + c`` without a table) for every ``i`` of ``idx`` (distinct, in any order): only
+    the chosen sites are looked up, in C-level passes.
+
+    >>> _put_mapped("abcd", [2, 0], (0, 1, 3), {"a": "A", "d": "D"}, "_")
+    '_Abc_D'
+    """
+    points = list(map(sites.__getitem__, idx))
+    new = map(text.__getitem__, points)
+    if table is not None:
+        new = map(table.__getitem__, new)
+    if prefix:
+        new = map(prefix.__add__, new)
+    return _put_points(text, points, list(new))
+
+
+def _put_points(text: str, points: list[int], new: list[str]) -> str:
+    """``text`` with the code point at each of ``points`` (distinct, in any order) replaced by
+    the matching string of ``new``.
+
+    >>> _put_points("abcd", [3, 0], ["D", ""])
+    'bcD'
+    """
+    if len(points) * 8 < len(text) or len(points) < 2:  # few edits in a long text: slice around them
+        order = sorted(range(len(points)), key=points.__getitem__)
+        return tm.splice_at(text, [points[k] for k in order], None, [new[k] for k in order])
+    chars = list(text)
+    deque(map(chars.__setitem__, points, new), maxlen=0)
+    return "".join(chars)
+
+
+def _put_ascii_mapped(text: str, idx: Collection[int], sites: Sequence[int], table: bytes) -> str:
+    """:func:`_put_mapped` for an ASCII ``text`` and a one-byte ``bytes.translate`` ``table``:
+    the whole text is translated once and the chosen bytes copied into a bytearray.
+
+    >>> _put_ascii_mapped("abcd", [2, 0], (0, 1, 3), bytes.maketrans(b"ad", b"AD"))
+    'AbcD'
+    """
+    buf = bytearray(text, "ascii")
+    mapped = buf.translate(table)
+    points = list(map(sites.__getitem__, idx))
+    deque(map(buf.__setitem__, points, map(mapped.__getitem__, points)), maxlen=0)
     return buf.decode("ascii")
 
 
@@ -457,7 +510,7 @@ def leetspeak(text: str, rng: Draws, *, rate: float) -> Outcome:
     >>> leetspeak("to I", Draws(0), rate=1.0).text
     '7o I'
     """
-    cands, full, new = _leet_sites(text)
+    cands, full = _leet_sites(text)
     n = len(cands)
     idx = _draw(rng, rate, n)
     if idx is None:
@@ -470,17 +523,33 @@ def leetspeak(text: str, rng: Draws, *, rate: float) -> Outcome:
         if drop:
             chosen.difference_update(drop)
             idx = chosen
-    return Outcome(_put_any(text, idx, cands, new), len(idx))
+    if text.isascii():
+        return Outcome(_put_ascii_mapped(text, idx, cands, _leet_bytes()), len(idx))
+    return Outcome(_put_mapped(text, idx, cands, _leet()[0]), len(idx))
 
 
 @per_text
-def _leet_sites(text: str) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...], bytes | str]:
+def _leet_sites(text: str) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]]:
     """(candidate letters, ``(i, j)`` of each token whose every letter is a candidate, with
-    ``cands[i:j]`` its letters, the replacement of each candidate (see ``_ascii_or_str``))."""
-    table, pattern = _leet()
+    ``cands[i:j]`` its letters)."""
+    b = bits(text)
+    cands, full = _leet_general(text) if b is None else _leet_plain(b)
+    return tuple(cands), tuple(full)
+
+
+@loaded_once
+def _leet_bytes() -> bytes:
+    """Table A8a as a ``bytes.translate`` table (its sources and replacements are ASCII)."""
+    table = _leet()[0]
+    return bytes.maketrans("".join(table).encode("ascii"), "".join(table.values()).encode("ascii"))
+
+
+def _leet_general(text: str) -> tuple[list[int], list[tuple[int, int]]]:
+    """The candidates and fully-candidate tokens of :func:`_leet_sites`, token by token."""
+    _table, pattern = _leet()
     hits = [m.start() for m in pattern.finditer(text)]
     if not hits:
-        return (), (), ""
+        return [], []
     mask = _starts_mask(text)
     cands: list[int] = []
     full: list[tuple[int, int]] = []
@@ -491,8 +560,31 @@ def _leet_sites(text: str) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]
             cands.extend(found)
             if len(found) == letters:
                 full.append((len(cands) - letters, len(cands)))
-    new = "".join(map(table.__getitem__, _chars_at(text, cands)))
-    return tuple(cands), tuple(full), _ascii_or_str(text, new)
+    return cands, full
+
+
+def _leet_plain(b: Bits) -> tuple[list[int], list[tuple[int, int]]]:
+    """:func:`_leet_general` of a plain text: the Table A8a letters of the free tokens without a
+    digit and of at least 2 letters, and the tokens with no other letter."""
+    digit = case_lanes(b)[2]
+    ok = b.free_start & ~token_any(digit & b.tok, b) & b.link << 4
+    lanes = whole(ok, b)
+    hits = lanes & char_lanes(b, _leet_table())
+    cands = positions(hits, b.n)
+    return cands, _ranges(cands, ok & ~token_any(lanes & b.word & ~hits, b), b)
+
+
+@loaded_once
+def _leet_table() -> bytes:
+    """:func:`char_table` of the Table A8a letters."""
+    return char_table("".join(_leet()[0]))
+
+
+def _ranges(cands: list[int], starts: int, b: Bits) -> list[tuple[int, int]]:
+    """``(i, j)`` per token whose start lane is flagged: ``cands[i:j]`` are its candidates."""
+    first = positions(starts, b.n)
+    last = positions(whole(starts, b) & b.end, b.n)
+    return list(zip(map(partial(bisect_left, cands), first), map(partial(bisect_right, cands), last)))
 
 
 @perturbation(
@@ -532,6 +624,31 @@ def disemvowel(text: str, rng: Draws, *, rate: float) -> Outcome:
 def _disemvowel_sites(text: str) -> tuple[tuple[int, ...], tuple[tuple[int, int, int], ...]]:
     """(candidate vowels, ``(i, j, allowed)`` of the tokens that may lose too many, with
     ``cands[i:j]`` the token's vowels)."""
+    b = bits(text)
+    return _disemvowel_general(text) if b is None else _disemvowel_plain(b)
+
+
+_VOWEL_TABLE = char_table(_VOWELS)
+
+
+def _disemvowel_plain(b: Bits) -> tuple[tuple[int, ...], tuple[tuple[int, int, int], ...]]:
+    """:func:`_disemvowel_general` of a plain text: the vowels after the first code point of the
+    free tokens without a digit and of at least 3 letters, except a vowel alone between two
+    joiners or a joiner and the token's end; a token may lose too many exactly when all its
+    letters after the first are candidates (then ``allowed`` is their number less one)."""
+    digit = case_lanes(b)[2]
+    ok = with_letters(b, b.free_start & ~token_any(digit & b.tok, b), 3)
+    lanes = whole(ok, b)
+    joiners = lanes ^ (lanes & b.word)
+    vowels = lanes & b.link & char_lanes(b, _VOWEL_TABLE)
+    vowels &= ~(joiners >> 4 & (b.end | joiners << 4))
+    cands = positions(vowels, b.n)
+    capped = ok & token_any(vowels, b) & ~token_any(lanes & b.link & b.word & ~vowels, b)
+    return tuple(cands), tuple((i, j, j - i - 1) for i, j in _ranges(cands, capped, b))
+
+
+def _disemvowel_general(text: str) -> tuple[tuple[int, ...], tuple[tuple[int, int, int], ...]]:
+    """:func:`_disemvowel_sites` token by token."""
     hits = [m.start() for m in _VOWEL_RE.finditer(text)]
     if not hits:
         return (), ()
@@ -567,21 +684,19 @@ def _disemvowel_sites(text: str) -> tuple[tuple[int, ...], tuple[tuple[int, int,
 # ---------------------------------------------------------------------------------------------
 
 _PRECOMPOSED = {v: unicodedata.normalize("NFC", v + _ACUTE) for v in _VOWELS}
+_COMBINING = {v: v + _ACUTE for v in _VOWELS}
 
 
 @per_text
-def _vowel_sites(text: str) -> tuple[tuple[int, ...], tuple[str, ...], str]:
-    """(ASCII vowels that are a cluster of their own inside free word tokens, each vowel with
-    U+0301 after it, their precomposed accented letters)."""
-    hits = [m.start() for m in _VOWEL_RE.finditer(text)]
-    if not hits:
-        return (), (), ""
-    mask = _starts_mask(text)
-    out: list[int] = []
-    for tok, i, j in _by_token(hits, tm.free_tokens(text)):
-        out.extend(_single(hits[i:j], mask, tok))
-    vowels = _chars_at(text, out)
-    return tuple(out), tuple([v + _ACUTE for v in vowels]), "".join(map(_PRECOMPOSED.__getitem__, vowels))
+def _vowel_sites(text: str) -> tuple[int, ...]:
+    """The ASCII vowels that are a cluster of their own inside free word tokens."""
+    b = bits(text)
+    out = (
+        _in_free_tokens(text, _VOWEL_RE)
+        if b is None
+        else positions(free_lanes(b) & char_lanes(b, _VOWEL_TABLE), b.n)
+    )
+    return tuple(out)
 
 
 @perturbation(
@@ -608,11 +723,13 @@ def diacritics_add(text: str, rng: Draws, *, rate: float, form: str) -> Outcome:
     >>> diacritics_add("Open", Draws(0), rate=1.0, form="combining").text == "O\\u0301pe\\u0301n"
     True
     """
-    sites, combining, precomposed = _vowel_sites(text)
+    sites = _vowel_sites(text)
     idx = _draw(rng, rate, len(sites))
     if idx is None:
         return unchanged(text, "no_candidates")
-    return Outcome(_put(text, idx, sites, combining if form == "combining" else precomposed), len(idx))
+    return Outcome(
+        _put_mapped(text, idx, sites, _COMBINING if form == "combining" else _PRECOMPOSED), len(idx)
+    )
 
 
 # A code point that can start or sit in a strippable cluster: a canonically decomposable
@@ -706,26 +823,39 @@ def homoglyph(text: str, rng: Draws, *, rate: float) -> Outcome:
     >>> [hex(ord(c)) for c in homoglyph("Hi", Draws(0), rate=1.0).text]
     ['0x41d', '0x456']
     """
-    sites, new = _homoglyph_sites(text)
+    sites = _homoglyph_sites(text)
     idx = _draw(rng, rate, len(sites))
     if idx is None:
         return unchanged(text, "no_candidates")
-    return Outcome(_put(text, idx, sites, new), len(idx))
+    return Outcome(_put_mapped(text, idx, sites, _homoglyphs()[0]), len(idx))
 
 
 @per_text
-def _homoglyph_sites(text: str) -> tuple[tuple[int, ...], tuple[str, ...]]:
-    """(Table A8b letters that are a cluster of their own inside free word tokens, their
-    look-alikes)."""
-    table, pattern = _homoglyphs()
+def _homoglyph_sites(text: str) -> tuple[int, ...]:
+    """The Table A8b letters that are a cluster of their own inside free word tokens."""
+    b = bits(text)
+    if b is None:
+        return tuple(_in_free_tokens(text, _homoglyphs()[1]))
+    return tuple(positions(free_lanes(b) & char_lanes(b, _homoglyph_table()), b.n))
+
+
+@loaded_once
+def _homoglyph_table() -> bytes:
+    """:func:`char_table` of the Table A8b letters."""
+    return char_table("".join(_homoglyphs()[0]))
+
+
+def _in_free_tokens(text: str, pattern: re.Pattern) -> list[int]:
+    """The matches of a one-code-point ``pattern`` that are a cluster of their own inside a free
+    word token, token by token (any text)."""
     hits = [m.start() for m in pattern.finditer(text)]
     if not hits:
-        return (), ()
+        return []
     mask = _starts_mask(text)
-    cands: list[int] = []
+    out: list[int] = []
     for tok, i, j in _by_token(hits, tm.free_tokens(text)):
-        cands.extend(_single(hits[i:j], mask, tok))
-    return tuple(cands), tuple(map(table.__getitem__, _chars_at(text, cands)))
+        out.extend(_single(hits[i:j], mask, tok))
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -786,17 +916,25 @@ def zero_width(text: str, rng: Draws, *, rate: float, char: str) -> Outcome:
     >>> zero_width("ab c", Draws(0), rate=1.0, char="u2060").text == "a\\u2060b c"
     True
     """
-    sites, after = _in_word_boundaries(text)
+    sites = _in_word_boundaries(text)
     idx = _draw(rng, rate, len(sites))
     if idx is None:
         return unchanged(text, "no_candidates")
-    z = _ZERO_WIDTH[char]  # inserted before the code point at each chosen boundary
-    return Outcome(_put(text, idx, sites, after, z), len(idx))
+    # inserted before the code point at each chosen boundary
+    return Outcome(_put_mapped(text, idx, sites, None, _ZERO_WIDTH[char]), len(idx))
 
 
 @per_text
-def _in_word_boundaries(text: str) -> tuple[tuple[int, ...], str]:
-    """(cluster boundaries strictly inside free word tokens, the code point after each)."""
+def _in_word_boundaries(text: str) -> tuple[int, ...]:
+    """The cluster boundaries strictly inside free word tokens (offsets of the code point after
+    each)."""
+    b = bits(text)
+    return tuple(_boundaries_general(text) if b is None else positions(free_lanes(b) & b.link, b.n))
+
+
+def _boundaries_general(text: str) -> list[int]:
+    """:func:`_in_word_boundaries` token by token (a plain text's are the lanes of its free
+    tokens after their first: every code point of such a token is a cluster)."""
     mask = _starts_mask(text)
     cands: list[int] = []
     for tok in tm.free_tokens(text):
@@ -804,7 +942,7 @@ def _in_word_boundaries(text: str) -> tuple[tuple[int, ...], str]:
             cands.extend(range(tok.start + 1, tok.end))
         else:
             cands.extend([p for p in range(tok.start + 1, tok.end) if mask[p]])
-    return tuple(cands), _chars_at(text, cands)
+    return cands
 
 
 _RLO, _PDF = "\u202e", "\u202c"

@@ -51,6 +51,7 @@ __all__ = [
     "token_any",
     "token_end",
     "whole",
+    "with_letters",
 ]
 
 _HEX = "0123456789abcdef"
@@ -218,6 +219,30 @@ def token_end(b: Bits, start: int) -> int:
     m = _VIEW_TOKEN.match(b.view, start)
     assert m is not None  # a token starts there
     return m.end()
+
+
+def with_letters(b: Bits, starts: int, k: int) -> int:
+    """The start lanes of ``starts`` whose token holds at least ``k`` word characters (a token
+    of ``k`` of them has ``k`` code points, plus one per joiner; when no token has two joiners
+    that settles it, else the tokens with a joiner are counted one by one).
+
+    >>> b = bits("it's don't co-op-ed ab")
+    >>> positions(with_letters(b, b.start, 4), b.n)
+    [5, 11]
+    """
+    joiners = b.tok ^ (b.tok & b.word)
+    with_joiner = token_any(joiners, b)
+    out = starts
+    for i in range(1, k):
+        out &= b.link << 4 * i
+    if joiners.bit_count() == with_joiner.bit_count():  # one joiner a token at most
+        return out & (~with_joiner | b.link << 4 * k)
+    out &= ~with_joiner
+    for s in positions(starts & with_joiner, b.n):
+        e = token_end(b, s)
+        if e - s - b.view.count(b"'", s, e) - b.view.count(b"-", s, e) >= k:
+            out |= 1 << 4 * (b.n - 1 - s)
+    return out
 
 
 def free_lanes(b: Bits) -> int:

@@ -14,7 +14,7 @@ import regex
 
 from ... import text as tm
 from ...memo import per_text
-from ...text.bits import Bits, bits, case_lanes, flagged, positions, token_any, token_end
+from ...text.bits import Bits, bits, case_lanes, flagged, token_any, with_letters
 from .typo_tables import _qwerty
 
 # --------------------------------------------------------------------------------------------
@@ -83,22 +83,7 @@ def _typo_starts_plain(b: Bits, min_letters: int) -> Sequence[int]:
     letters (a plain text has no glued token)."""
     _lower, upper, digit, _apostrophe = case_lanes(b)
     kept = b.free_start & ~token_any((digit & b.tok) | (upper & b.link), b)
-    joiners = b.tok ^ (b.tok & b.word)
-    with_joiner = token_any(joiners, b)
-    # a token of at least min_letters letters has at least that many code points, one more
-    # per joiner; when no token has two joiners that settles it
-    single = joiners.bit_count() == with_joiner.bit_count()
-    long_enough = kept
-    for k in range(1, min_letters):
-        long_enough &= b.link << 4 * k
-    long_enough &= ~with_joiner | (b.link << 4 * min_letters)
-    if not single:  # count the letters of the tokens with joiners
-        for start in positions(kept & with_joiner, b.n):
-            end = token_end(b, start)
-            letters = end - start - b.view.count(b"'", start, end) - b.view.count(b"-", start, end)
-            lane = 1 << 4 * (b.n - 1 - start)
-            long_enough = long_enough | lane if letters >= min_letters else long_enough & ~lane
-    return flagged(long_enough, b.n)
+    return flagged(with_letters(b, kept, min_letters), b.n)
 
 
 @per_text
