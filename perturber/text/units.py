@@ -35,15 +35,16 @@ _DIGIT_AFTER = _re.compile(r" ?[0-9]")
 
 
 @loaded_once
-def _abbr() -> tuple[frozenset, frozenset, tuple]:
-    """(plain abbreviations, those needing a following digit, dotted ones) of Table A13."""
+def _abbr() -> tuple[frozenset, frozenset, tuple, frozenset]:
+    """(plain abbreviations, those needing a following digit, dotted ones, the last part of each
+    dotted one) of Table A13."""
     from ..data import load_table
 
     table = load_table("a13_abbreviations")
     digit = frozenset(table["digit_must_follow"])
     plain = frozenset(a for a in table["abbreviations"] if a not in digit and "." not in a)
     dotted = tuple(a for a in table["abbreviations"] if "." in a)
-    return plain, digit, dotted
+    return plain, digit, dotted, frozenset(d.rsplit(".", 1)[1] for d in dotted)
 
 
 def _no_end_before(text: str, p: int) -> bool:
@@ -70,15 +71,18 @@ def _no_end_before(text: str, p: int) -> bool:
     if j == p:
         return False
     seg = text[j:p]
-    if seg[0].isalpha() and (len(seg) == 1 or all(_is_mark(c) for c in seg[1:])):
+    ascii_seg = seg.isascii()  # no marks
+    if seg[0].isalpha() and (len(seg) == 1 or (not ascii_seg and all(_is_mark(c) for c in seg[1:]))):
         return True
-    plain, digit, dotted = _abbr()
-    if seg.isascii():
-        low = seg.lower()
+    plain, digit, dotted, dotted_last = _abbr()
+    low = seg.lower()
+    if ascii_seg:
         if low in plain:
             return True
         if low in digit:
             return _DIGIT_AFTER.match(text, p + 1) is not None
+    if low not in dotted_last:  # no dotted abbreviation ends here
+        return False
     for d in dotted:
         k = p - len(d)
         if (

@@ -531,9 +531,7 @@ def _one_letter(word: str) -> bool:
     return word[0].isalpha() and (len(word) == 1 or _IN_TOKEN_CLUSTER.fullmatch(word) is not None)
 
 
-def _terminal_run(
-    text: str, u: tm.Unit, spans: tm.Spans, tokens: Sequence[tm.Token], tends: list
-) -> tuple[int, int] | None:
+def _terminal_run(text: str, u: tm.Unit, spans: tm.Spans) -> tuple[int, int] | None:
     """The terminal run of a sentence unit, or None when the sentence has no terminator.
 
     Only the final sentence of a paragraph can lack one; it may still end in a run that the
@@ -543,12 +541,42 @@ def _terminal_run(
     if s == e or s == u.start or (spans and spans.contains(s)):
         return None  # no run; a sentence that is only a run is kept whole; protected
     if e - s == 1 and text[s] == "." and not (spans and spans.contains(s - 1)):
-        k = bisect_left(tends, s)
-        if k < len(tends) and tends[k] == s:
-            w = tokens[k].text
-            if _one_letter(w) or w.lower() in _abbreviations():
-                return None
+        w = _token_ending_at(text, s)
+        if w is not None and (_one_letter(w) or w.lower() in _abbreviations()):
+            return None
     return s, e
+
+
+def _token_ending_at(text: str, e: int) -> str | None:
+    """The text of the word token that ends at ``e`` when it holds no joiner, else None (a one
+    letter or an abbreviation holds none). The classes are the token pattern's (§1.6).
+
+    >>> _token_ending_at("at 5 p.m.", 8), _token_ending_at("Mary's.", 6), _token_ending_at("(.", 1)
+    ('m', None, None)
+    """
+    if e < len(text) and (
+        _WORD_OR_MARK.match(text, e) or (text[e] in tm.JOINERS and _WORD_CHAR.match(text, e + 1))
+    ):
+        return None  # a token goes on past e
+    j = _first_word_char(text, e)
+    if j == e:
+        return None
+    if j > 0 and text[j - 1] in tm.JOINERS and _first_word_char(text, j - 1) < j - 1:
+        return None  # the token goes on to the left, through a joiner
+    return text[j:e]
+
+
+def _first_word_char(text: str, e: int) -> int:
+    """The start of the run of word characters and marks that ends at ``e``, after its leading
+    marks (``e`` when it holds no word character)."""
+    j = _RUN_BACK.match(text, 0, e).start()  # type: ignore[union-attr]  # * always matches
+    return _MARKS.match(text, j, e).end()  # type: ignore[union-attr]
+
+
+_WORD_CHAR = regex.compile(r"[\p{L}\p{N}]")
+_WORD_OR_MARK = regex.compile(r"[\p{L}\p{N}\p{M}]")
+_RUN_BACK = regex.compile(r"(?r)[\p{L}\p{N}\p{M}]*")
+_MARKS = regex.compile(r"\p{M}*")
 
 
 @perturbation(
@@ -574,25 +602,21 @@ def _punctuation_drop(text: str) -> Outcome:
         return unchanged(text, "no_candidates")
     spans = tm.Spans(tm.protected_spans(text))
     starters = _starters()
-    tokens = tm.word_tokens(text)
-    tstarts = [t.start for t in tokens]
-    tends = [t.end for t in tokens]
     edits = []
     for u in sents:
-        k = bisect_left(tstarts, u.start)
-        if k < len(tokens) and tokens[k].start < u.end:
-            tok = tokens[k]
+        m = tm.tokens._WORD_RE.search(text, u.start, u.end)  # the sentence's first token
+        if m is not None and m.group().lower() in starters:
+            tok = tm.Token(m.start(), m.end(), m.group())
             w = tok.text
             if (
-                w.lower() in starters
-                and tm.case_class(w) == "title"
+                tm.case_class(w) == "title"
                 and not tm.is_bound(text, tok)
                 and not spans.overlaps(tok.start, tok.end)
             ):
                 first = w[0].lower()
                 if first != w[0]:
                     edits.append((tok.start, tok.start + 1, first))
-        run = _terminal_run(text, u, spans, tokens, tends)
+        run = _terminal_run(text, u, spans)
         if run is not None:
             s, e = run
             chunk = text[s:e]
