@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from test_bits import any_texts
 
 from perturber.perturbations import character
-from perturber.perturbations.word_level import spacing, typo_mechanics
+from perturber.perturbations.word_level import spacing, typo_mechanics, typos
 from perturber.text import bits as B
 
 EXAMPLES = settings(max_examples=400, deadline=None)
@@ -75,3 +75,35 @@ def test_character_sites(text):
         text, character._homoglyphs()[1]
     )
     assert B.positions(B.free_lanes(b) & b.link, b.n) == character._boundaries_general(text)
+
+
+@EXAMPLES
+@given(
+    any_texts
+    | st.lists(
+        st.sampled_from(
+            ["don't", "it’s", "we'Re", "ya'll", "a'b's", "'s", "x's", "o'clock", "I'M", "3's", "$a's"]
+        ),
+        max_size=8,
+    ).map(" ".join)
+)
+def test_apostrophe_drop_sites(text):
+    b = B.bits(text)
+    if b is not None:
+        assert B.positions(typos._apostrophe_lanes(b), b.n) == typos._apostrophes_general(text)
+
+
+@EXAMPLES
+@given(
+    any_texts
+    | st.lists(
+        st.sampled_from(["km", "Km", "kg's", "ab", "a", "Hi", "hI", "x1", "a-b", "lbs", "Mph", "it's"]),
+        max_size=8,
+    ).map(" ".join)
+)
+def test_repeated_chars_word_sites(text):
+    b = B.bits(text)
+    if b is not None:
+        free = typos.tm.free_tokens(text)
+        general = typos._ascii_word_sites(free) if text.isascii() else typos._word_sites(text, free)
+        assert B.positions(typos._stretch_lanes(b), b.n) == [e - 1 for _, e, _ in general]

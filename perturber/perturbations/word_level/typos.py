@@ -19,10 +19,24 @@ import regex
 
 from ... import text as tm
 from ...data import unit_symbols
-from ...memo import per_text, per_word
+from ...memo import loaded_once, per_text, per_word
 from ...registry import Outcome, count, perturbation, rate, unchanged
 from ...rng import Draws, below_many, select
-from ...text.bits import Tokens
+from ...text.bits import (
+    Bits,
+    Tokens,
+    bits,
+    case_lanes,
+    char_lanes,
+    fill_left,
+    free_lanes,
+    positions,
+    short_word_starts,
+    short_word_table,
+    token_any,
+    whole,
+    with_letters,
+)
 from .batch import token_indices
 from .typo_mechanics import (
     _VOWELS,
@@ -514,13 +528,40 @@ def _stretch_candidates(text: str) -> tuple[tuple[int, str], ...]:
     ((3, 'y'), (6, 'o'), (7, '?'), (10, 'o'), (11, '!'))
     """
     spans = tm.Spans(tm.protected_spans(text))
-    free = tm.free_tokens(text, spans=spans)
-    cands = _ascii_word_sites(free) if text.isascii() else _word_sites(text, free)
+    b = bits(text)
+    if b is not None:
+        ends = positions(_stretch_lanes(b), b.n)
+        cands = [(e, e + 1, text[e]) for e in ends]
+    else:
+        free = tm.free_tokens(text, spans=spans)
+        cands = _ascii_word_sites(free) if text.isascii() else _word_sites(text, free)
     runs = [(s, e) for s, e in _terminal_runs(text) if not spans.overlaps(s, e)]
     if runs:
         cands.extend((s, e, text[e - 1]) for s, e in runs)
         cands.sort(key=lambda c: c[0])
     return tuple((end, unit) for _, end, unit in cands)
+
+
+def _stretch_lanes(b: Bits) -> int:
+    """The last code points of the words ``repeated_chars`` may stretch in a plain text, as a
+    mask: free tokens of at least two letters, no digit, no upper-case letter after the first,
+    not a unit symbol (each of their code points is a cluster, and none is glued)."""
+    _lower, upper, digit, _apostrophe = case_lanes(b)
+    ok = b.free_start & ~token_any(digit & b.tok | upper & b.link, b)
+    ok = with_letters(b, ok, 2)
+    units, table = _stretch_units()
+    ok &= ~short_word_starts(b, units, table, ok)
+    return whole(ok, b) & b.end
+
+
+@loaded_once
+def _stretch_units() -> tuple[frozenset[str], bytes]:
+    """The unit symbols a stretchable word could be (ASCII letters, lower or title case, two or
+    more), and their :func:`short_word_table`."""
+    words = frozenset(
+        u for u in unit_symbols() if u.isascii() and u.isalpha() and len(u) >= 2 and _lower_or_title(u)
+    )
+    return words, short_word_table(words)
 
 
 def _word_sites(text: str, free: Sequence[tm.Token]) -> list[tuple[int, int, str]]:
@@ -663,7 +704,22 @@ def apostrophe_drop(text: str, rng: Draws) -> Outcome:
     """
     if "'" not in text and "’" not in text:
         return unchanged(text, "no_candidates")
-    edits = []
+    return _apostrophe_drop(text)
+
+
+@per_text
+def _apostrophe_drop(text: str) -> Outcome:
+    """The outcome of ``apostrophe_drop`` for a text with an apostrophe (memoised per text)."""
+    b = bits(text)
+    drops = _apostrophes_general(text) if b is None else positions(_apostrophe_lanes(b), b.n)
+    if not drops:
+        return unchanged(text, "no_candidates")
+    return Outcome(tm.splice_at(text, drops, None, [""] * len(drops)), len(drops))
+
+
+def _apostrophes_general(text: str) -> list[int]:
+    """The apostrophes ``apostrophe_drop`` deletes, one free token at a time (any text)."""
+    drops = []
     for tok in tm.free_tokens(text):
         word = tok.text
         j = max(word.rfind("'"), word.rfind("’"))
@@ -673,10 +729,32 @@ def apostrophe_drop(text: str, rng: Draws) -> Outcome:
         while k > 0 and tm.is_mark(word[k]):
             k -= 1
         if word[k].isalpha():
-            edits.append((tok.start + j, tok.start + j + 1, ""))
-    if not edits:
-        return unchanged(text, "no_candidates")
-    return Outcome(tm.splice(text, edits), len(edits))
+            drops.append(tok.start + j)
+    return drops
+
+
+# The one- and two-letter suffixes of §5.7 by letter: bit 0 s/t/d/m, bit 1 r/v (before "e"),
+# bit 2 l (of "ll"), bit 3 e.
+_SUFFIX_LETTERS = bytes(
+    ord("0123456789abcdef"[(c in "stdmSTDM") | (c in "rvRV") << 1 | (c in "lL") << 2 | (c in "eE") << 3])
+    for c in map(chr, range(256))
+)
+
+
+def _apostrophe_lanes(b: Bits) -> int:
+    """The apostrophes ``apostrophe_drop`` deletes in a plain text, as a mask: the last
+    apostrophe inside a free token, after a letter, followed by the token's last one or two
+    letters when they are s, t, d, m or re, ve, ll (any case)."""
+    lower, upper, _digit, apostrophe = case_lanes(b)
+    apostrophe &= b.link  # inside a token: word characters on both sides
+    last = apostrophe & ~fill_left(apostrophe << 4 & b.tok, b)  # no later one in the token
+    x = char_lanes(b, _SUFFIX_LETTERS)
+    ones = b.ones
+    one = b.end << 4 & (x & ones) << 4  # p+1 ends the token and is s, t, d or m
+    pair = b.end << 8 & (
+        (x >> 1 & ones) << 4 & (x >> 3 & ones) << 8 | (x >> 2 & ones) << 4 & (x >> 2 & ones) << 8
+    )  # p+2 ends the token, p+1 and p+2 are "re", "ve" or "ll"
+    return last & (one | pair) & (lower | upper) >> 4 & free_lanes(b)
 
 
 # --------------------------------------------------------------------------------------------
