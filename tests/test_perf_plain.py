@@ -107,3 +107,19 @@ def test_repeated_chars_word_sites(text):
         free = typos.tm.free_tokens(text)
         general = typos._ascii_word_sites(free) if text.isascii() else typos._word_sites(text, free)
         assert B.positions(typos._stretch_lanes(b), b.n) == [e - 1 for _, e, _ in general]
+
+
+@EXAMPLES
+@given(
+    any_texts
+    | st.lists(
+        st.sampled_from(
+            ["Their", "it's", "It’s", "TO", "too", "of", "x-to", "to's", "you're", "were", "$to"]
+        ),
+        max_size=8,
+    ).map(" ".join)
+)
+def test_confusable_words_sites(text):
+    b = B.bits(text)
+    if b is not None:
+        assert typos._confusable_hits_plain(b) == typos._confusable_hits_general(text)

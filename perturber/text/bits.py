@@ -43,12 +43,14 @@ __all__ = [
     "fill_left",
     "flagged",
     "free_lanes",
+    "lowered_words",
     "positions",
     "shift_code_points",
     "short_word_starts",
     "short_word_table",
     "spread_right",
     "token_any",
+    "token_bounds",
     "token_end",
     "whole",
     "with_letters",
@@ -116,6 +118,17 @@ class Bits(NamedTuple):
     free_start: int  # the first code point of each free token: not bound, not touching a protected span
 
 
+def _parse(v: bytes, table: bytes) -> int:
+    """The lanes that ``table`` gives the view's bytes (hex digits), as one integer (through
+    ``bytes.fromhex``: faster than ``int(digits, 16)``).
+
+    >>> hex(_parse(b"ab", bytes.maketrans(b"ab", b"12")))
+    '0x12'
+    """
+    digits = v.translate(table).decode("ascii")
+    return int.from_bytes(bytes.fromhex(digits if len(v) % 2 == 0 else "0" + digits), "big")
+
+
 def _ones(n: int) -> int:
     """A 1 in each of ``n`` lanes (from repeated bytes: a big division is slower).
 
@@ -133,7 +146,7 @@ def bits(text: str) -> Bits | None:
         return None
     n = len(v)
     ones = _ones(n)
-    x = int(v.translate(_CLASSES), 16) if n else 0
+    x = _parse(v, _CLASSES)
     word = x & ones
     joiner = (x >> 1) & ones
     tok = word | (joiner & (word >> 4) & (word << 4))
@@ -245,6 +258,32 @@ def with_letters(b: Bits, starts: int, k: int) -> int:
     return out
 
 
+def token_bounds(b: Bits, starts: int) -> tuple[list[int], list[int]]:
+    """The starts and ends of the tokens whose start lane is flagged, ascending.
+
+    >>> b = bits("a bc, d")
+    >>> token_bounds(b, b.start)
+    ([0, 2, 6], [1, 4, 7])
+    """
+    first = positions(starts, b.n)
+    last = positions(whole(starts, b) & b.end, b.n)
+    return first, list(map(_NEXT, last))
+
+
+def lowered_words(b: Bits, first: list[int], ends: list[int]) -> list[bytes]:
+    """The lower-cased view of each token (``"’"`` read as ``"'"``), for look-ups in tables of
+    lower-case words, in C-level passes.
+
+    >>> b = bits("It’s OK")
+    >>> lowered_words(b, *token_bounds(b, b.start))
+    [b"it's", b'ok']
+    """
+    return list(map(b.view.lower().__getitem__, map(slice, first, ends)))
+
+
+_NEXT = (1).__add__
+
+
 def free_lanes(b: Bits) -> int:
     """Every code point of the free tokens."""
     return whole(b.free_start, b)
@@ -275,12 +314,12 @@ def char_lanes(b: Bits, table: bytes) -> int:
     >>> positions(char_lanes(b, char_table(" .")), b.n)
     [1, 3]
     """
-    return int(b.view.translate(table), 16) if b.n else 0
+    return _parse(b.view, table)
 
 
 def case_lanes(b: Bits) -> tuple[int, int, int, int]:
     """(``a-z``, ``A-Z``, ``0-9``, apostrophe) masks of a plain text's view."""
-    x = int(b.view.translate(_CASES), 16) if b.n else 0
+    x = _parse(b.view, _CASES)
     ones = b.ones
     return x & ones, (x >> 1) & ones, (x >> 2) & ones, (x >> 3) & ones
 
@@ -451,7 +490,7 @@ def short_word_starts(b: Bits, words: frozenset[str], table: bytes, among: int) 
     >>> positions(short_word_starts(b, units, short_word_table(units), b.start), b.n)
     [2, 15]
     """
-    x = int(b.view.translate(table), 16) if b.n else 0
+    x = _parse(b.view, table)
     link = b.link
     longest = max(map(len, words))
     at = [among] + [(x >> k & b.ones) << 4 * k & link << 4 * k for k in range(1, longest)]

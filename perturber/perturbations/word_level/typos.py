@@ -11,7 +11,7 @@ memoised, so a chosen token costs O(its length) and a whole call O(len(text)).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import repeat
+from itertools import compress, repeat
 from operator import add, itemgetter, mul
 from typing import NamedTuple
 
@@ -30,10 +30,12 @@ from ...text.bits import (
     char_lanes,
     fill_left,
     free_lanes,
+    lowered_words,
     positions,
     short_word_starts,
     short_word_table,
     token_any,
+    token_bounds,
     whole,
     with_letters,
 )
@@ -444,6 +446,27 @@ def _confusable_edits(text: str) -> tuple[tuple[int, int, str], ...]:
     >>> _confusable_edits("Its their cat.")
     ((0, 3, "It's"), (4, 9, 'there'))
     """
+    style: list[str] = []  # the text's apostrophe style, found on first use
+
+    def edit(start: int, end: int, rep: str) -> tuple[int, int, str]:
+        source = text[start:end]
+        word = tm.match_case(source, rep)
+        if "'" in word:
+            if "’" in source or "'" in source:
+                word = tm.apply_apostrophe(word, tm.apostrophe_style(text, source))
+            else:
+                if not style:
+                    style.append(tm.apostrophe_style(text))
+                word = tm.apply_apostrophe(word, style[0])
+        return (start, end, word)
+
+    b = bits(text)
+    hits = _confusable_hits_general(text) if b is None else _confusable_hits_plain(b)
+    return tuple(edit(start, end, rep) for start, end, rep in hits)
+
+
+def _confusable_hits_general(text: str) -> list[tuple[int, int, str]]:
+    """``(start, end, table word)`` of each free Table A4 token, one free token at a time."""
     table = _confusables()
     curly = "’" in text
     out = []
@@ -451,11 +474,24 @@ def _confusable_edits(text: str) -> tuple[tuple[int, int, str], ...]:
         key = tok.text.lower()
         rep = table.get(key.replace("’", "'") if curly else key)
         if rep is not None:
-            word = tm.match_case(tok.text, rep)
-            if "'" in word:
-                word = tm.apply_apostrophe(word, tm.apostrophe_style(text, tok.text))
-            out.append((tok.start, tok.end, word))
-    return tuple(out)
+            out.append((tok.start, tok.end, rep))
+    return out
+
+
+def _confusable_hits_plain(b: Bits) -> list[tuple[int, int, str]]:
+    """:func:`_confusable_hits_general` of a plain text: the lower-cased view of every free token
+    looked up in C-level passes."""
+    table = _confusables()
+    first, ends = token_bounds(b, b.free_start)
+    words = lowered_words(b, first, ends)
+    hits = compress(range(len(words)), map(_confusable_keys().__contains__, words))
+    return [(first[i], ends[i], table[words[i].decode("ascii")]) for i in hits]
+
+
+@loaded_once
+def _confusable_keys() -> frozenset[bytes]:
+    """The Table A4 words as ASCII bytes (for the lower-cased view of a plain text)."""
+    return frozenset(k.encode("ascii") for k in _confusables())
 
 
 @per_text
