@@ -123,3 +123,20 @@ def test_confusable_words_sites(text):
     b = B.bits(text)
     if b is not None:
         assert typos._confusable_hits_plain(b) == typos._confusable_hits_general(text)
+
+
+@EXAMPLES
+@given(
+    any_texts
+    | st.lists(
+        st.sampled_from(["The", "is", "of", "IT", "don't", "don’t", "$is", "a_b", "the-end", "x.the"]),
+        max_size=10,
+    ).map(" ".join)
+)
+def test_drop_stop_words_flags(text):
+    b = B.bits(text)
+    if b is not None:
+        starts, ends, flags = spacing._stop_flags_plain(b)
+        assert (starts, ends, list(flags)) == (lambda s, e, f: (s, e, list(f)))(
+            *spacing._stop_flags_general(text)
+        )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re as _re
+import string
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -47,16 +48,34 @@ def _abbr() -> tuple[frozenset, frozenset, tuple, frozenset]:
     return plain, digit, dotted, frozenset(d.rsplit(".", 1)[1] for d in dotted)
 
 
-def _no_end_before(text: str, p: int) -> bool:
-    """True when the "." at ``p`` directly follows a Table A13 abbreviation or a one-letter
-    word token (§1.9), so that it does not end a sentence."""
-    j = p
+_ASCII_ALNUM = string.ascii_letters + string.digits
+
+
+def _run_start(text: str, p: int) -> int:
+    """The start of the run of word characters (``str.isalnum``) and marks that ends at ``p``:
+    an ASCII run through ``str.rstrip`` of a short window, the rest one code point at a time.
+
+    >>> _run_start("at 5 p.m", 8), _run_start("cafe\u0301s", 6), _run_start(". x", 1)
+    (7, 0, 1)
+    """
+    window = text[max(0, p - 32) : p]
+    rest = window.rstrip(_ASCII_ALNUM)
+    j = p - (len(window) - len(rest))
+    if rest and rest[-1] < "\x80":  # stopped by an ASCII character that is no word character
+        return j
     while j > 0:
         c = text[j - 1]
         if c.isalnum() or _is_mark(c):
             j -= 1
         else:
             break
+    return j
+
+
+def _no_end_before(text: str, p: int) -> bool:
+    """True when the "." at ``p`` directly follows a Table A13 abbreviation or a one-letter
+    word token (§1.9), so that it does not end a sentence."""
+    j = _run_start(text, p)
     if j == p:
         return False
     if (
@@ -108,6 +127,7 @@ def _lstrip_start(text: str, s: int, e: int) -> int:
 
 def _sentences(text: str, ps: int, pe: int, sp: Spans, out: list) -> None:
     cur = ps
+    has_sp = bool(sp)
     for m in _TERM.finditer(text, ps, pe):
         ce = m.end()
         if ce < pe and not text[ce].isspace():
@@ -118,12 +138,12 @@ def _sentences(text: str, ps: int, pe: int, sp: Spans, out: list) -> None:
             re_ - rs == 1
             and text[rs] == "."
             and _no_end_before(text, rs)
-            and not (sp and sp.contains(rs - 1))
+            and not (has_sp and sp.contains(rs - 1))
         ):
             continue
         if rs > 0 and text[rs - 1].isdigit() and ce < pe and text[ce].isdigit():
             continue
-        if sp and sp.contains(rs):
+        if has_sp and sp.contains(rs):
             continue
         st = _lstrip_start(text, cur, rs)
         out.append(_new_token(Unit, (st, ce, "sentence", "?" in text[rs:re_])))

@@ -11,7 +11,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Sequence
 from itertools import compress
-from operator import itemgetter, methodcaller, or_
+from operator import gt, itemgetter, methodcaller, or_
 from typing import Any
 
 import regex
@@ -19,7 +19,7 @@ import regex
 from ... import jsontext
 from ... import text as tm
 from ...data import load_table
-from ...memo import per_text
+from ...memo import loaded_once, per_text
 from ...registry import Outcome, count, perturbation, rate, unchanged
 from ...rng import Draws, below_many, select
 from ...text.bits import (
@@ -29,9 +29,11 @@ from ...text.bits import (
     char_lanes,
     char_table,
     flagged,
+    lowered_words,
     positions,
     spread_right,
     token_any,
+    token_bounds,
 )
 
 # --------------------------------------------------------------------------------------------
@@ -125,29 +127,14 @@ def drop_stop_words(text: str, rng: Draws) -> Outcome:
 def _drop_stop_words(text: str) -> Outcome:
     """The outcome of ``drop_stop_words``: a pure function of the text (memoised for short
     texts; an ``Outcome`` without ``details`` is immutable)."""
-    tokens = tm.word_tokens(text)
-    stop = _stop_words()
-    # Candidate flags in C-level passes: the lower-cased token, or with ’ read as ', is in A6a-A6b.
-    lowered = list(map(str.lower, map(_TOKEN_TEXT, tokens)))
-    flags = bytearray(map(stop.__contains__, lowered))
-    if "’" in text:
-        curly = map(stop.__contains__, map(methodcaller("replace", "’", "'"), lowered))
-        flags = bytearray(map(or_, flags, curly))
-    if 1 not in flags:
-        return unchanged(text, "no_candidates")
-    spans = tm.Spans(tm.protected_spans(text))
-    flagged = list(compress(range(len(tokens)), flags))
-    free = {t.start for t in tm.free_tokens(text, [tokens[i] for i in flagged], spans)}
-    for i in flagged:
-        if tokens[i].start not in free:
-            flags[i] = 0
+    b = bits(text)
+    starts, ends, flags = _stop_flags_general(text) if b is None else _stop_flags_plain(b)
     if 1 not in flags:
         return unchanged(text, "no_candidates")
     # Sentence guard: a unit whose word tokens are all candidates keeps them all.  A token
     # outside every unit (none are expected) is never dropped.
-    n_tok = len(tokens)
+    n_tok = len(starts)
     drop = bytearray(n_tok)
-    starts = list(map(_TOKEN_START, tokens))
     tj = 0
     for u in tm.units(text):
         ti = bisect_left(starts, u.start, tj)  # the unit's tokens: [ti, tj)
@@ -165,12 +152,10 @@ def _drop_stop_words(text: str) -> Outcome:
         return unchanged(text, "no_candidates")
     while i != -1:
         j = i
-        while (
-            j + 1 < n_tok and drop[j + 1] and _HSPACE_RUN.fullmatch(text, tokens[j].end, tokens[j + 1].start)
-        ):
+        while j + 1 < n_tok and drop[j + 1] and _HSPACE_RUN.fullmatch(text, ends[j], starts[j + 1]):
             j += 1
         dropped += j - i + 1
-        gs, ge = tokens[i].start, tokens[j].end
+        gs, ge = starts[i], ends[j]
         rs = gs
         while rs > 0 and text[rs - 1] in _HSPACE:
             rs -= 1
@@ -184,6 +169,46 @@ def _drop_stop_words(text: str) -> Outcome:
             edits.append((gs, re_, ""))
         i = drop.find(1, j + 1)
     return Outcome(tm.splice(text, edits), dropped)
+
+
+def _stop_flags_general(text: str) -> tuple[list[int], list[int], bytearray]:
+    """The starts and ends of the word tokens, and 1 for each free stop word among them
+    (A6a-A6b, lower-cased, ``’`` read as ``'``), for any text."""
+    tokens = tm.word_tokens(text)
+    stop = _stop_words()
+    # Candidate flags in C-level passes: the lower-cased token, or with ’ read as ', is in A6a-A6b.
+    lowered = list(map(str.lower, map(_TOKEN_TEXT, tokens)))
+    flags = bytearray(map(stop.__contains__, lowered))
+    if "’" in text:
+        curly = map(stop.__contains__, map(methodcaller("replace", "’", "'"), lowered))
+        flags = bytearray(map(or_, flags, curly))
+    starts = list(map(_TOKEN_START, tokens))
+    ends = [t.end for t in tokens]
+    if 1 in flags:
+        flagged = list(compress(range(len(tokens)), flags))
+        free = {t.start for t in tm.free_tokens(text, [tokens[i] for i in flagged])}
+        for i in flagged:
+            if tokens[i].start not in free:
+                flags[i] = 0
+    return starts, ends, flags
+
+
+def _stop_flags_plain(b: Bits) -> tuple[list[int], list[int], bytearray]:
+    """:func:`_stop_flags_general` of a plain text, from its token masks: the lower-cased view
+    of every token looked up, then kept when its start is a free token's."""
+    starts, ends = token_bounds(b, b.start)
+    flags = bytearray(map(_stop_bytes().__contains__, lowered_words(b, starts, ends)))
+    not_free = b.start & ~b.free_start
+    if not_free and 1 in flags:  # 1 > True drops a flagged token that is not free
+        bound = set(positions(not_free, b.n))
+        flags = bytearray(map(gt, flags, map(bound.__contains__, starts)))
+    return starts, ends, flags
+
+
+@loaded_once
+def _stop_bytes() -> frozenset[bytes]:
+    """A6a minus A6b as ASCII bytes (for the lower-cased view of a plain text)."""
+    return frozenset(w.encode("ascii") for w in _stop_words())
 
 
 _TOKEN_START = itemgetter(0)
