@@ -140,3 +140,11 @@ def test_drop_stop_words_flags(text):
         assert (starts, ends, list(flags)) == (lambda s, e, f: (s, e, list(f)))(
             *spacing._stop_flags_general(text)
         )
+
+
+@EXAMPLES
+@given(any_texts)
+def test_random_case_sites(text):
+    if not text.isascii() and B.view(text) is not None:
+        spans = character._spans(text)
+        assert character._case_sites.__wrapped__(text) == character._case_sites_general(text, spans)

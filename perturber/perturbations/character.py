@@ -42,6 +42,7 @@ from ..text.bits import (
     short_word_table,
     spread_right,
     token_any,
+    view,
     whole,
     with_letters,
 )
@@ -338,15 +339,22 @@ def _case_sites(text: str) -> tuple[tuple[int, ...], bytes | str]:
     """(cased letters (one-code-point cluster bases) outside protected spans, their
     swapcase: bytes for an ASCII text, else a string of one code point per site)."""
     sp = _spans(text)
-    if text.isascii():
-        data = text.encode("ascii")
+    data = view(text)  # for a plain text: ASCII letters only, each a cluster of its own
+    if data is not None:
         flags = data.translate(_ASCII_LETTER_FLAGS)
         if not sp:
             sites = tuple(compress(range(len(text)), flags))
         else:
             sites = tuple(p for s, e in _segments(text, sp) for p in compress(range(s, e), flags[s:e]))
-        swapped = data.swapcase()
-        return sites, bytes(map(swapped.__getitem__, sites))
+        if text.isascii():
+            swapped = data.swapcase()
+            return sites, bytes(map(swapped.__getitem__, sites))
+        return sites, _chars_at(text, sites).swapcase()  # ASCII letters: no final sigma
+    return _case_sites_general(text, sp)
+
+
+def _case_sites_general(text: str, sp: tm.Spans) -> tuple[tuple[int, ...], str]:
+    """:func:`_case_sites` of any non-ASCII text, letter by letter."""
     mask = _starts_mask(text)
     cased = tm.is_cased_letter
     cands: list[int] = []

@@ -52,6 +52,7 @@ __all__ = [
     "token_any",
     "token_bounds",
     "token_end",
+    "view",
     "whole",
     "with_letters",
 ]
