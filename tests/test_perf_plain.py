@@ -14,6 +14,11 @@ from perturber.text import bits as B
 EXAMPLES = settings(max_examples=400, deadline=None)
 
 
+def texts_with(words: list[str]):
+    """Random texts, or the given words joined by spaces (the cases a fast path must get right)."""
+    return any_texts | st.lists(st.sampled_from(words), max_size=10).map(" ".join)
+
+
 @EXAMPLES
 @given(any_texts, st.sampled_from([3, 4]))
 def test_typo_candidates(text, min_letters):
@@ -38,12 +43,7 @@ def test_word_split_candidates(text):
 
 
 @EXAMPLES
-@given(
-    any_texts
-    | st.lists(
-        st.sampled_from(["km", "Km", "s", "min", "a-b", "x-Ray", "o'neil", "3rd", " ", "-", "’"]), max_size=12
-    ).map(" ".join)
-)
+@given(texts_with(["km", "Km", "s", "min", "a-b", "x-Ray", "o'neil", "3rd", " ", "-", "’"]))
 def test_title_case_letters(text):
     b = B.bits(text)
     if b is not None:
@@ -53,13 +53,7 @@ def test_title_case_letters(text):
 
 
 @EXAMPLES
-@given(
-    any_texts
-    | st.lists(
-        st.sampled_from(["to", "it's", "a-e-i", "Queue", "tell", "x1", "too", "o'", "eau", " ", "-", "’"]),
-        max_size=12,
-    ).map(" ".join)
-)
+@given(texts_with(["to", "it's", "a-e-i", "Queue", "tell", "x1", "too", "o'", "eau", " ", "-", "’"]))
 def test_character_sites(text):
     b = B.bits(text)
     if b is None:
@@ -78,15 +72,7 @@ def test_character_sites(text):
 
 
 @EXAMPLES
-@given(
-    any_texts
-    | st.lists(
-        st.sampled_from(
-            ["don't", "it’s", "we'Re", "ya'll", "a'b's", "'s", "x's", "o'clock", "I'M", "3's", "$a's"]
-        ),
-        max_size=8,
-    ).map(" ".join)
-)
+@given(texts_with(["don't", "it’s", "we'Re", "ya'll", "a'b's", "'s", "x's", "o'clock", "I'M", "3's", "$a's"]))
 def test_apostrophe_drop_sites(text):
     b = B.bits(text)
     if b is not None:
@@ -94,13 +80,7 @@ def test_apostrophe_drop_sites(text):
 
 
 @EXAMPLES
-@given(
-    any_texts
-    | st.lists(
-        st.sampled_from(["km", "Km", "kg's", "ab", "a", "Hi", "hI", "x1", "a-b", "lbs", "Mph", "it's"]),
-        max_size=8,
-    ).map(" ".join)
-)
+@given(texts_with(["km", "Km", "kg's", "ab", "a", "Hi", "hI", "x1", "a-b", "lbs", "Mph", "it's"]))
 def test_repeated_chars_word_sites(text):
     b = B.bits(text)
     if b is not None:
@@ -110,15 +90,7 @@ def test_repeated_chars_word_sites(text):
 
 
 @EXAMPLES
-@given(
-    any_texts
-    | st.lists(
-        st.sampled_from(
-            ["Their", "it's", "It’s", "TO", "too", "of", "x-to", "to's", "you're", "were", "$to"]
-        ),
-        max_size=8,
-    ).map(" ".join)
-)
+@given(texts_with(["Their", "it's", "It’s", "TO", "too", "of", "x-to", "to's", "you're", "were", "$to"]))
 def test_confusable_words_sites(text):
     b = B.bits(text)
     if b is not None:
@@ -126,13 +98,7 @@ def test_confusable_words_sites(text):
 
 
 @EXAMPLES
-@given(
-    any_texts
-    | st.lists(
-        st.sampled_from(["The", "is", "of", "IT", "don't", "don’t", "$is", "a_b", "the-end", "x.the"]),
-        max_size=10,
-    ).map(" ".join)
-)
+@given(texts_with(["The", "is", "of", "IT", "don't", "don’t", "$is", "a_b", "the-end", "x.the"]))
 def test_drop_stop_words_flags(text):
     b = B.bits(text)
     if b is not None:

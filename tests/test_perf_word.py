@@ -444,3 +444,23 @@ def test_typo_options_and_edits_match_the_word_model(word, seed):
             else:
                 want = {"swap": _edit_swap, "delete": _edit_drop, "duplicate": _edit_double}[op](w, i)
             assert edit == want and a.below(1000) == b.below(1000)
+
+
+def test_realistic_typos_replacements_are_json_safe():
+    # realistic_typos writes its edits without text.splice's JSON-interior filter: none would apply
+    from perturber.perturbations.word_level.typo_tables import _misspellings, _phonetic_rules, _qwerty
+
+    words = list(_misspellings()[0].values()) + [r for _, r in _phonetic_rules()[1] if r is not None]
+    words += [c for options in _qwerty()[0].values() for c in options]
+    assert words and not any(c in '"\\' or c < " " for w in words for c in w)
+
+
+@settings(max_examples=500, deadline=None)
+@given(ascii_words | st.sampled_from(WORDY))
+def test_rt_applicable_of_an_unfiltered_word_is_the_producers(word):
+    from perturber.perturbations.word_level.typo_mechanics import _unfiltered, _Word
+
+    if _unfiltered(word) and len(word) >= typos._RT_MIN:
+        assert typos._rt_applicable_unfiltered(word) == typos._rt_applicable(
+            _Word(tm.Token(0, len(word), word))
+        )

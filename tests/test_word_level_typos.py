@@ -24,18 +24,26 @@ TRIPLE = re.compile(r"([^\W\d_])\1\1", re.IGNORECASE)
 
 
 def captured_edits(monkeypatch, fn, text, **params):
-    """Run ``fn`` and return the edits it passed to ``splice``."""
+    """Run ``fn`` and return the edits it passed to ``splice`` or ``splice_at``."""
     seen = []
-    real = tm.splice
+    real, real_at = tm.splice, tm.splice_at
 
     def spy(t, edits):
         edits = list(edits)
         seen.append(edits)
         return real(t, edits)
 
+    def spy_at(t, starts, ends, replacements):
+        starts, replacements = list(starts), list(replacements)
+        ends = [s + 1 for s in starts] if ends is None else list(ends)
+        seen.append(list(zip(starts, ends, replacements)))
+        return real_at(t, starts, ends, replacements)
+
     monkeypatch.setattr(T.tm, "splice", spy)
+    monkeypatch.setattr(T.tm, "splice_at", spy_at)
     out = fn(text, Draws(params.pop("seed", 0)), **params)
     monkeypatch.setattr(T.tm, "splice", real)
+    monkeypatch.setattr(T.tm, "splice_at", real_at)
     return out, (seen[0] if seen else [])
 
 

@@ -41,6 +41,7 @@ from ...text.bits import (
 )
 from .batch import token_indices
 from .typo_mechanics import (
+    _VOWEL_SET,
     _VOWELS,
     _alpha_letters,
     _caps_slips,
@@ -192,6 +193,26 @@ def _rt_applicable(w: _Word) -> tuple[str, ...]:
     return tuple(name for name, producer in _RT_PRODUCERS if next(producer(w, _RT_MIN), None) is not None)
 
 
+def _rt_applicable_unfiltered(word: str) -> tuple[str, ...]:
+    """:func:`_rt_applicable` of a token of ``_unfiltered`` letters with no run carried in: the
+    filter removes nothing, so a mechanism applies where it has a position at all (every letter
+    has keyboard neighbours and a case; a drop needs 4 letters, a vowel swap an inner vowel, a
+    consonant double a Table A3 consonant after the first letter).
+
+    >>> _rt_applicable_unfiltered("cat")
+    ('key_sub', 'key_insert', 'transpose', 'double', 'caps_slip', 'vowel_swap', 'consonant_double')
+    """
+    low = word.lower()
+    consonants = _qwerty()[1]
+    return (
+        ("key_sub", "key_insert", "transpose", "double")
+        + (("drop",) if len(low) >= _RT_MIN + 1 else ())
+        + ("caps_slip",)
+        + (("vowel_swap",) if any(c in _VOWEL_SET for c in low[1:-1]) else ())
+        + (("consonant_double",) if any(c in consonants for c in low[1:]) else ())
+    )
+
+
 class _RtPlan(NamedTuple):
     """What ``realistic_typos`` needs of a token with no run carried in, token-relative."""
 
@@ -224,7 +245,7 @@ def _rt_plan(word: str) -> _RtPlan:
     phonetic = tuple(_phonetic_options(w))
     if phonetic:
         mechs.append("phonetic")
-    mechs += _rt_applicable(w)
+    mechs += _rt_applicable_unfiltered(word) if _unfiltered(word) else _rt_applicable(w)
     a = w.keys[-1]
     return _RtPlan(w, tuple(mechs), rep, phonetic, (a, w.left(w.n - 1, a), w.limit))  # type: ignore[arg-type]
 
@@ -277,7 +298,9 @@ def realistic_typos(text: str, rng: Draws, *, count: int) -> Outcome:
         edits.append(edit)
         if joined is not None:
             inherit_at, inherit = tok.end + 1, joined
-    return Outcome(tm.splice(text, edits), len(edits))
+    # letters, case changes, Table A1/A2 words and deletions: nothing JSON-unsafe to filter
+    edit_starts, edit_ends, outs = zip(*edits)
+    return Outcome(tm.splice_at(text, edit_starts, edit_ends, outs), len(edits))
 
 
 @per_word
