@@ -142,7 +142,7 @@ def memo_section(memory: list | None) -> list[str]:
         "|---|---|---:|---:|",
     ]
     for (kind, limit, budget), names in sorted(groups.items()):
-        key = {"text": "a text", "word": "a word", "value": "a count, a seed"}[kind]
+        key = {"text": "a text", "word": "a word", "value": "a small value (count, seed, character)"}[kind]
         unit = "entries" if kind == "value" else "characters"
         shown = ", ".join(f"`{n}`" for n in sorted(names))
         out.append(

@@ -96,7 +96,7 @@ def study_texts(ref: str, names: list[str], texts: pathlib.Path) -> tuple[pathli
     (``eval/out``), and the indices left out."""
     bad = json.loads(_run(ref, PROBE, json.dumps(names), str(texts)))
     kept = [t for i, t in enumerate(json.loads(texts.read_text(encoding="utf-8"))) if i not in set(bad)]
-    path = OUT / "bench_study_texts.json"
+    path = OUT / "study_texts.json"
     path.write_text(json.dumps(kept), encoding="utf-8")
     return path, bad
 
