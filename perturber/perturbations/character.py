@@ -203,22 +203,15 @@ def _draw(rng: Draws, rate_: float, n: int) -> Collection[int] | None:
 
 def _put(text: str, idx: Collection[int], sites: Sequence[int], new: Sequence[str], prefix: str = "") -> str:
     """``text`` with the code point at ``sites[i]`` replaced by ``prefix + new[i]`` for every
-    ``i`` of ``idx`` (distinct, in any order), without sorting unless few sites are chosen.
+    ``i`` of ``idx`` (distinct, in any order).
 
     >>> _put("abcd", [2, 0], (0, 1, 3), "XYZ", "_")
     '_Xbc_Z'
     """
-    if len(idx) * 8 < len(text) or len(idx) < 2:  # few edits in a long text: slice around them
-        order = sorted(idx)
-        return tm.splice_at(text, [sites[i] for i in order], None, [prefix + new[i] for i in order])
-    chars = list(text)
+    replacements = list(map(new.__getitem__, idx))
     if prefix:
-        for i in idx:
-            chars[sites[i]] = prefix + new[i]
-    else:
-        for i in idx:
-            chars[sites[i]] = new[i]
-    return "".join(chars)
+        replacements = list(map(prefix.__add__, replacements))
+    return _put_points(text, list(map(sites.__getitem__, idx)), replacements)
 
 
 def _put_ascii(text: str, idx: Collection[int], sites: Sequence[int], new: bytes | None) -> str:
