@@ -50,8 +50,13 @@ test-versions:
 	  $(VENV)-$$v/bin/python -m pytest -p no:randomly tests/test_golden.py -q || exit 1; \
 	done
 
+# Side by side with the reference implementation when ../shared/bench and a reference interpreter
+# exist (REF_PYTHON; make one outside the repo: python3.11 -m venv ../ref-venv &&
+# ../ref-venv/bin/pip install ../shared/anchors/ibm_perturber), else our figures alone; then memory,
+# and docs/performance.md from the figures (eval/bench_side.py).
+REF_PYTHON ?= $(CURDIR)/../ref-venv/bin/python
 bench: venv nltk-data
-	$(BIN)/python eval/bench.py
+	$(BIN)/python eval/bench_side.py --ref $(REF_PYTHON)
 	$(BIN)/python eval/bench_service.py
 
 lambda-local: venv nltk-data

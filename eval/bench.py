@@ -39,7 +39,7 @@ PARAGRAPH_SEED = (
     "from the city and from a private donor who prefers to remain anonymous. "
 )
 PARAGRAPH = (PARAGRAPH_SEED * 8)[:2048]
-# Issue 14's latency goals: <= 15 µs per entry on 20 words except these (realistic_typos: 25 µs).
+# The in-process latency goals: <= 15 µs per entry on 20 words except these (realistic_typos: 25 µs).
 SLOW_OK = {"synonym", "realistic_typos"}
 SCHEMA_1K = json.dumps(
     {
@@ -92,8 +92,9 @@ def time_calls(text: str, name: str, params: dict, seeds: range, rounds: int) ->
     return samples
 
 
-# Distinct texts for the cold figures: more than the 256 texts every per-text memo keeps, taken
-# in turn, so each call misses every memo (the first call on a new text, as a study sees it).
+# Distinct texts for the cold figures: more characters than a per-text memo keeps
+# (perturber.memo.TEXT_BUDGET), taken in turn, so each call misses every memo (the first call on a
+# new text, as a study sees it).
 COLD_TEXTS = 300
 
 

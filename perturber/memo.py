@@ -52,7 +52,7 @@ TEXT_BUDGET = 1 << 15
 #: Words up to this many code points are memoised (no dictionary word is longer).
 WORD_MAX_CHARS = 40
 #: Characters of words one per-word memo keeps (about 3,000 words of ordinary length).
-WORD_BUDGET = 1 << 14
+WORD_BUDGET = 1 << 16
 
 T = TypeVar("T")
 _MISS = object()
@@ -90,6 +90,12 @@ class Memo:
                 oldest = next(iter(data))
                 del data[oldest]
                 self.size -= self.key_size(oldest)
+
+    def replace(self, key: Hashable, value: Any) -> None:
+        """Store ``value`` for a ``key`` already held (a longer result of the same kind)."""
+        with self._lock:
+            if key in self.data:
+                self.data[key] = value
 
     def key_size(self, key: Hashable) -> int:
         """The size ``put`` counted for a stored key: the length of its text or word (the first

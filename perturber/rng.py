@@ -7,8 +7,10 @@ last one shifted), ``random()`` takes two. Draws pull those words in batches fro
 ``random.Random(seed)`` and serve them from a local buffer, so a draw is a few bytecodes instead
 of a method call into the generator; the bytes are those of the straightforward helpers
 (tests/test_rng.py compares them on random seeds and sizes). The generator is built lazily, and
-the first batch of words of a recurring seed is cached (a study reuses its seeds across texts
-and entries), so a cached seed builds no generator unless it draws past that batch.
+the first words of a recurring seed are cached (a study reuses its seeds across texts and
+entries): a new seed pulls a small first batch, which grows in the cache (up to
+``_CACHED_WORDS``) when a call draws past it, so a cached seed builds no generator unless it
+draws past its cached words.
 
 ``below_many(rng, n, k)`` makes ``k`` draws of ``below(n)`` in one pass (small ranges through
 the words' top bytes and ``bytes.translate``).
@@ -28,7 +30,14 @@ from typing import TypeVar
 
 from .memo import Memo, per_value
 
-_FIRST_BATCH = 128  # words pulled by a seed's first refill (and cached for the seed)
+try:  # the C generator under ``random.Random``: an int seed gives the same stream, without the
+    # Python-level ``seed`` method (a new seed on every call is the common case of a cold call)
+    from _random import Random as _MersenneTwister
+except ImportError:  # pragma: no cover - an interpreter without the C module
+    _MersenneTwister = random.Random  # type: ignore[misc,assignment]
+
+_FIRST_BATCH = 32  # words pulled by a new seed's first refill (and cached for the seed)
+_CACHED_WORDS = 128  # a recurring seed's cached words grow up to this many
 _MAX_BATCH = 1 << 16  # later batches double up to this many words
 # The first batch of words of the most recent seeds (a study reuses a few seeds everywhere).
 _FIRST_BATCHES = Memo("perturber.rng.first_batches", 1, 512, sized=False)
@@ -41,7 +50,7 @@ def _unpacker(count: int) -> Struct:
     return Struct(f"<{count}I")
 
 
-def _words(gen: random.Random, count: int) -> tuple[int, ...]:
+def _words(gen: _MersenneTwister, count: int) -> tuple[int, ...]:
     """The next ``count`` 32-bit words of ``gen``'s stream, in draw order.
 
     ``getrandbits(32 * count)`` consumes exactly ``count`` words and puts the first drawn in
@@ -61,7 +70,7 @@ class Draws:
         self._buf: tuple[int, ...] | None = None  # words being served
         self._pos = 0  # index of the next word of ``_buf``
         self._next = 0  # stream index of the word after ``_buf``
-        self._gen: random.Random | None = None  # positioned at ``_next`` once built
+        self._gen: _MersenneTwister | None = None  # positioned at ``_next`` once built
 
     @property
     def started(self) -> bool:
@@ -72,19 +81,22 @@ class Draws:
         """Make the next batch of words current (the old one is used up) and return it; a
         later batch has at least ``hint`` words (up to the cap)."""
         gen = self._gen
-        if self._buf is None:
+        prev = self._buf
+        if prev is None:
             cached = _FIRST_BATCHES.data.get(self.seed)
             if cached is not None:
                 buf = cached
             else:
-                gen = self._gen = random.Random(self.seed)
+                gen = self._gen = _MersenneTwister(self.seed)
                 buf = _words(gen, _FIRST_BATCH)
                 _FIRST_BATCHES.put(self.seed, buf, 1)
         else:
             if gen is None:
-                gen = self._gen = random.Random(self.seed)
+                gen = self._gen = _MersenneTwister(self.seed)
                 gen.getrandbits(32 * self._next)  # skip the cached words
             buf = _words(gen, min(_MAX_BATCH, max(_FIRST_BATCH, self._next, hint)))
+            if self._next == len(prev) < _CACHED_WORDS:  # past the cached words: cache more
+                _FIRST_BATCHES.replace(self.seed, (prev + buf)[:_CACHED_WORDS])
         self._buf = buf
         self._pos = 0
         self._next += len(buf)

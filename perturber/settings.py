@@ -237,6 +237,10 @@ VARIABLES: dict[str, Variable] = {
         _v("PERTURBER_EVAL_STRICT_JSON", "bool", False, "eval: fail on a broken JSON region", (TOOLING,)),
         _v("PERTURBER_LAMBDA_PYTHON", "str", "", "eval/lambda_runtime.py: python3.12 binary", (TOOLING,)),
         _v("PERTURBER_BUILD_CACHE", "str", "", "infra/layers/nltk: download cache directory", (TOOLING,)),
+        _v("PERTURBER_SIDE_BY_SIDE", "str", "", "eval/bench_side.py: the side-by-side timing tool", (TOOLING,)),
+        _v("PERTURBER_BENCH_TEXTS", "str", "", "eval/bench_side.py: folder of its GSM8K texts", (TOOLING,)),
+        _v("PERTURBER_REF_PYTHON", "str", "", "eval/bench_side.py: interpreter with the reference installed",
+           (TOOLING,)),
         _v("PERTURBER_REQUIRE_SHARED", "bool", False,
            "tests: a test needing the team's reference vectors fails instead of skipping (CI)", (TOOLING,)),
     )

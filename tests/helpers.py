@@ -1,5 +1,9 @@
 """Small test helpers shared by the family test files."""
 
+import perturber.perturbations.word_level.typos as T
+from perturber import text as tm
+from perturber.rng import Draws
+
 #: Declared versions above 1 (every other native entry is at version 1). Each entry below changed
 #: its outputs when JSON regions became protected spans (docs/spec/catalog.md §1.8 kind 5, catalog
 #: 1.1); the second group was bumped after the fact, when a comparison on JSON inputs showed that
@@ -47,3 +51,63 @@ def out(text, name, params=None, seed=0):
 def outputs(text, name, params=None, seeds=range(150)):
     """The perturbed texts of ``run`` over ``seeds``."""
     return [run(text, name, params, seed).text for seed in seeds]
+
+
+# --- The typo entries' straightforward algorithms (a fresh _Word per chosen token, options found
+# on the spot), which their fast paths must match ---
+
+
+def typos_reference(text: str, seed: int, count: int = 5) -> str:
+    """``typos`` as first written: a ``_Word`` per chosen token, options found on the spot."""
+    from perturber.perturbations.word_level.typo_mechanics import (
+        _edit_double,
+        _edit_drop,
+        _edit_sub,
+        _edit_swap,
+        _shift,
+        _typo_starts_general,
+        _Word,
+    )
+    from perturber.rng import select
+
+    rng = Draws(seed)
+    free = {t.start: t for t in tm.free_tokens(text)}
+    starts = _typo_starts_general(text, T._TY_MIN_CAND)
+    if not starts:
+        return text
+    edits = []
+    for start in select(starts, rng, count=count):
+        w = _Word(free[start])
+        op, positions = rng.choice(T._typo_options(w.tok.text))
+        i = rng.choice(positions)
+        if op == "swap":
+            edits.append(_edit_swap(w, i))
+        elif op == "delete":
+            edits.append(_edit_drop(w, i))
+        elif op == "duplicate":
+            edits.append(_edit_double(w, i))
+        else:
+            edits.append(_edit_sub(w, i, _shift(w.keys[i], rng.choice(w.shift_options(i)))))
+    return tm.splice(text, edits)
+
+
+def realistic_typos_reference(text: str, seed: int, count: int = 3) -> str:
+    """``realistic_typos`` with every token handled by the unmemoised path (a fresh ``_Word``,
+    options and ``missed_space`` computed on the spot)."""
+    from perturber.perturbations.word_level.typo_mechanics import _typo_starts_general
+    from perturber.rng import select
+    from perturber.text.bits import Tokens
+
+    rng = Draws(seed)
+    free = {t.start: t for t in tm.free_tokens(text)}
+    starts = _typo_starts_general(text, T._RT_MIN)
+    if not starts:
+        return text
+    edits, inherit_at, inherit = [], -1, None
+    for start in select(starts, rng, count=count):
+        tok = free[start]
+        edit, joined = T._rt_inherited(Tokens(text), tok, inherit if start == inherit_at else None, rng)
+        edits.append(edit)
+        if joined is not None:
+            inherit_at, inherit = tok.end + 1, joined
+    return tm.splice(text, edits)

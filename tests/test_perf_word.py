@@ -2,13 +2,14 @@
 as the straightforward code they replace, on random texts, seeds and parameters."""
 
 import pytest
+from helpers import realistic_typos_reference, typos_reference
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import perturber
 from perturber import rng as rng_mod
 from perturber import text as tm
-from perturber.perturbations.word_level import batch, spacing, synonym, typo_mechanics, typos
+from perturber.perturbations.word_level import batch, spacing, synonym, typos
 from perturber.resources import nltk_data
 from perturber.rng import Draws, select
 
@@ -170,57 +171,6 @@ def test_memoised_outcomes_are_not_shared_mutably():
     assert b.text == "The bridge is not open today."
 
 
-def _typos_reference(text, seed, count):
-    """The straightforward typos: three nested rng.choice calls per token, then splice."""
-    rng = Draws(seed)
-    free, cands = typo_mechanics._typo_sites(text, 4)
-    if not cands:
-        return text
-    edits = []
-    for idx in select(cands, rng, count=count):
-        tok = free[idx]
-        options, shifted = rng.choice(typos._typo_plan(tok.text))
-        s, e, out = rng.choice(rng.choice(options)) if shifted else rng.choice(options)
-        edits.append((tok.start + s, tok.start + e, out))
-    return tm.splice(text, edits)
-
-
-def _realistic_typos_reference(text, seed, count):
-    """The straightforward realistic_typos: ``_realise`` draws on a fresh ``_Word`` per token."""
-    rng = Draws(seed)
-    free, cands = typo_mechanics._typo_sites(text, typos._RT_MIN)
-    if not cands:
-        return text
-    edits = []
-    inherit_at, inherit = -1, None
-    for idx in select(cands, rng, count=count):
-        tok = free[idx]
-        if idx == inherit_at:
-            edit, joined = typos._rt_inherited(text, free, idx, inherit, rng)
-        else:
-            plan = typos._rt_plan(tok.text)
-            joined = typos._join_run(text, free, idx, plan.tail)
-            mechs = plan.mechs + ("missed_space",) if joined is not None else plan.mechs
-            mech = rng.choice(mechs)
-            if mech == "misspell":
-                edit = (0, len(tok.text), plan.misspelling)
-            elif mech == "phonetic":
-                edit = rng.choice(plan.phonetic)
-            elif mech == "missed_space":
-                edit = (len(tok.text), len(tok.text) + 1, "")
-            else:
-                w = typo_mechanics._Word(tm.Token(0, len(tok.text), tok.text))
-                edit = typos._realise(w, mech, rng)
-            s, e, out = edit
-            edit = (tok.start + s, tok.start + e, out)
-            if mech != "missed_space":
-                joined = None
-        edits.append(edit)
-        if joined is not None:
-            inherit_at, inherit = idx + 1, joined
-    return tm.splice(text, edits)
-
-
 WORDY = [
     "receive",
     "definitely",
@@ -248,14 +198,14 @@ wordy_texts = st.lists(
 @settings(max_examples=400, deadline=None)
 @given(wordy_texts, seeds, st.integers(1, 40))
 def test_typos_matches_reference(text, seed, count):
-    assert perturber.perturb(text, "typos", {"count": count}, seed) == _typos_reference(text, seed, count)
+    assert perturber.perturb(text, "typos", {"count": count}, seed) == typos_reference(text, seed, count)
 
 
 @settings(max_examples=400, deadline=None)
 @given(wordy_texts, seeds, st.integers(1, 40))
 def test_realistic_typos_matches_reference(text, seed, count):
     got = perturber.perturb(text, "realistic_typos", {"count": count}, seed)
-    assert got == _realistic_typos_reference(text, seed, count)
+    assert got == realistic_typos_reference(text, seed, count)
 
 
 def _synonym_reference(text, seed, rate):
@@ -462,3 +412,55 @@ def test_token_indices_match_the_loop(text, table):
     }[table]
     toks = tm.word_tokens(text)
     assert batch.token_indices(toks, words) == [i for i, t in enumerate(toks) if t.text.lower() in words]
+
+
+ascii_words = st.text(alphabet="abcdeilmnoprstuyABEILT", min_size=1, max_size=12)
+
+
+@settings(max_examples=500, deadline=None)
+@given(ascii_words | st.sampled_from(WORDY), seeds)
+def test_typo_options_and_edits_match_the_word_model(word, seed):
+    from perturber.perturbations.word_level.typo_mechanics import (
+        _edit_double,
+        _edit_drop,
+        _edit_sub,
+        _edit_swap,
+        _shift,
+        _Word,
+    )
+
+    w = _Word(tm.Token(0, len(word), word))
+    found = ((op, tuple(producer(w, typos._TY_MIN))) for op, producer in typos._TY_OPS)
+    expected = [(op, list(p)) for op, p in found if p]
+    got = typos._typo_options.__wrapped__(word)
+    assert [(op, list(p)) for op, p in got] == expected
+    for op, positions in got:
+        for i in positions:
+            a, b = Draws(seed), Draws(seed)
+            edit = typos._typo_edit(word, op, i, a)
+            if op == "substitute":
+                shifts = w.shift_options(i)
+                want = _edit_sub(w, i, _shift(w.keys[i], shifts[b.below(len(shifts))]))
+            else:
+                want = {"swap": _edit_swap, "delete": _edit_drop, "duplicate": _edit_double}[op](w, i)
+            assert edit == want and a.below(1000) == b.below(1000)
+
+
+def test_realistic_typos_replacements_are_json_safe():
+    # realistic_typos writes its edits without text.splice's JSON-interior filter: none would apply
+    from perturber.perturbations.word_level.typo_tables import _misspellings, _phonetic_rules, _qwerty
+
+    words = list(_misspellings()[0].values()) + [r for _, r in _phonetic_rules()[1] if r is not None]
+    words += [c for options in _qwerty()[0].values() for c in options]
+    assert words and not any(c in '"\\' or c < " " for w in words for c in w)
+
+
+@settings(max_examples=500, deadline=None)
+@given(ascii_words | st.sampled_from(WORDY))
+def test_rt_applicable_of_an_unfiltered_word_is_the_producers(word):
+    from perturber.perturbations.word_level.typo_mechanics import _unfiltered, _Word
+
+    if _unfiltered(word) and len(word) >= typos._RT_MIN:
+        assert typos._rt_applicable_unfiltered(word) == typos._rt_applicable(
+            _Word(tm.Token(0, len(word), word))
+        )

@@ -131,3 +131,15 @@ def test_choice_of_one_element_still_consumes_a_draw():
     assert d.choice(["only"]) == "only"
     ref.below(1)
     assert d.below(10**6) == ref.below(10**6)
+
+
+def test_a_recurring_seeds_cached_words_grow_until_it_builds_no_generator():
+    rng_mod._FIRST_BATCHES.clear()
+    runs = []
+    for _ in range(3):
+        d = Draws(11)
+        runs.append([d.below(1000) for _ in range(100)])
+        built = d._gen is not None
+    ref = Reference(11)
+    assert runs == [[ref.below(1000) for _ in range(100)]] * 3
+    assert len(rng_mod._FIRST_BATCHES.data[11]) == rng_mod._CACHED_WORDS and not built

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 import unicodedata
 
@@ -31,6 +32,7 @@ from perturber.text import (
     free_tokens,
     is_bound,
     is_cased_letter,
+    is_mark,
     is_word_char,
     lines,
     match_case,
@@ -811,3 +813,14 @@ def test_linear_time_on_1mb(text):
     split_body(text)
     numeric_literals(text)
     assert time.perf_counter() - t0 < 60  # generous: CI machines may be loaded
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab9 .'é\u0301日-", max_size=50) | st.text(max_size=40))
+def test_run_start_is_the_character_loop(text):
+    units_module = sys.modules["perturber.text.units"]  # perturber.text.units is the function
+    for p in range(len(text) + 1):
+        j = p
+        while j > 0 and (text[j - 1].isalnum() or is_mark(text[j - 1])):
+            j -= 1
+        assert units_module._run_start(text, p) == j

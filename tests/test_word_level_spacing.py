@@ -820,15 +820,23 @@ def test_punctuation_drop_terminal_runs_agree_with_the_sentence_splitter(text):
     sentence, ends a sentence there."""
     sents = tm.sentences(text)
     spans = tm.Spans(tm.protected_spans(text))
-    tokens = tm.word_tokens(text)
-    tends = [t.end for t in tokens]
     for u in sents:
         s, e = tm.trailing_run(text, u)
         if s == u.start:
             continue  # no run, or a sentence that is only a run (kept whole by design)
-        ours = spacing._terminal_run(text, u, spans, tokens, tends) is not None
+        ours = spacing._terminal_run(text, u, spans) is not None
         probe = text[: u.end] + " Zz" + text[u.end :]
         if [ln.cls for ln in tm.lines(probe)] != [ln.cls for ln in tm.lines(text)]:
             continue  # the probe turned the line into another class (e.g. "5. Zz" is ordered)
         ends = {v.end for v in tm.sentences(probe)}
         assert ours == (u.end in ends), (text, u)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=sent_texts | st.text(max_size=12))
+def test_token_ending_at_is_the_joiner_free_token_there(text):
+    ends = {t.end: t.text for t in tm.word_tokens(text)}
+    for e in range(len(text) + 1):
+        word = ends.get(e)
+        expected = word if word is not None and not any(j in word for j in tm.JOINERS) else None
+        assert spacing._token_ending_at(text, e) == expected

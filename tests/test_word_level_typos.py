@@ -9,7 +9,7 @@ import time
 import unicodedata
 
 import pytest
-from helpers import outputs, run
+from helpers import outputs, realistic_typos_reference, run, typos_reference
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -24,18 +24,26 @@ TRIPLE = re.compile(r"([^\W\d_])\1\1", re.IGNORECASE)
 
 
 def captured_edits(monkeypatch, fn, text, **params):
-    """Run ``fn`` and return the edits it passed to ``splice``."""
+    """Run ``fn`` and return the edits it passed to ``splice`` or ``splice_at``."""
     seen = []
-    real = tm.splice
+    real, real_at = tm.splice, tm.splice_at
 
     def spy(t, edits):
         edits = list(edits)
         seen.append(edits)
         return real(t, edits)
 
+    def spy_at(t, starts, ends, replacements):
+        starts, replacements = list(starts), list(replacements)
+        ends = [s + 1 for s in starts] if ends is None else list(ends)
+        seen.append(list(zip(starts, ends, replacements)))
+        return real_at(t, starts, ends, replacements)
+
     monkeypatch.setattr(T.tm, "splice", spy)
+    monkeypatch.setattr(T.tm, "splice_at", spy_at)
     out = fn(text, Draws(params.pop("seed", 0)), **params)
     monkeypatch.setattr(T.tm, "splice", real)
+    monkeypatch.setattr(T.tm, "splice_at", real_at)
     return out, (seen[0] if seen else [])
 
 
@@ -879,58 +887,6 @@ def test_never_raises(text, seed):
 # --- The memoised fast paths against the straightforward per-token algorithms (issue 14) ---
 
 
-def _typos_reference(text: str, seed: int, count: int = 5) -> str:
-    """``typos`` as first written: a ``_Word`` per chosen token, options found on the spot."""
-    from perturber.perturbations.word_level.typo_mechanics import (
-        _edit_double,
-        _edit_drop,
-        _edit_sub,
-        _edit_swap,
-        _shift,
-        _typo_sites,
-        _Word,
-    )
-    from perturber.rng import select
-
-    rng = Draws(seed)
-    free, cands = _typo_sites(text, T._TY_MIN_CAND)
-    if not cands:
-        return text
-    edits = []
-    for idx in select(cands, rng, count=count):
-        w = _Word(free[idx])
-        op, positions = rng.choice(T._typo_options(w.tok.text))
-        i = rng.choice(positions)
-        if op == "swap":
-            edits.append(_edit_swap(w, i))
-        elif op == "delete":
-            edits.append(_edit_drop(w, i))
-        elif op == "duplicate":
-            edits.append(_edit_double(w, i))
-        else:
-            edits.append(_edit_sub(w, i, _shift(w.keys[i], rng.choice(w.shift_options(i)))))
-    return tm.splice(text, edits)
-
-
-def _realistic_reference(text: str, seed: int, count: int = 3) -> str:
-    """``realistic_typos`` with every token handled by the unmemoised path (a fresh ``_Word``,
-    options and ``missed_space`` computed on the spot)."""
-    from perturber.perturbations.word_level.typo_mechanics import _typo_sites
-    from perturber.rng import select
-
-    rng = Draws(seed)
-    free, cands = _typo_sites(text, T._RT_MIN)
-    if not cands:
-        return text
-    edits, inherit_at, inherit = [], -1, None
-    for idx in select(cands, rng, count=count):
-        edit, joined = T._rt_inherited(text, free, idx, inherit if idx == inherit_at else None, rng)
-        edits.append(edit)
-        if joined is not None:
-            inherit_at, inherit = idx + 1, joined
-    return tm.splice(text, edits)
-
-
 _WORD = st.text(alphabet="aabcdeeffghilllmnoopprssttuuvwyAEFLPST'-\u0301é", min_size=1, max_size=9)
 _SEP = st.sampled_from([" ", " ", " ", ", ", ".  ", "! ", "\u200d"])
 
@@ -944,8 +900,8 @@ _SEP = st.sampled_from([" ", " ", " ", ", ", ".  ", "! ", "\u200d"])
 )
 def test_typo_fast_paths_match_the_straightforward_algorithms(words, seps, seed, n):
     text = "".join(w + s for w, s in zip(words, seps))
-    assert T.typos(text, Draws(seed), count=n).text == _typos_reference(text, seed, n)
-    assert T.realistic_typos(text, Draws(seed), count=n).text == _realistic_reference(text, seed, n)
+    assert T.typos(text, Draws(seed), count=n).text == typos_reference(text, seed, n)
+    assert T.realistic_typos(text, Draws(seed), count=n).text == realistic_typos_reference(text, seed, n)
 
 
 def test_realistic_typos_fast_path_matches_reference_across_missed_spaces():
@@ -954,7 +910,7 @@ def test_realistic_typos_fast_path_matches_reference_across_missed_spaces():
     outs = {T.realistic_typos(text, Draws(s), count=14).text for s in range(300)}
     assert len(outs) > 50
     for s in range(300):
-        assert T.realistic_typos(text, Draws(s), count=14).text == _realistic_reference(text, s, 14)
+        assert T.realistic_typos(text, Draws(s), count=14).text == realistic_typos_reference(text, s, 14)
 
 
 def test_repeated_chars_candidates_are_offsets_and_units():

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from bisect import bisect_left
-from collections.abc import Collection, Iterator, Sequence
-from functools import cache
+from bisect import bisect_left, bisect_right
+from collections import deque
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from functools import cache, partial
 from itertools import compress
 from types import MappingProxyType
 
@@ -24,9 +25,27 @@ import regex
 
 from .. import text as tm
 from ..data import load_table, unit_symbols
-from ..memo import per_text
+from ..memo import loaded_once, per_text
 from ..registry import Outcome, choice, perturbation, rate, unchanged
 from ..rng import Draws, chosen
+from ..text.bits import (
+    Bits,
+    bits,
+    case_lanes,
+    char_lanes,
+    char_table,
+    count,
+    free_lanes,
+    positions,
+    shift_code_points,
+    short_word_starts,
+    short_word_table,
+    spread_right,
+    token_any,
+    view,
+    whole,
+    with_letters,
+)
 
 __all__ = [
     "random_case",
@@ -184,22 +203,15 @@ def _draw(rng: Draws, rate_: float, n: int) -> Collection[int] | None:
 
 def _put(text: str, idx: Collection[int], sites: Sequence[int], new: Sequence[str], prefix: str = "") -> str:
     """``text`` with the code point at ``sites[i]`` replaced by ``prefix + new[i]`` for every
-    ``i`` of ``idx`` (distinct, in any order), without sorting unless few sites are chosen.
+    ``i`` of ``idx`` (distinct, in any order).
 
     >>> _put("abcd", [2, 0], (0, 1, 3), "XYZ", "_")
     '_Xbc_Z'
     """
-    if len(idx) * 8 < len(text) or len(idx) < 2:  # few edits in a long text: slice around them
-        order = sorted(idx)
-        return tm.splice_at(text, [sites[i] for i in order], None, [prefix + new[i] for i in order])
-    chars = list(text)
+    replacements = list(map(new.__getitem__, idx))
     if prefix:
-        for i in idx:
-            chars[sites[i]] = prefix + new[i]
-    else:
-        for i in idx:
-            chars[sites[i]] = new[i]
-    return "".join(chars)
+        replacements = list(map(prefix.__add__, replacements))
+    return _put_points(text, list(map(sites.__getitem__, idx)), replacements)
 
 
 def _put_ascii(text: str, idx: Collection[int], sites: Sequence[int], new: bytes | None) -> str:
@@ -216,6 +228,54 @@ def _put_ascii(text: str, idx: Collection[int], sites: Sequence[int], new: bytes
         return buf.translate(None, b"\x80").decode("ascii")
     for i in idx:
         buf[sites[i]] = new[i]
+    return buf.decode("ascii")
+
+
+def _put_mapped(
+    text: str, idx: Collection[int], sites: Sequence[int], table: Mapping[str, str] | None, prefix: str = ""
+) -> str:
+    """``text`` with the code point ``c`` at ``sites[i]`` replaced by ``prefix + table[c]``
+    (``prefix + c`` without a table) for every ``i`` of ``idx`` (distinct, in any order): only
+    the chosen sites are looked up, in C-level passes.
+
+    >>> _put_mapped("abcd", [2, 0], (0, 1, 3), {"a": "A", "d": "D"}, "_")
+    '_Abc_D'
+    """
+    points = list(map(sites.__getitem__, idx))
+    new = map(text.__getitem__, points)
+    if table is not None:
+        new = map(table.__getitem__, new)
+    if prefix:
+        new = map(prefix.__add__, new)
+    return _put_points(text, points, list(new))
+
+
+def _put_points(text: str, points: list[int], new: list[str]) -> str:
+    """``text`` with the code point at each of ``points`` (distinct, in any order) replaced by
+    the matching string of ``new``.
+
+    >>> _put_points("abcd", [3, 0], ["D", ""])
+    'bcD'
+    """
+    if len(points) * 8 < len(text) or len(points) < 2:  # few edits in a long text: slice around them
+        order = sorted(range(len(points)), key=points.__getitem__)
+        return tm.splice_at(text, [points[k] for k in order], None, [new[k] for k in order])
+    chars = list(text)
+    deque(map(chars.__setitem__, points, new), maxlen=0)
+    return "".join(chars)
+
+
+def _put_ascii_mapped(text: str, idx: Collection[int], sites: Sequence[int], table: bytes) -> str:
+    """:func:`_put_mapped` for an ASCII ``text`` and a one-byte ``bytes.translate`` ``table``:
+    the whole text is translated once and the chosen bytes copied into a bytearray.
+
+    >>> _put_ascii_mapped("abcd", [2, 0], (0, 1, 3), bytes.maketrans(b"ad", b"AD"))
+    'AbcD'
+    """
+    buf = bytearray(text, "ascii")
+    mapped = buf.translate(table)
+    points = list(map(sites.__getitem__, idx))
+    deque(map(buf.__setitem__, points, map(mapped.__getitem__, points)), maxlen=0)
     return buf.decode("ascii")
 
 
@@ -272,15 +332,22 @@ def _case_sites(text: str) -> tuple[tuple[int, ...], bytes | str]:
     """(cased letters (one-code-point cluster bases) outside protected spans, their
     swapcase: bytes for an ASCII text, else a string of one code point per site)."""
     sp = _spans(text)
-    if text.isascii():
-        data = text.encode("ascii")
+    data = view(text)  # for a plain text: ASCII letters only, each a cluster of its own
+    if data is not None:
         flags = data.translate(_ASCII_LETTER_FLAGS)
         if not sp:
             sites = tuple(compress(range(len(text)), flags))
         else:
             sites = tuple(p for s, e in _segments(text, sp) for p in compress(range(s, e), flags[s:e]))
-        swapped = data.swapcase()
-        return sites, bytes(map(swapped.__getitem__, sites))
+        if text.isascii():
+            swapped = data.swapcase()
+            return sites, bytes(map(swapped.__getitem__, sites))
+        return sites, _chars_at(text, sites).swapcase()  # ASCII letters: no final sigma
+    return _case_sites_general(text, sp)
+
+
+def _case_sites_general(text: str, sp: tm.Spans) -> tuple[tuple[int, ...], str]:
+    """:func:`_case_sites` of any non-ASCII text, letter by letter."""
     mask = _starts_mask(text)
     cased = tm.is_cased_letter
     cands: list[int] = []
@@ -343,13 +410,48 @@ def title_case(text: str, rng: Draws) -> Outcome:
     >>> title_case("a well-known o'neil", None).text
     "A Well-Known O'neil"
     """
+    return _title_case(text)
+
+
+@per_text
+def _title_case(text: str) -> Outcome:
+    """The outcome of ``title_case`` (a pure function of the text, memoised)."""
+    b = bits(text)
+    if b is not None:
+        letters, edited = _title_plain(b)
+        if not letters:
+            return unchanged(text, "no_change")
+        return Outcome(shift_code_points(text, b, letters, -32), edited)
     points, edited, new = _title_sites(text)
     if not points:
         return unchanged(text, "no_change")
     return Outcome(_put_any(text, range(len(points)), points, new), edited)
 
 
-@per_text
+_HYPHEN = char_table("-")  # every hyphen of §1.6 is "-" in the view
+
+
+@loaded_once
+def _title_units() -> tuple[frozenset[str], bytes]:
+    """The unit symbols ``title_case`` could capitalise (one lower-case ASCII word each), and
+    their :func:`short_word_table`."""
+    words = frozenset(u for u in unit_symbols() if u.isascii() and u.isalpha() and u[0].islower())
+    return words, short_word_table(words)
+
+
+def _title_plain(b: Bits) -> tuple[int, int]:
+    """:func:`_title_sites` of a plain text as masks: the letters to upper-case (the lower-case
+    first letters of the free tokens that start with a letter, have no upper-case letter after
+    it and are not unit symbols, and the lower-case letters after their hyphens), and the number
+    of tokens that change."""
+    lower, upper, _digit, _apostrophe = case_lanes(b)
+    ok = b.free_start & (lower | upper) & ~token_any(upper & b.link, b)
+    units, table = _title_units()
+    ok &= ~short_word_starts(b, units, table, ok & lower)
+    letters = (ok & lower) | (spread_right(ok, b.link) & lower & b.link & char_lanes(b, _HYPHEN) >> 4)
+    return letters, count(token_any(letters, b))
+
+
 def _title_sites(text: str) -> tuple[tuple[int, ...], int, bytes | str]:
     """(part-initial lower-case cased letters of the edited tokens, number of edited tokens,
     the upper case of each letter (see ``_ascii_or_str``))."""
@@ -409,7 +511,7 @@ def leetspeak(text: str, rng: Draws, *, rate: float) -> Outcome:
     >>> leetspeak("to I", Draws(0), rate=1.0).text
     '7o I'
     """
-    cands, full, new = _leet_sites(text)
+    cands, full = _leet_sites(text)
     n = len(cands)
     idx = _draw(rng, rate, n)
     if idx is None:
@@ -422,17 +524,33 @@ def leetspeak(text: str, rng: Draws, *, rate: float) -> Outcome:
         if drop:
             chosen.difference_update(drop)
             idx = chosen
-    return Outcome(_put_any(text, idx, cands, new), len(idx))
+    if text.isascii():
+        return Outcome(_put_ascii_mapped(text, idx, cands, _leet_bytes()), len(idx))
+    return Outcome(_put_mapped(text, idx, cands, _leet()[0]), len(idx))
 
 
 @per_text
-def _leet_sites(text: str) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...], bytes | str]:
+def _leet_sites(text: str) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]]:
     """(candidate letters, ``(i, j)`` of each token whose every letter is a candidate, with
-    ``cands[i:j]`` its letters, the replacement of each candidate (see ``_ascii_or_str``))."""
-    table, pattern = _leet()
+    ``cands[i:j]`` its letters)."""
+    b = bits(text)
+    cands, full = _leet_general(text) if b is None else _leet_plain(b)
+    return tuple(cands), tuple(full)
+
+
+@loaded_once
+def _leet_bytes() -> bytes:
+    """Table A8a as a ``bytes.translate`` table (its sources and replacements are ASCII)."""
+    table = _leet()[0]
+    return bytes.maketrans("".join(table).encode("ascii"), "".join(table.values()).encode("ascii"))
+
+
+def _leet_general(text: str) -> tuple[list[int], list[tuple[int, int]]]:
+    """The candidates and fully-candidate tokens of :func:`_leet_sites`, token by token."""
+    _table, pattern = _leet()
     hits = [m.start() for m in pattern.finditer(text)]
     if not hits:
-        return (), (), ""
+        return [], []
     mask = _starts_mask(text)
     cands: list[int] = []
     full: list[tuple[int, int]] = []
@@ -443,8 +561,31 @@ def _leet_sites(text: str) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]
             cands.extend(found)
             if len(found) == letters:
                 full.append((len(cands) - letters, len(cands)))
-    new = "".join(map(table.__getitem__, _chars_at(text, cands)))
-    return tuple(cands), tuple(full), _ascii_or_str(text, new)
+    return cands, full
+
+
+def _leet_plain(b: Bits) -> tuple[list[int], list[tuple[int, int]]]:
+    """:func:`_leet_general` of a plain text: the Table A8a letters of the free tokens without a
+    digit and of at least 2 letters, and the tokens with no other letter."""
+    digit = case_lanes(b)[2]
+    ok = b.free_start & ~token_any(digit & b.tok, b) & b.link << 4
+    lanes = whole(ok, b)
+    hits = lanes & char_lanes(b, _leet_table())
+    cands = positions(hits, b.n)
+    return cands, _ranges(cands, ok & ~token_any(lanes & b.word & ~hits, b), b)
+
+
+@loaded_once
+def _leet_table() -> bytes:
+    """:func:`char_table` of the Table A8a letters."""
+    return char_table("".join(_leet()[0]))
+
+
+def _ranges(cands: list[int], starts: int, b: Bits) -> list[tuple[int, int]]:
+    """``(i, j)`` per token whose start lane is flagged: ``cands[i:j]`` are its candidates."""
+    first = positions(starts, b.n)
+    last = positions(whole(starts, b) & b.end, b.n)
+    return list(zip(map(partial(bisect_left, cands), first), map(partial(bisect_right, cands), last)))
 
 
 @perturbation(
@@ -484,6 +625,31 @@ def disemvowel(text: str, rng: Draws, *, rate: float) -> Outcome:
 def _disemvowel_sites(text: str) -> tuple[tuple[int, ...], tuple[tuple[int, int, int], ...]]:
     """(candidate vowels, ``(i, j, allowed)`` of the tokens that may lose too many, with
     ``cands[i:j]`` the token's vowels)."""
+    b = bits(text)
+    return _disemvowel_general(text) if b is None else _disemvowel_plain(b)
+
+
+_VOWEL_TABLE = char_table(_VOWELS)
+
+
+def _disemvowel_plain(b: Bits) -> tuple[tuple[int, ...], tuple[tuple[int, int, int], ...]]:
+    """:func:`_disemvowel_general` of a plain text: the vowels after the first code point of the
+    free tokens without a digit and of at least 3 letters, except a vowel alone between two
+    joiners or a joiner and the token's end; a token may lose too many exactly when all its
+    letters after the first are candidates (then ``allowed`` is their number less one)."""
+    digit = case_lanes(b)[2]
+    ok = with_letters(b, b.free_start & ~token_any(digit & b.tok, b), 3)
+    lanes = whole(ok, b)
+    joiners = lanes ^ (lanes & b.word)
+    vowels = lanes & b.link & char_lanes(b, _VOWEL_TABLE)
+    vowels &= ~(joiners >> 4 & (b.end | joiners << 4))
+    cands = positions(vowels, b.n)
+    capped = ok & token_any(vowels, b) & ~token_any(lanes & b.link & b.word & ~vowels, b)
+    return tuple(cands), tuple((i, j, j - i - 1) for i, j in _ranges(cands, capped, b))
+
+
+def _disemvowel_general(text: str) -> tuple[tuple[int, ...], tuple[tuple[int, int, int], ...]]:
+    """:func:`_disemvowel_sites` token by token."""
     hits = [m.start() for m in _VOWEL_RE.finditer(text)]
     if not hits:
         return (), ()
@@ -519,21 +685,19 @@ def _disemvowel_sites(text: str) -> tuple[tuple[int, ...], tuple[tuple[int, int,
 # ---------------------------------------------------------------------------------------------
 
 _PRECOMPOSED = {v: unicodedata.normalize("NFC", v + _ACUTE) for v in _VOWELS}
+_COMBINING = {v: v + _ACUTE for v in _VOWELS}
 
 
 @per_text
-def _vowel_sites(text: str) -> tuple[tuple[int, ...], tuple[str, ...], str]:
-    """(ASCII vowels that are a cluster of their own inside free word tokens, each vowel with
-    U+0301 after it, their precomposed accented letters)."""
-    hits = [m.start() for m in _VOWEL_RE.finditer(text)]
-    if not hits:
-        return (), (), ""
-    mask = _starts_mask(text)
-    out: list[int] = []
-    for tok, i, j in _by_token(hits, tm.free_tokens(text)):
-        out.extend(_single(hits[i:j], mask, tok))
-    vowels = _chars_at(text, out)
-    return tuple(out), tuple([v + _ACUTE for v in vowels]), "".join(map(_PRECOMPOSED.__getitem__, vowels))
+def _vowel_sites(text: str) -> tuple[int, ...]:
+    """The ASCII vowels that are a cluster of their own inside free word tokens."""
+    b = bits(text)
+    out = (
+        _in_free_tokens(text, _VOWEL_RE)
+        if b is None
+        else positions(free_lanes(b) & char_lanes(b, _VOWEL_TABLE), b.n)
+    )
+    return tuple(out)
 
 
 @perturbation(
@@ -560,11 +724,13 @@ def diacritics_add(text: str, rng: Draws, *, rate: float, form: str) -> Outcome:
     >>> diacritics_add("Open", Draws(0), rate=1.0, form="combining").text == "O\\u0301pe\\u0301n"
     True
     """
-    sites, combining, precomposed = _vowel_sites(text)
+    sites = _vowel_sites(text)
     idx = _draw(rng, rate, len(sites))
     if idx is None:
         return unchanged(text, "no_candidates")
-    return Outcome(_put(text, idx, sites, combining if form == "combining" else precomposed), len(idx))
+    return Outcome(
+        _put_mapped(text, idx, sites, _COMBINING if form == "combining" else _PRECOMPOSED), len(idx)
+    )
 
 
 # A code point that can start or sit in a strippable cluster: a canonically decomposable
@@ -661,26 +827,39 @@ def homoglyph(text: str, rng: Draws, *, rate: float) -> Outcome:
     >>> [hex(ord(c)) for c in homoglyph("Hi", Draws(0), rate=1.0).text]
     ['0x41d', '0x456']
     """
-    sites, new = _homoglyph_sites(text)
+    sites = _homoglyph_sites(text)
     idx = _draw(rng, rate, len(sites))
     if idx is None:
         return unchanged(text, "no_candidates")
-    return Outcome(_put(text, idx, sites, new), len(idx))
+    return Outcome(_put_mapped(text, idx, sites, _homoglyphs()[0]), len(idx))
 
 
 @per_text
-def _homoglyph_sites(text: str) -> tuple[tuple[int, ...], tuple[str, ...]]:
-    """(Table A8b letters that are a cluster of their own inside free word tokens, their
-    look-alikes)."""
-    table, pattern = _homoglyphs()
+def _homoglyph_sites(text: str) -> tuple[int, ...]:
+    """The Table A8b letters that are a cluster of their own inside free word tokens."""
+    b = bits(text)
+    if b is None:
+        return tuple(_in_free_tokens(text, _homoglyphs()[1]))
+    return tuple(positions(free_lanes(b) & char_lanes(b, _homoglyph_table()), b.n))
+
+
+@loaded_once
+def _homoglyph_table() -> bytes:
+    """:func:`char_table` of the Table A8b letters."""
+    return char_table("".join(_homoglyphs()[0]))
+
+
+def _in_free_tokens(text: str, pattern: re.Pattern) -> list[int]:
+    """The matches of a one-code-point ``pattern`` that are a cluster of their own inside a free
+    word token, token by token (any text)."""
     hits = [m.start() for m in pattern.finditer(text)]
     if not hits:
-        return (), ()
+        return []
     mask = _starts_mask(text)
-    cands: list[int] = []
+    out: list[int] = []
     for tok, i, j in _by_token(hits, tm.free_tokens(text)):
-        cands.extend(_single(hits[i:j], mask, tok))
-    return tuple(cands), tuple(map(table.__getitem__, _chars_at(text, cands)))
+        out.extend(_single(hits[i:j], mask, tok))
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -741,17 +920,25 @@ def zero_width(text: str, rng: Draws, *, rate: float, char: str) -> Outcome:
     >>> zero_width("ab c", Draws(0), rate=1.0, char="u2060").text == "a\\u2060b c"
     True
     """
-    sites, after = _in_word_boundaries(text)
+    sites = _in_word_boundaries(text)
     idx = _draw(rng, rate, len(sites))
     if idx is None:
         return unchanged(text, "no_candidates")
-    z = _ZERO_WIDTH[char]  # inserted before the code point at each chosen boundary
-    return Outcome(_put(text, idx, sites, after, z), len(idx))
+    # inserted before the code point at each chosen boundary
+    return Outcome(_put_mapped(text, idx, sites, None, _ZERO_WIDTH[char]), len(idx))
 
 
 @per_text
-def _in_word_boundaries(text: str) -> tuple[tuple[int, ...], str]:
-    """(cluster boundaries strictly inside free word tokens, the code point after each)."""
+def _in_word_boundaries(text: str) -> tuple[int, ...]:
+    """The cluster boundaries strictly inside free word tokens (offsets of the code point after
+    each)."""
+    b = bits(text)
+    return tuple(_boundaries_general(text) if b is None else positions(free_lanes(b) & b.link, b.n))
+
+
+def _boundaries_general(text: str) -> list[int]:
+    """:func:`_in_word_boundaries` token by token (a plain text's are the lanes of its free
+    tokens after their first: every code point of such a token is a cluster)."""
     mask = _starts_mask(text)
     cands: list[int] = []
     for tok in tm.free_tokens(text):
@@ -759,7 +946,7 @@ def _in_word_boundaries(text: str) -> tuple[tuple[int, ...], str]:
             cands.extend(range(tok.start + 1, tok.end))
         else:
             cands.extend([p for p in range(tok.start + 1, tok.end) if mask[p]])
-    return tuple(cands), _chars_at(text, cands)
+    return cands
 
 
 _RLO, _PDF = "\u202e", "\u202c"

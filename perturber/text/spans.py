@@ -83,7 +83,8 @@ _BT_RUN = _re.compile(r"`+")
 _URL = regex.compile(
     r"(?<![\p{L}\p{N}])(?:[hH][tT][tT][pP][sS]?://|[fF][tT][pP]://|[wW][wW][wW]\.)[^" + _WS_C + r"]*"
 )
-_URL_HINT = _re.compile(r"(?i)://|www\.")
+# "://" or a case-insensitive "www." (led by a character class: ``(?i)`` scans several times slower)
+_URL_HINT = _re.compile(r"[:wW](?:(?<=:)//|(?<=[wW])[wW][wW]\.)")
 _URL_TRIM = frozenset(".,;:!?'\"’”")
 _URL_PAIRS = {")": "(", "]": "[", "}": "{", ">": "<"}
 _LOCAL_REV = regex.compile(r"(?r)[A-Za-z0-9._%+\-]+")
@@ -241,7 +242,7 @@ def _protected(text: str, lb=None, fences=None, json: bool = True) -> list[tuple
             fences = []
     spans = [(f[2], f[3]) for f in fences]
     has_bt = "`" in text
-    has_url = _URL_HINT.search(text) is not None
+    has_url = ("://" in text or "w." in text or "W." in text) and _URL_HINT.search(text) is not None
     has_at = "@" in text
     has_json = json and ("{" in text or "[" in text)
     if not (has_bt or has_url or has_at):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re as _re
+import string
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -35,27 +36,46 @@ _DIGIT_AFTER = _re.compile(r" ?[0-9]")
 
 
 @loaded_once
-def _abbr() -> tuple[frozenset, frozenset, tuple]:
-    """(plain abbreviations, those needing a following digit, dotted ones) of Table A13."""
+def _abbr() -> tuple[frozenset, frozenset, tuple, frozenset]:
+    """(plain abbreviations, those needing a following digit, dotted ones, the last part of each
+    dotted one) of Table A13."""
     from ..data import load_table
 
     table = load_table("a13_abbreviations")
     digit = frozenset(table["digit_must_follow"])
     plain = frozenset(a for a in table["abbreviations"] if a not in digit and "." not in a)
     dotted = tuple(a for a in table["abbreviations"] if "." in a)
-    return plain, digit, dotted
+    return plain, digit, dotted, frozenset(d.rsplit(".", 1)[1] for d in dotted)
 
 
-def _no_end_before(text: str, p: int) -> bool:
-    """True when the "." at ``p`` directly follows a Table A13 abbreviation or a one-letter
-    word token (§1.9), so that it does not end a sentence."""
-    j = p
+_ASCII_ALNUM = string.ascii_letters + string.digits
+
+
+def _run_start(text: str, p: int) -> int:
+    """The start of the run of word characters (``str.isalnum``) and marks that ends at ``p``:
+    an ASCII run through ``str.rstrip`` of a short window, the rest one code point at a time.
+
+    >>> _run_start("at 5 p.m", 8), _run_start("cafe\u0301s", 6), _run_start(". x", 1)
+    (7, 0, 1)
+    """
+    window = text[max(0, p - 32) : p]
+    rest = window.rstrip(_ASCII_ALNUM)
+    j = p - (len(window) - len(rest))
+    if rest and rest[-1] < "\x80":  # stopped by an ASCII character that is no word character
+        return j
     while j > 0:
         c = text[j - 1]
         if c.isalnum() or _is_mark(c):
             j -= 1
         else:
             break
+    return j
+
+
+def _no_end_before(text: str, p: int) -> bool:
+    """True when the "." at ``p`` directly follows a Table A13 abbreviation or a one-letter
+    word token (§1.9), so that it does not end a sentence."""
+    j = _run_start(text, p)
     if j == p:
         return False
     if (
@@ -70,15 +90,18 @@ def _no_end_before(text: str, p: int) -> bool:
     if j == p:
         return False
     seg = text[j:p]
-    if seg[0].isalpha() and (len(seg) == 1 or all(_is_mark(c) for c in seg[1:])):
+    ascii_seg = seg.isascii()  # no marks
+    if seg[0].isalpha() and (len(seg) == 1 or (not ascii_seg and all(_is_mark(c) for c in seg[1:]))):
         return True
-    plain, digit, dotted = _abbr()
-    if seg.isascii():
-        low = seg.lower()
+    plain, digit, dotted, dotted_last = _abbr()
+    low = seg.lower()
+    if ascii_seg:
         if low in plain:
             return True
         if low in digit:
             return _DIGIT_AFTER.match(text, p + 1) is not None
+    if low not in dotted_last:  # no dotted abbreviation ends here
+        return False
     for d in dotted:
         k = p - len(d)
         if (
@@ -104,6 +127,7 @@ def _lstrip_start(text: str, s: int, e: int) -> int:
 
 def _sentences(text: str, ps: int, pe: int, sp: Spans, out: list) -> None:
     cur = ps
+    has_sp = bool(sp)
     for m in _TERM.finditer(text, ps, pe):
         ce = m.end()
         if ce < pe and not text[ce].isspace():
@@ -114,12 +138,12 @@ def _sentences(text: str, ps: int, pe: int, sp: Spans, out: list) -> None:
             re_ - rs == 1
             and text[rs] == "."
             and _no_end_before(text, rs)
-            and not (sp and sp.contains(rs - 1))
+            and not (has_sp and sp.contains(rs - 1))
         ):
             continue
         if rs > 0 and text[rs - 1].isdigit() and ce < pe and text[ce].isdigit():
             continue
-        if sp and sp.contains(rs):
+        if has_sp and sp.contains(rs):
             continue
         st = _lstrip_start(text, cur, rs)
         out.append(_new_token(Unit, (st, ce, "sentence", "?" in text[rs:re_])))

@@ -11,7 +11,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Sequence
 from itertools import compress
-from operator import itemgetter, methodcaller, or_
+from operator import gt, itemgetter, methodcaller, or_
 from typing import Any
 
 import regex
@@ -19,9 +19,22 @@ import regex
 from ... import jsontext
 from ... import text as tm
 from ...data import load_table
-from ...memo import per_text
+from ...memo import loaded_once, per_text
 from ...registry import Outcome, count, perturbation, rate, unchanged
 from ...rng import Draws, below_many, select
+from ...text.bits import (
+    Bits,
+    Tokens,
+    bits,
+    char_lanes,
+    char_table,
+    flagged,
+    lowered_words,
+    positions,
+    spread_right,
+    token_any,
+    token_bounds,
+)
 
 # --------------------------------------------------------------------------------------------
 # Shared helpers and tables
@@ -114,29 +127,14 @@ def drop_stop_words(text: str, rng: Draws) -> Outcome:
 def _drop_stop_words(text: str) -> Outcome:
     """The outcome of ``drop_stop_words``: a pure function of the text (memoised for short
     texts; an ``Outcome`` without ``details`` is immutable)."""
-    tokens = tm.word_tokens(text)
-    stop = _stop_words()
-    # Candidate flags in C-level passes: the lower-cased token, or with ’ read as ', is in A6a-A6b.
-    lowered = list(map(str.lower, map(_TOKEN_TEXT, tokens)))
-    flags = bytearray(map(stop.__contains__, lowered))
-    if "’" in text:
-        curly = map(stop.__contains__, map(methodcaller("replace", "’", "'"), lowered))
-        flags = bytearray(map(or_, flags, curly))
-    if 1 not in flags:
-        return unchanged(text, "no_candidates")
-    spans = tm.Spans(tm.protected_spans(text))
-    flagged = list(compress(range(len(tokens)), flags))
-    free = {t.start for t in tm.free_tokens(text, [tokens[i] for i in flagged], spans)}
-    for i in flagged:
-        if tokens[i].start not in free:
-            flags[i] = 0
+    b = bits(text)
+    starts, ends, flags = _stop_flags_general(text) if b is None else _stop_flags_plain(b)
     if 1 not in flags:
         return unchanged(text, "no_candidates")
     # Sentence guard: a unit whose word tokens are all candidates keeps them all.  A token
     # outside every unit (none are expected) is never dropped.
-    n_tok = len(tokens)
+    n_tok = len(starts)
     drop = bytearray(n_tok)
-    starts = list(map(_TOKEN_START, tokens))
     tj = 0
     for u in tm.units(text):
         ti = bisect_left(starts, u.start, tj)  # the unit's tokens: [ti, tj)
@@ -154,12 +152,10 @@ def _drop_stop_words(text: str) -> Outcome:
         return unchanged(text, "no_candidates")
     while i != -1:
         j = i
-        while (
-            j + 1 < n_tok and drop[j + 1] and _HSPACE_RUN.fullmatch(text, tokens[j].end, tokens[j + 1].start)
-        ):
+        while j + 1 < n_tok and drop[j + 1] and _HSPACE_RUN.fullmatch(text, ends[j], starts[j + 1]):
             j += 1
         dropped += j - i + 1
-        gs, ge = tokens[i].start, tokens[j].end
+        gs, ge = starts[i], ends[j]
         rs = gs
         while rs > 0 and text[rs - 1] in _HSPACE:
             rs -= 1
@@ -173,6 +169,46 @@ def _drop_stop_words(text: str) -> Outcome:
             edits.append((gs, re_, ""))
         i = drop.find(1, j + 1)
     return Outcome(tm.splice(text, edits), dropped)
+
+
+def _stop_flags_general(text: str) -> tuple[list[int], list[int], bytearray]:
+    """The starts and ends of the word tokens, and 1 for each free stop word among them
+    (A6a-A6b, lower-cased, ``’`` read as ``'``), for any text."""
+    tokens = tm.word_tokens(text)
+    stop = _stop_words()
+    # Candidate flags in C-level passes: the lower-cased token, or with ’ read as ', is in A6a-A6b.
+    lowered = list(map(str.lower, map(_TOKEN_TEXT, tokens)))
+    flags = bytearray(map(stop.__contains__, lowered))
+    if "’" in text:
+        curly = map(stop.__contains__, map(methodcaller("replace", "’", "'"), lowered))
+        flags = bytearray(map(or_, flags, curly))
+    starts = list(map(_TOKEN_START, tokens))
+    ends = [t.end for t in tokens]
+    if 1 in flags:
+        flagged = list(compress(range(len(tokens)), flags))
+        free = {t.start for t in tm.free_tokens(text, [tokens[i] for i in flagged])}
+        for i in flagged:
+            if tokens[i].start not in free:
+                flags[i] = 0
+    return starts, ends, flags
+
+
+def _stop_flags_plain(b: Bits) -> tuple[list[int], list[int], bytearray]:
+    """:func:`_stop_flags_general` of a plain text, from its token masks: the lower-cased view
+    of every token looked up, then kept when its start is a free token's."""
+    starts, ends = token_bounds(b, b.start)
+    flags = bytearray(map(_stop_bytes().__contains__, lowered_words(b, starts, ends)))
+    not_free = b.start & ~b.free_start
+    if not_free and 1 in flags:  # 1 > True drops a flagged token that is not free
+        bound = set(positions(not_free, b.n))
+        flags = bytearray(map(gt, flags, map(bound.__contains__, starts)))
+    return starts, ends, flags
+
+
+@loaded_once
+def _stop_bytes() -> frozenset[bytes]:
+    """A6a minus A6b as ASCII bytes (for the lower-cased view of a plain text)."""
+    return frozenset(w.encode("ascii") for w in _stop_words())
 
 
 _TOKEN_START = itemgetter(0)
@@ -207,10 +243,28 @@ def word_merge(text: str, rng: Draws, *, count: int) -> Outcome:
 
 
 @per_text
-def _merge_gaps(text: str) -> tuple[int, ...]:
+def _merge_gaps(text: str) -> Sequence[int]:
     """Offsets of the single U+0020 gaps between two free alpha tokens."""
     if " " not in text:
         return ()
+    b = bits(text)
+    return _merge_gaps_general(text) if b is None else _merge_gaps_plain(b)
+
+
+_SPACE = char_table(" ")
+_DIGIT = char_table("0123456789")
+
+
+def _merge_gaps_plain(b: Bits) -> Sequence[int]:
+    """:func:`_merge_gaps_general` of a plain text, from its token masks: a space whose two
+    neighbours are the end and the start of free tokens without a digit."""
+    ok = b.free_start & ~token_any(char_lanes(b, _DIGIT) & b.tok, b)
+    ok_end = spread_right(ok, b.link) & b.end
+    return flagged(char_lanes(b, _SPACE) & ok_end >> 4 & ok << 4, b.n)
+
+
+def _merge_gaps_general(text: str) -> tuple[int, ...]:
+    """:func:`_merge_gaps` of any text, one token pair at a time."""
     tokens = tm.word_tokens(text)
     pairs = []
     for a, b in zip(tokens, tokens[1:]):
@@ -284,20 +338,35 @@ def word_split(text: str, rng: Draws, *, count: int) -> Outcome:
     >>> word_split("abcd", Draws(0), count=1).text
     'ab cd'
     """
-    cands = _split_candidates(text)
-    if not cands:
+    starts = _split_starts(text)
+    if not starts:
         return unchanged(text, "no_candidates")
-    chosen = select(cands, rng, count=count)
-    edits = []
-    for tok in chosen:
-        p = rng.choice(_split_points(tok))
-        edits.append((p, p, " "))
-    return Outcome(tm.splice(text, edits), len(edits))
+    chosen = select(starts, rng, count=count)
+    tokens = Tokens(text)
+    points = [rng.choice(_split_points(tokens.at(start))) for start in chosen]
+    return Outcome(tm.splice_at(text, points, points, [" "] * len(points)), len(points))
 
 
 @per_text
-def _split_candidates(text: str) -> tuple[tm.Token, ...]:
-    """The free alpha tokens that have a split point (none inside a JSON document)."""
+def _split_starts(text: str) -> Sequence[int]:
+    """Starts of the free alpha tokens that have a split point (none inside a JSON document)."""
+    b = bits(text)
+    if b is None or b'"' in b.view or b"{" in b.view or b"[" in b.view:
+        return _split_starts_general(text)
+    ok = b.free_start & ~token_any(char_lanes(b, _DIGIT) & b.tok, b)
+    for k in (1, 2, 3):  # at least 4 code points
+        ok &= b.link << 4 * k
+    joined = ok & token_any(b.tok ^ (b.tok & b.word), b)
+    if joined:  # a token with a joiner has a split point or not: look
+        tokens = Tokens(text)
+        for start in positions(joined, b.n):
+            if not _split_points(tokens.at(start)):
+                ok ^= 1 << 4 * (b.n - 1 - start)
+    return flagged(ok, b.n)
+
+
+def _split_starts_general(text: str) -> tuple[int, ...]:
+    """:func:`_split_starts` of any text, one free token at a time."""
     tokens = [t for t in tm.word_tokens(text) if t.end - t.start >= 4]
     if not tokens or jsontext.is_container(text):
         return ()
@@ -309,7 +378,7 @@ def _split_candidates(text: str) -> tuple[tm.Token, ...]:
         else:
             ok = _HAS_NUMBER.search(w) is None and bool(_split_points(tok))
         if ok and not _is_json_key(text, tok):
-            cands.append(tok)
+            cands.append(tok.start)
     return tuple(cands)
 
 
@@ -489,9 +558,7 @@ def _one_letter(word: str) -> bool:
     return word[0].isalpha() and (len(word) == 1 or _IN_TOKEN_CLUSTER.fullmatch(word) is not None)
 
 
-def _terminal_run(
-    text: str, u: tm.Unit, spans: tm.Spans, tokens: Sequence[tm.Token], tends: list
-) -> tuple[int, int] | None:
+def _terminal_run(text: str, u: tm.Unit, spans: tm.Spans) -> tuple[int, int] | None:
     """The terminal run of a sentence unit, or None when the sentence has no terminator.
 
     Only the final sentence of a paragraph can lack one; it may still end in a run that the
@@ -501,12 +568,42 @@ def _terminal_run(
     if s == e or s == u.start or (spans and spans.contains(s)):
         return None  # no run; a sentence that is only a run is kept whole; protected
     if e - s == 1 and text[s] == "." and not (spans and spans.contains(s - 1)):
-        k = bisect_left(tends, s)
-        if k < len(tends) and tends[k] == s:
-            w = tokens[k].text
-            if _one_letter(w) or w.lower() in _abbreviations():
-                return None
+        w = _token_ending_at(text, s)
+        if w is not None and (_one_letter(w) or w.lower() in _abbreviations()):
+            return None
     return s, e
+
+
+def _token_ending_at(text: str, e: int) -> str | None:
+    """The text of the word token that ends at ``e`` when it holds no joiner, else None (a one
+    letter or an abbreviation holds none). The classes are the token pattern's (§1.6).
+
+    >>> _token_ending_at("at 5 p.m.", 8), _token_ending_at("Mary's.", 6), _token_ending_at("(.", 1)
+    ('m', None, None)
+    """
+    if e < len(text) and (
+        _WORD_OR_MARK.match(text, e) or (text[e] in tm.JOINERS and _WORD_CHAR.match(text, e + 1))
+    ):
+        return None  # a token goes on past e
+    j = _first_word_char(text, e)
+    if j == e:
+        return None
+    if j > 0 and text[j - 1] in tm.JOINERS and _first_word_char(text, j - 1) < j - 1:
+        return None  # the token goes on to the left, through a joiner
+    return text[j:e]
+
+
+def _first_word_char(text: str, e: int) -> int:
+    """The start of the run of word characters and marks that ends at ``e``, after its leading
+    marks (``e`` when it holds no word character)."""
+    j = _RUN_BACK.match(text, 0, e).start()  # type: ignore[union-attr]  # * always matches
+    return _MARKS.match(text, j, e).end()  # type: ignore[union-attr]
+
+
+_WORD_CHAR = regex.compile(r"[\p{L}\p{N}]")
+_WORD_OR_MARK = regex.compile(r"[\p{L}\p{N}\p{M}]")
+_RUN_BACK = regex.compile(r"(?r)[\p{L}\p{N}\p{M}]*")
+_MARKS = regex.compile(r"\p{M}*")
 
 
 @perturbation(
@@ -533,25 +630,21 @@ def _punctuation_drop(text: str) -> Outcome:
         return unchanged(text, "no_candidates")
     spans = tm.Spans(tm.protected_spans(text))
     starters = _starters()
-    tokens = tm.word_tokens(text)
-    tstarts = [t.start for t in tokens]
-    tends = [t.end for t in tokens]
     edits = []
     for u in sents:
-        k = bisect_left(tstarts, u.start)
-        if k < len(tokens) and tokens[k].start < u.end:
-            tok = tokens[k]
+        m = tm.tokens._WORD_RE.search(text, u.start, u.end)  # the sentence's first token
+        if m is not None and m.group().lower() in starters:
+            tok = tm.Token(m.start(), m.end(), m.group())
             w = tok.text
             if (
-                w.lower() in starters
-                and tm.case_class(w) == "title"
+                tm.case_class(w) == "title"
                 and not tm.is_bound(text, tok)
                 and not spans.overlaps(tok.start, tok.end)
             ):
                 first = w[0].lower()
                 if first != w[0]:
                     edits.append((tok.start, tok.start + 1, first))
-        run = _terminal_run(text, u, spans, tokens, tends)
+        run = _terminal_run(text, u, spans)
         if run is not None:
             s, e = run
             chunk = text[s:e]

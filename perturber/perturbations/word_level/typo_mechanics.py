@@ -4,14 +4,17 @@ producers of each mechanism, and the edits they realise."""
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from collections.abc import Sequence
 from itertools import accumulate
+from operator import eq
 
 import regex
 
 from ... import text as tm
 from ...memo import per_text
+from ...text.bits import Bits, bits, case_lanes, flagged, token_any, with_letters
 from .typo_tables import _qwerty
 
 # --------------------------------------------------------------------------------------------
@@ -21,8 +24,8 @@ from .typo_tables import _qwerty
 _HAS_NUMBER = regex.compile(r"\p{N}")
 _LETTER = regex.compile(r"\p{L}")
 _HAS_MARK = regex.compile(r"\p{M}")
-_RUN3 = regex.compile(r"(.)\1{2,}", regex.S)
-_LEAD_RUN = regex.compile(r"(.)\1*", regex.S)
+_RUN3 = re.compile(r"(.)\1{2,}", re.S)
+_LEAD_RUN = re.compile(r"(.)\1*", re.S)
 _VOWELS = "aeiou"
 _VOWEL_SET = frozenset(_VOWELS)
 _ZWJ = "\u200d"
@@ -60,27 +63,50 @@ def _glued(text: str, tok: tm.Token) -> bool:
     return False
 
 
-def _typo_candidates(text: str, free: Sequence[tm.Token], min_letters: int) -> list[int]:
-    """Indices into ``free`` of the alpha tokens with enough letters, class lower or title."""
-    out = []
-    for i, tok in enumerate(free):
-        word = tok.text
-        if (
-            len(word) >= min_letters
-            and _alpha_letters(word) >= min_letters
-            and _lower_or_title(word)
-            and not _glued(text, tok)
-        ):
-            out.append(i)
-    return out
+def _candidate(word: str, min_letters: int) -> bool:
+    """An alpha token with at least ``min_letters`` letters, case class lower or title."""
+    return len(word) >= min_letters and _alpha_letters(word) >= min_letters and _lower_or_title(word)
+
+
+def _typo_starts_general(text: str, min_letters: int) -> tuple[int, ...]:
+    """Starts of the typo candidates, one free token at a time (any text)."""
+    return tuple(
+        tok.start
+        for tok in tm.free_tokens(text)
+        if _candidate(tok.text, min_letters) and not _glued(text, tok)
+    )
+
+
+def _typo_starts_plain(b: Bits, min_letters: int) -> Sequence[int]:
+    """:func:`_typo_starts_general` of a plain text, from its token masks: the free tokens with
+    no digit, no upper-case letter after their first code point and at least ``min_letters``
+    letters (a plain text has no glued token)."""
+    _lower, upper, digit, _apostrophe = case_lanes(b)
+    kept = b.free_start & ~token_any((digit & b.tok) | (upper & b.link), b)
+    return flagged(with_letters(b, kept, min_letters), b.n)
 
 
 @per_text
-def _typo_sites(text: str, min_letters: int) -> tuple[tuple[tm.Token, ...], tuple[int, ...]]:
-    """The free tokens of ``text`` and the indices of the typo candidates among them
-    (memoised for short texts, like the text model's tokens)."""
-    free = tuple(tm.free_tokens(text))
-    return free, tuple(_typo_candidates(text, free, min_letters))
+def _typo_starts(text: str, min_letters: int) -> Sequence[int]:
+    """Starts of the typo candidates of ``text``, ascending: the free alpha tokens with at
+    least ``min_letters`` letters, case class lower or title, not glued (memoised like the text
+    model's tokens)."""
+    b = bits(text)
+    return _typo_starts_general(text, min_letters) if b is None else _typo_starts_plain(b, min_letters)
+
+
+def _unfiltered(word: str) -> bool:
+    """ASCII letters only, none equal (ignoring case) to either of the next two: no swap,
+    deletion, doubling or substitution of one letter can then create a run of three equal
+    letters, so the typo option filter keeps every such option.
+
+    >>> _unfiltered("people"), _unfiltered("letter"), _unfiltered("banana"), _unfiltered("it's")
+    (True, False, False, False)
+    """
+    if not (word.isascii() and word.isalpha()):
+        return False
+    low = word.lower()
+    return not any(map(eq, low, low[1:])) and not any(map(eq, low, low[2:]))
 
 
 def _split(word: str) -> list[str]:
@@ -177,7 +203,9 @@ class _Word:
             self.offs = None
             self.letters = n - joiners
             self.first, self.last = 0, n - 1
-            best = max((m.end() - m.start() for m in _RUN3.finditer(low)), default=0)
+            best = (
+                max((m.end() - m.start() for m in _RUN3.finditer(low)), default=0) if _RUN3.search(low) else 0
+            )
         else:
             texts = self.texts = _split(word)
             n = len(texts)

@@ -11,7 +11,7 @@ memoised, so a chosen token costs O(its length) and a whole call O(len(text)).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import repeat
+from itertools import compress, repeat
 from operator import add, itemgetter, mul
 from typing import NamedTuple
 
@@ -19,11 +19,29 @@ import regex
 
 from ... import text as tm
 from ...data import unit_symbols
-from ...memo import per_text, per_word
+from ...memo import loaded_once, per_text, per_word
 from ...registry import Outcome, count, perturbation, rate, unchanged
 from ...rng import Draws, below_many, select
+from ...text.bits import (
+    Bits,
+    Tokens,
+    bits,
+    case_lanes,
+    char_lanes,
+    fill_left,
+    free_lanes,
+    lowered_words,
+    positions,
+    short_word_starts,
+    short_word_table,
+    token_any,
+    token_bounds,
+    whole,
+    with_letters,
+)
 from .batch import token_indices
 from .typo_mechanics import (
+    _VOWEL_SET,
     _VOWELS,
     _alpha_letters,
     _caps_slips,
@@ -44,7 +62,8 @@ from .typo_mechanics import (
     _shift,
     _substitutes,
     _swaps,
-    _typo_sites,
+    _typo_starts,
+    _unfiltered,
     _vowel_swaps,
     _Word,
 )
@@ -102,23 +121,20 @@ def _phonetic_options(w: _Word) -> list[tuple]:
     return out
 
 
-def _missed_space(text: str, w: _Word, free: Sequence[tm.Token], idx: int) -> tuple | None:
+def _missed_space(tokens: Tokens, w: _Word) -> tuple | None:
     """``missed_space`` (§5.1 mechanism 11): the gap after the token is exactly one U+0020 and
     the next token is a free alpha token, and joining the two creates no run of 3+ equal
     letters longer than the longest in the two tokens.  Returns the run ``(key, length,
     limit)`` the joined next token inherits, or None when the mechanism does not apply."""
     a = w.keys[-1]
-    return _join_run(text, free, idx, (a, w.left(w.n - 1, a), w.limit))  # type: ignore[arg-type]  # the last cluster is a letter
+    return _join_run(tokens, w.tok, (a, w.left(w.n - 1, a), w.limit))  # type: ignore[arg-type]  # the last cluster is a letter
 
 
-def _join_run(text: str, free: Sequence[tm.Token], idx: int, tail: tuple) -> tuple | None:
-    """:func:`_missed_space` from the token's ``tail``: (key of its last letter, length of the
-    letter run it ends with, its run limit)."""
-    tok = free[idx]
-    if idx + 1 >= len(free) or tok.end >= len(text) or text[tok.end] != " ":
-        return None
-    nxt = free[idx + 1]
-    if nxt.start != tok.end + 1 or _alpha_letters(nxt.text) < 1:
+def _join_run(tokens: Tokens, tok: tm.Token, tail: tuple) -> tuple | None:
+    """:func:`_missed_space` of ``tok`` from its ``tail``: (key of its last letter, length of
+    the letter run it ends with, its run limit)."""
+    nxt = tokens.next_free(tok)
+    if nxt is None or _alpha_letters(nxt.text) < 1:
         return None
     first, lead, longest = _run_profile_memo(nxt.text)
     a, run, limit = tail
@@ -146,9 +162,12 @@ _RT_PRODUCERS = (
 )
 
 
-def _realise(w: _Word, mech: str, rng: Draws) -> tuple:
-    """Draw the position (and option) of a positional mechanism and return its edit."""
-    i = rng.choice(list(dict(_RT_PRODUCERS)[mech](w, _RT_MIN)))
+def _realise(w: _Word, mech: str, rng: Draws, positions: Sequence[int] | None = None) -> tuple:
+    """Draw the position (and option) of a positional mechanism and return its edit
+    (``positions``: the mechanism's positions in ``w`` when already known)."""
+    if positions is None:
+        positions = list(dict(_RT_PRODUCERS)[mech](w, _RT_MIN))
+    i = rng.choice(positions)
     if mech == "key_sub":
         return _edit_sub(w, i, rng.choice(w.sub_options(i, _qwerty()[0][w.keys[i]])))
     if mech == "key_insert":
@@ -172,6 +191,26 @@ _RT_EDITS = {
 def _rt_applicable(w: _Word) -> tuple[str, ...]:
     """The positional mechanisms of ``realistic_typos`` that have an option left for ``w``."""
     return tuple(name for name, producer in _RT_PRODUCERS if next(producer(w, _RT_MIN), None) is not None)
+
+
+def _rt_applicable_unfiltered(word: str) -> tuple[str, ...]:
+    """:func:`_rt_applicable` of a token of ``_unfiltered`` letters with no run carried in: the
+    filter removes nothing, so a mechanism applies where it has a position at all (every letter
+    has keyboard neighbours and a case; a drop needs 4 letters, a vowel swap an inner vowel, a
+    consonant double a Table A3 consonant after the first letter).
+
+    >>> _rt_applicable_unfiltered("cat")
+    ('key_sub', 'key_insert', 'transpose', 'double', 'caps_slip', 'vowel_swap', 'consonant_double')
+    """
+    low = word.lower()
+    consonants = _qwerty()[1]
+    return (
+        ("key_sub", "key_insert", "transpose", "double")
+        + (("drop",) if len(low) >= _RT_MIN + 1 else ())
+        + ("caps_slip",)
+        + (("vowel_swap",) if any(c in _VOWEL_SET for c in low[1:-1]) else ())
+        + (("consonant_double",) if any(c in consonants for c in low[1:]) else ())
+    )
 
 
 class _RtPlan(NamedTuple):
@@ -206,7 +245,7 @@ def _rt_plan(word: str) -> _RtPlan:
     phonetic = tuple(_phonetic_options(w))
     if phonetic:
         mechs.append("phonetic")
-    mechs += _rt_applicable(w)
+    mechs += _rt_applicable_unfiltered(word) if _unfiltered(word) else _rt_applicable(w)
     a = w.keys[-1]
     return _RtPlan(w, tuple(mechs), rep, phonetic, (a, w.left(w.n - 1, a), w.limit))  # type: ignore[arg-type]
 
@@ -228,20 +267,20 @@ def realistic_typos(text: str, rng: Draws, *, count: int) -> Outcome:
     >>> out.edits, out.text != "Please receive the parcel today."
     (2, True)
     """
-    free, cands = _typo_sites(text, _RT_MIN)
-    if not cands:
+    starts = _typo_starts(text, _RT_MIN)
+    if not starts:
         return unchanged(text, "no_candidates")
+    tokens = Tokens(text)
     edits: list[tuple] = []
     choice = rng.choice
-    below = rng.below
-    inherit_at, inherit = -1, None  # a missed space joins free[inherit_at] to its predecessor
-    for idx in select(cands, rng, count=count):
-        tok = free[idx]
-        if idx == inherit_at:
-            edit, joined = _rt_inherited(text, free, idx, inherit, rng)
+    inherit_at, inherit = -1, None  # a missed space joins the token at inherit_at to the one before
+    for start in select(starts, rng, count=count):
+        tok = tokens.at(start)
+        if start == inherit_at:
+            edit, joined = _rt_inherited(tokens, tok, inherit, rng)
         else:
             plan = _rt_plan(tok.text)
-            joined = _join_run(text, free, idx, plan.tail)
+            joined = _join_run(tokens, tok, plan.tail)
             mechs = plan.mechs + ("missed_space",) if joined is not None else plan.mechs
             mech = choice(mechs)
             if mech == "misspell":
@@ -250,60 +289,37 @@ def realistic_typos(text: str, rng: Draws, *, count: int) -> Outcome:
                 edit = choice(plan.phonetic)
             elif mech == "missed_space":
                 edit = (len(tok.text), len(tok.text) + 1, "")
-            else:  # _realise(plan.word, mech, rng) with every option realised in advance
-                options, twice = _rt_options(tok.text, mech)
-                edit = options[below(len(options))]
-                if twice:
-                    edit = edit[below(len(edit))]
+            else:
+                edit = _realise(plan.word, mech, rng, _rt_positions(tok.text, mech))
             s, e, out = edit
             edit = (tok.start + s, tok.start + e, out)
             if mech != "missed_space":
                 joined = None
         edits.append(edit)
         if joined is not None:
-            inherit_at, inherit = idx + 1, joined
-    return Outcome(tm.splice(text, edits), len(edits))
-
-
-_RT_TWICE = frozenset(("key_sub", "key_insert", "vowel_swap"))
+            inherit_at, inherit = tok.end + 1, joined
+    # letters, case changes, Table A1/A2 words and deletions: nothing JSON-unsafe to filter
+    edit_starts, edit_ends, outs = zip(*edits)
+    return Outcome(tm.splice_at(text, edit_starts, edit_ends, outs), len(edits))
 
 
 @per_word
-def _rt_options(word: str, mech: str) -> tuple[tuple, bool]:
-    """The edits :func:`_realise` can return for a positional ``mech`` of a token with no run
-    carried in, by position (in producer order), and whether a second draw picks among the
-    options of the position: ``_realise`` draws ``rng.choice(positions)``, then for ``key_sub``,
-    ``key_insert`` and ``vowel_swap`` ``rng.choice`` of the options left at that position.
-    A pure function of the token's text, memoised.
+def _rt_positions(word: str, mech: str) -> tuple[int, ...]:
+    """The positions of a positional ``mech`` in a token with no run carried in (a pure function
+    of the token's text, memoised).
 
-    >>> _rt_options("cat", "transpose")
-    (((0, 2, 'ac'), (1, 3, 'ta')), False)
+    >>> _rt_positions("cat", "transpose")
+    (0, 1)
     """
-    plan = _rt_plan(word)
-    w = plan.word
-    positions = dict(_RT_PRODUCERS)[mech](w, _RT_MIN)
-    if mech not in _RT_TWICE:
-        edit = _RT_EDITS[mech]
-        return tuple(edit(w, i) for i in positions), False
-    out = []
-    for i in positions:
-        if mech == "vowel_swap":
-            options = w.sub_options(i, [v for v in _VOWELS if v != w.keys[i]])
-            out.append(tuple(_edit_sub(w, i, c) for c in options))
-        elif mech == "key_sub":
-            out.append(tuple(_edit_sub(w, i, c) for c in w.sub_options(i, _qwerty()[0][w.keys[i]])))
-        else:
-            out.append(tuple(_edit_insert(w, i, c) for c in w.insert_options(i, _qwerty()[0][w.keys[i]])))
-    return tuple(out), True
+    return tuple(dict(_RT_PRODUCERS)[mech](_rt_plan(word).word, _RT_MIN))
 
 
 def _rt_inherited(
-    text: str, free: Sequence[tm.Token], idx: int, inherit: tuple | None, rng: Draws
+    tokens: Tokens, tok: tm.Token, inherit: tuple | None, rng: Draws
 ) -> tuple[tuple, tuple | None]:
     """The draw and edit of ``realistic_typos`` for a token that a missed space joined to its
     predecessor (it inherits that letter run), and the run it passes on when it draws
     ``missed_space`` itself."""
-    tok = free[idx]
     w = _Word(tok, inherit)
     mechs = []
     misspell, longest = _misspellings()
@@ -316,7 +332,7 @@ def _rt_inherited(
     if phonetic:
         mechs.append("phonetic")
     mechs += _rt_applicable(w)
-    joined = _missed_space(text, w, free, idx)
+    joined = _missed_space(tokens, w)
     if joined is not None:
         mechs.append("missed_space")
     mech = rng.choice(mechs)
@@ -339,49 +355,49 @@ _TY_OPS = (("swap", _swaps), ("delete", _drops), ("duplicate", _doubles), ("subs
 
 
 @per_word
-def _typo_options(word: str) -> tuple[tuple[str, tuple[int, ...]], ...]:
+def _typo_options(word: str) -> tuple[tuple[str, Sequence[int]], ...]:
     """The ops of ``typos`` that apply to ``word``, each with its cluster positions, in
     ``_TY_OPS`` order (after the option filter). A pure function of the word's text, so it is
-    memoised: words recur across texts and seeds."""
+    memoised: words recur across texts and seeds.
+
+    >>> _typo_options("cat")
+    (('swap', range(0, 2)), ('duplicate', range(0, 3)), ('substitute', range(0, 3)))
+    """
+    if _unfiltered(word):  # every position of every op passes the filter
+        n = len(word)
+        ops = (("swap", range(n - 1)), ("delete", range(1, n) if n - 1 >= _TY_MIN else range(0)))
+        return tuple(op for op in ops if op[1]) + (("duplicate", range(n)), ("substitute", range(n)))
     w = _Word(tm.Token(0, len(word), word))
     found = ((op, tuple(producer(w, _TY_MIN))) for op, producer in _TY_OPS)
     return tuple((op, positions) for op, positions in found if positions)
 
 
-@per_word
-def _typo_plan(word: str) -> tuple[tuple, ...]:
-    """:func:`_typo_options` with every choice already realised as a token-relative edit
-    ``(start, end, replacement)``: per op, one edit per position, except ``substitute``, which
-    has per position the edits of its shift options.  ``typos`` then draws exactly as before
-    (op, position, shift) but builds no ``_Word`` per chosen token.
+def _typo_edit(word: str, op: str, i: int, rng: Draws) -> tuple:
+    """The token-relative edit of ``op`` at cluster ``i`` of ``word`` (a substitution draws its
+    shift among those the option filter keeps).
 
-    >>> _typo_plan("cat")[0]
-    (((0, 2, 'ac'), (1, 3, 'ta')), False)
+    >>> _typo_edit("cat", "swap", 1, Draws(0)), _typo_edit("cat", "delete", 2, Draws(0))
+    ((1, 3, 'ta'), (2, 3, ''))
     """
-    w = _Word(tm.Token(0, len(word), word))
-    plan = []
-    for op, positions in _typo_options(word):
+    if not (word.isascii() and word.isalpha()):  # clusters are not code points, or joiners
+        w = _Word(tm.Token(0, len(word), word))
         if op == "swap":
-            plan.append((tuple(_edit_swap(w, i) for i in positions), False))
-        elif op == "delete":
-            plan.append((tuple(_edit_drop(w, i) for i in positions), False))
-        elif op == "duplicate":
-            plan.append((tuple(_edit_double(w, i) for i in positions), False))
-        else:
-            plan.append(
-                (
-                    tuple(
-                        tuple(
-                            _edit_sub(w, i, _shift(w.keys[i], d))  # type: ignore[arg-type]
-                            for d in (-1, 1)
-                            if w.ok(i, i + 1, [_shift(w.keys[i], d)])  # type: ignore[arg-type]
-                        )
-                        for i in positions
-                    ),
-                    True,
-                )
-            )
-    return tuple(plan)
+            return _edit_swap(w, i)
+        if op == "delete":
+            return _edit_drop(w, i)
+        if op == "duplicate":
+            return _edit_double(w, i)
+        shifts = w.shift_options(i)
+        return _edit_sub(w, i, _shift(w.keys[i], shifts[rng.below(len(shifts))]))  # type: ignore[arg-type]
+    if op == "swap":
+        return (i, i + 2, word[i + 1] + word[i])
+    if op == "delete":
+        return (i, i + 1, "")
+    if op == "duplicate":
+        return (i + 1, i + 1, word[i])
+    kept = (-1, 1) if _unfiltered(word) else _Word(tm.Token(0, len(word), word)).shift_options(i)
+    letter = _shift(word[i].lower(), kept[rng.below(len(kept))])
+    return (i, i + 1, letter.upper() if word[i].isupper() else letter)
 
 
 @perturbation(
@@ -400,28 +416,25 @@ def typos(text: str, rng: Draws, *, count: int) -> Outcome:
     >>> out.edits, out.text.split()[0]
     (2, 'The')
     """
-    free, cands = _typo_sites(text, _TY_MIN_CAND)
-    if not cands:
+    starts = _typo_starts(text, _TY_MIN_CAND)
+    if not starts:
         return unchanged(text, "no_candidates")
-    # rng.choice(seq) is seq[rng.below(len(seq))]; the edits replace letters by letters and
-    # token clusters, which splice never skips, so the output is assembled directly.
+    # Per chosen token: rng.choice of the ops that apply, of the op's positions, and for a
+    # substitution of the shifts left. The edits replace letters by letters and token clusters,
+    # which splice never skips (nothing JSON-unsafe), so they are applied unchecked.
     below = rng.below
-    parts = []
-    pos = 0
-    chosen = select(cands, rng, count=count)
-    for idx in chosen:
-        tok = free[idx]
-        plan = _typo_plan(tok.text)
-        options, shifted = plan[below(len(plan))]
-        edit = options[below(len(options))]
-        if shifted:
-            edit = edit[below(len(edit))]
-        start = tok.start
-        parts.append(text[pos : start + edit[0]])
-        parts.append(edit[2])
-        pos = start + edit[1]
-    parts.append(text[pos:])
-    return Outcome("".join(parts), len(chosen))
+    edit_starts, edit_ends, outs = [], [], []
+    chosen = select(starts, rng, count=count)
+    tokens = Tokens(text)
+    for start in chosen:
+        tok = tokens.at(start)
+        ops = _typo_options(tok.text)
+        op, positions = ops[below(len(ops))]
+        s, e, out = _typo_edit(tok.text, op, positions[below(len(positions))], rng)
+        edit_starts.append(start + s)
+        edit_ends.append(start + e)
+        outs.append(out)
+    return Outcome(tm.splice_at(text, edit_starts, edit_ends, outs), len(chosen))
 
 
 # --------------------------------------------------------------------------------------------
@@ -457,6 +470,27 @@ def _confusable_edits(text: str) -> tuple[tuple[int, int, str], ...]:
     >>> _confusable_edits("Its their cat.")
     ((0, 3, "It's"), (4, 9, 'there'))
     """
+    style: list[str] = []  # the text's apostrophe style, found on first use
+
+    def edit(start: int, end: int, rep: str) -> tuple[int, int, str]:
+        source = text[start:end]
+        word = tm.match_case(source, rep)
+        if "'" in word:
+            if "’" in source or "'" in source:
+                word = tm.apply_apostrophe(word, tm.apostrophe_style(text, source))
+            else:
+                if not style:
+                    style.append(tm.apostrophe_style(text))
+                word = tm.apply_apostrophe(word, style[0])
+        return (start, end, word)
+
+    b = bits(text)
+    hits = _confusable_hits_general(text) if b is None else _confusable_hits_plain(b)
+    return tuple(edit(start, end, rep) for start, end, rep in hits)
+
+
+def _confusable_hits_general(text: str) -> list[tuple[int, int, str]]:
+    """``(start, end, table word)`` of each free Table A4 token, one free token at a time."""
     table = _confusables()
     curly = "’" in text
     out = []
@@ -464,11 +498,24 @@ def _confusable_edits(text: str) -> tuple[tuple[int, int, str], ...]:
         key = tok.text.lower()
         rep = table.get(key.replace("’", "'") if curly else key)
         if rep is not None:
-            word = tm.match_case(tok.text, rep)
-            if "'" in word:
-                word = tm.apply_apostrophe(word, tm.apostrophe_style(text, tok.text))
-            out.append((tok.start, tok.end, word))
-    return tuple(out)
+            out.append((tok.start, tok.end, rep))
+    return out
+
+
+def _confusable_hits_plain(b: Bits) -> list[tuple[int, int, str]]:
+    """:func:`_confusable_hits_general` of a plain text: the lower-cased view of every free token
+    looked up in C-level passes."""
+    table = _confusables()
+    first, ends = token_bounds(b, b.free_start)
+    words = lowered_words(b, first, ends)
+    hits = compress(range(len(words)), map(_confusable_keys().__contains__, words))
+    return [(first[i], ends[i], table[words[i].decode("ascii")]) for i in hits]
+
+
+@loaded_once
+def _confusable_keys() -> frozenset[bytes]:
+    """The Table A4 words as ASCII bytes (for the lower-cased view of a plain text)."""
+    return frozenset(k.encode("ascii") for k in _confusables())
 
 
 @per_text
@@ -541,13 +588,40 @@ def _stretch_candidates(text: str) -> tuple[tuple[int, str], ...]:
     ((3, 'y'), (6, 'o'), (7, '?'), (10, 'o'), (11, '!'))
     """
     spans = tm.Spans(tm.protected_spans(text))
-    free = tm.free_tokens(text, spans=spans)
-    cands = _ascii_word_sites(free) if text.isascii() else _word_sites(text, free)
+    b = bits(text)
+    if b is not None:
+        ends = positions(_stretch_lanes(b), b.n)
+        cands = [(e, e + 1, text[e]) for e in ends]
+    else:
+        free = tm.free_tokens(text, spans=spans)
+        cands = _ascii_word_sites(free) if text.isascii() else _word_sites(text, free)
     runs = [(s, e) for s, e in _terminal_runs(text) if not spans.overlaps(s, e)]
     if runs:
         cands.extend((s, e, text[e - 1]) for s, e in runs)
         cands.sort(key=lambda c: c[0])
     return tuple((end, unit) for _, end, unit in cands)
+
+
+def _stretch_lanes(b: Bits) -> int:
+    """The last code points of the words ``repeated_chars`` may stretch in a plain text, as a
+    mask: free tokens of at least two letters, no digit, no upper-case letter after the first,
+    not a unit symbol (each of their code points is a cluster, and none is glued)."""
+    _lower, upper, digit, _apostrophe = case_lanes(b)
+    ok = b.free_start & ~token_any(digit & b.tok | upper & b.link, b)
+    ok = with_letters(b, ok, 2)
+    units, table = _stretch_units()
+    ok &= ~short_word_starts(b, units, table, ok)
+    return whole(ok, b) & b.end
+
+
+@loaded_once
+def _stretch_units() -> tuple[frozenset[str], bytes]:
+    """The unit symbols a stretchable word could be (ASCII letters, lower or title case, two or
+    more), and their :func:`short_word_table`."""
+    words = frozenset(
+        u for u in unit_symbols() if u.isascii() and u.isalpha() and len(u) >= 2 and _lower_or_title(u)
+    )
+    return words, short_word_table(words)
 
 
 def _word_sites(text: str, free: Sequence[tm.Token]) -> list[tuple[int, int, str]]:
@@ -692,7 +766,22 @@ def apostrophe_drop(text: str, rng: Draws) -> Outcome:
     """
     if "'" not in text and "’" not in text:
         return unchanged(text, "no_candidates")
-    edits = []
+    return _apostrophe_drop(text)
+
+
+@per_text
+def _apostrophe_drop(text: str) -> Outcome:
+    """The outcome of ``apostrophe_drop`` for a text with an apostrophe (memoised per text)."""
+    b = bits(text)
+    drops = _apostrophes_general(text) if b is None else positions(_apostrophe_lanes(b), b.n)
+    if not drops:
+        return unchanged(text, "no_candidates")
+    return Outcome(tm.splice_at(text, drops, None, [""] * len(drops)), len(drops))
+
+
+def _apostrophes_general(text: str) -> list[int]:
+    """The apostrophes ``apostrophe_drop`` deletes, one free token at a time (any text)."""
+    drops = []
     for tok in tm.free_tokens(text):
         word = tok.text
         j = max(word.rfind("'"), word.rfind("’"))
@@ -702,10 +791,32 @@ def apostrophe_drop(text: str, rng: Draws) -> Outcome:
         while k > 0 and tm.is_mark(word[k]):
             k -= 1
         if word[k].isalpha():
-            edits.append((tok.start + j, tok.start + j + 1, ""))
-    if not edits:
-        return unchanged(text, "no_candidates")
-    return Outcome(tm.splice(text, edits), len(edits))
+            drops.append(tok.start + j)
+    return drops
+
+
+# The one- and two-letter suffixes of §5.7 by letter: bit 0 s/t/d/m, bit 1 r/v (before "e"),
+# bit 2 l (of "ll"), bit 3 e.
+_SUFFIX_LETTERS = bytes(
+    ord("0123456789abcdef"[(c in "stdmSTDM") | (c in "rvRV") << 1 | (c in "lL") << 2 | (c in "eE") << 3])
+    for c in map(chr, range(256))
+)
+
+
+def _apostrophe_lanes(b: Bits) -> int:
+    """The apostrophes ``apostrophe_drop`` deletes in a plain text, as a mask: the last
+    apostrophe inside a free token, after a letter, followed by the token's last one or two
+    letters when they are s, t, d, m or re, ve, ll (any case)."""
+    lower, upper, _digit, apostrophe = case_lanes(b)
+    apostrophe &= b.link  # inside a token: word characters on both sides
+    last = apostrophe & ~fill_left(apostrophe << 4 & b.tok, b)  # no later one in the token
+    x = char_lanes(b, _SUFFIX_LETTERS)
+    ones = b.ones
+    one = b.end << 4 & (x & ones) << 4  # p+1 ends the token and is s, t, d or m
+    pair = b.end << 8 & (
+        (x >> 1 & ones) << 4 & (x >> 3 & ones) << 8 | (x >> 2 & ones) << 4 & (x >> 2 & ones) << 8
+    )  # p+2 ends the token, p+1 and p+2 are "re", "ve" or "ll"
+    return last & (one | pair) & (lower | upper) >> 4 & free_lanes(b)
 
 
 # --------------------------------------------------------------------------------------------

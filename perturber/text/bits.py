@@ -1,0 +1,532 @@
+"""Word tokens of a plain text as bit-parallel masks: whole-text scans in a few big-integer
+operations instead of a Python object per token.
+
+A text is *plain* when every word character (§1.6) is ASCII and it holds no combining mark and no
+cluster extender (ZWJ, variation selector, emoji modifier, tag): then every code point of a token
+is a cluster of its own, and a token is a maximal run of ``[A-Za-z0-9]`` characters and joiners
+that have such a character on both sides. ``bits(text)`` gives, for a plain text, one integer per
+character class with a 4-bit *lane* per code point: the lane of code point ``p`` holds bit
+``4 * (n - 1 - p)``, so ``m >> 4`` moves every flag to the next code point and ``m << 4`` to the
+previous one. tests/test_bits.py compares every mask with the token model of ``tokens.py``.
+
+>>> b = bits("Dr. Li's file.txt, ok?")
+>>> positions(b.start, b.n), positions(b.free_start, b.n)
+([0, 4, 9, 14, 19], [0, 4, 19])
+>>> bits("café") is None
+True
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Iterator, Sequence
+from itertools import accumulate, compress
+from typing import NamedTuple
+
+import regex
+
+from ..memo import per_text
+from ..rng import positions as _all_positions
+from .spans import Spans, protected_spans
+from .tokens import _WORD_RE, Token, is_bound
+
+__all__ = [
+    "Bits",
+    "Lanes",
+    "Tokens",
+    "bits",
+    "case_lanes",
+    "char_lanes",
+    "char_table",
+    "count",
+    "fill_left",
+    "flagged",
+    "free_lanes",
+    "lowered_words",
+    "positions",
+    "shift_code_points",
+    "short_word_starts",
+    "short_word_table",
+    "spread_right",
+    "token_any",
+    "token_bounds",
+    "token_end",
+    "view",
+    "whole",
+    "with_letters",
+]
+
+_HEX = "0123456789abcdef"
+_BINDERS = "_/\\@#$%&=+<>|^~[]{}"
+
+
+def _class_digit(byte: int) -> str:
+    """The hex digit of a view byte's classes: 1 word character, 2 joiner, 4 binder, 8 ``.``/``:``."""
+    c = chr(byte)
+    return _HEX[(byte < 0x80 and c.isalnum()) | (c in "'-") << 1 | (c in _BINDERS) << 2 | (c in ".:") << 3]
+
+
+def _case_digit(byte: int) -> str:
+    """The hex digit of a view byte's case classes: 1 ``a-z``, 2 ``A-Z``, 4 ``0-9``, 8 ``'``."""
+    c = chr(byte)
+    return _HEX[("a" <= c <= "z") | ("A" <= c <= "Z") << 1 | ("0" <= c <= "9") << 2 | (c == "'") << 3]
+
+
+_CLASSES = bytes(ord(_class_digit(b)) for b in range(256))
+_CASES = bytes(ord(_case_digit(b)) for b in range(256))
+# Non-ASCII joiners and their ASCII stand-ins in the view (the other non-ASCII characters of a
+# plain text are punctuation, symbols or spaces: outside every token, like "?").
+_STAND_INS = {"’": "'", "‐": "-", "‑": "-"}
+_ASCII_BYTES = bytes(range(0x80))
+# A word character (the token pattern's own \p{L}\p{N}, whose Unicode version may differ from
+# str.isalnum's), a combining mark or a cluster extender: a text with one of these is not plain.
+_NOT_PLAIN = regex.compile(
+    r"[\p{L}\p{N}\p{M}\u200d\uFE00-\uFE0F\U000E0100-\U000E01EF\U0001F3FB-\U0001F3FF\U000E0020-\U000E007F]"
+)
+
+
+def view(text: str) -> bytes | None:
+    """``text`` as ASCII bytes of the same length that keep its token structure, or None when it
+    is not plain.
+
+    >>> view("It’s 5 €."), view("naïve")
+    (b"It's 5 ?.", None)
+    """
+    if text.isascii():
+        return text.encode("ascii")
+    others = set(text.encode("utf-8").translate(None, _ASCII_BYTES).decode("utf-8"))
+    for c in others:
+        if _NOT_PLAIN.match(c):
+            return None
+        if c in _STAND_INS:
+            text = text.replace(c, _STAND_INS[c])
+    return text.encode("ascii", "replace")
+
+
+class Bits(NamedTuple):
+    """The token masks of a plain text of ``n`` code points (``view``: see :func:`view`)."""
+
+    n: int
+    view: bytes
+    ones: int  # every lane
+    word: int  # word characters
+    tok: int  # code points inside a token
+    start: int  # the first code point of each token
+    end: int  # the last code point of each token
+    link: int  # a token's code points after its first (each linked to the one before)
+    full: int  # 0xF in each token lane (``fill_left`` adds to it)
+    free_start: int  # the first code point of each free token: not bound, not touching a protected span
+
+
+def _parse(v: bytes, table: bytes) -> int:
+    """The lanes that ``table`` gives the view's bytes (hex digits), as one integer (through
+    ``bytes.fromhex``: faster than ``int(digits, 16)``).
+
+    >>> hex(_parse(b"ab", bytes.maketrans(b"ab", b"12")))
+    '0x12'
+    """
+    digits = v.translate(table).decode("ascii")
+    return int.from_bytes(bytes.fromhex(digits if len(v) % 2 == 0 else "0" + digits), "big")
+
+
+def _ones(n: int) -> int:
+    """A 1 in each of ``n`` lanes (from repeated bytes: a big division is slower).
+
+    >>> hex(_ones(3)), _ones(0)
+    ('0x111', 0)
+    """
+    return int.from_bytes(b"\x11" * ((n + 1) // 2), "big") >> 4 * (n & 1)
+
+
+@per_text
+def bits(text: str) -> Bits | None:
+    """The token masks of ``text``, or None when it is not plain (memoised like its tokens)."""
+    v = view(text)
+    if v is None:
+        return None
+    n = len(v)
+    ones = _ones(n)
+    x = _parse(v, _CLASSES)
+    word = x & ones
+    joiner = (x >> 1) & ones
+    tok = word | (joiner & (word >> 4) & (word << 4))
+    link = tok & (tok >> 4)
+    start = tok ^ link
+    end = tok ^ (tok & (tok << 4))
+    binder = (x >> 2) & ones
+    dot = (x >> 3) & ones
+    # §1.6: a binder next to the token, or a "." / ":" with a word character on its far side
+    bound = (start & ((binder >> 4) | (dot >> 4 & word >> 8))) | (
+        end & ((binder << 4) | (dot << 4 & word << 8))
+    )
+    spans = protected_spans(text) if _may_protect(v) else ()
+    if spans:
+        bound |= tok & _span_lanes(spans, n)
+    full = tok * 15
+    free_start = start ^ (start & _fill_left(bound, tok, full, ones)) if bound else start
+    return Bits(n, v, ones, word, tok, start, end, link, full, free_start)
+
+
+def _may_protect(v: bytes) -> bool:
+    r"""False when the view holds none of the characters a protected span (§1.8) needs: a
+    backtick or ``~~~`` (code), ``@``, ``{`` or ``[`` (JSON, e-mail), ``://`` or ``w.`` (URLs).
+    One-byte searches first (``memchr``); a searched pair or triple is led by a rare byte or by
+    the pattern ``\.(?<=[wW]\.)`` (a plain ``b"w." in v`` is several times slower)."""
+    return (
+        b"`" in v
+        or b"@" in v
+        or b"{" in v
+        or b"[" in v
+        or (b"~" in v and b"~~~" in v)
+        or (b":" in v and b"://" in v)
+        or _W_DOT.search(v) is not None
+    )
+
+
+_W_DOT = re.compile(rb"\.(?<=[wW]\.)")
+
+
+def _fill_left(flags: int, tok: int, full: int, ones: int) -> int:
+    """:func:`fill_left` from the masks: adding 1 at a flag of a run of 0xF token lanes carries
+    through every lane above it (the code points before it) up to the token's start, turning
+    them to 0 or 1, while the lanes after the token's last flag keep their 0xF (bit 3)."""
+    return tok ^ ((full + flags) >> 3 & ones)
+
+
+def fill_left(flags: int, b: Bits) -> int:
+    """The lanes of each token from its start to its last flag (``flags`` inside tokens), in a
+    few operations whatever the token lengths.
+
+    >>> b = bits("one two-three")
+    >>> positions(fill_left(1 << 4 * (b.n - 6), b), b.n)  # a flag on the "o" of "two"
+    [4, 5]
+    """
+    return _fill_left(flags, b.tok, b.full, b.ones)
+
+
+def token_any(flags: int, b: Bits) -> int:
+    """The start lanes of the tokens that hold a flag.
+
+    >>> b = bits("one two-three")
+    >>> positions(token_any(1 << 4 * (b.n - 10), b), b.n)  # a flag on the "h" of "three"
+    [4]
+    """
+    return fill_left(flags, b) & b.start
+
+
+def whole(starts: int, b: Bits) -> int:
+    """Every lane of the tokens whose start lane is flagged."""
+    return spread_right(starts, b.link)
+
+
+_VIEW_TOKEN = re.compile(rb"[A-Za-z0-9]+(?:['\-][A-Za-z0-9]+)*")
+
+
+def token_end(b: Bits, start: int) -> int:
+    """The end offset of the token that starts at ``start``.
+
+    >>> b = bits("say don’t")
+    >>> token_end(b, 4)
+    9
+    """
+    m = _VIEW_TOKEN.match(b.view, start)
+    assert m is not None  # a token starts there
+    return m.end()
+
+
+def with_letters(b: Bits, starts: int, k: int) -> int:
+    """The start lanes of ``starts`` whose token holds at least ``k`` word characters (a token
+    of ``k`` of them has ``k`` code points, plus one per joiner; when no token has two joiners
+    that settles it, else the tokens with a joiner are counted one by one).
+
+    >>> b = bits("it's don't co-op-ed ab")
+    >>> positions(with_letters(b, b.start, 4), b.n)
+    [5, 11]
+    """
+    joiners = b.tok ^ (b.tok & b.word)
+    with_joiner = token_any(joiners, b)
+    out = starts
+    for i in range(1, k):
+        out &= b.link << 4 * i
+    if joiners.bit_count() == with_joiner.bit_count():  # one joiner a token at most
+        return out & (~with_joiner | b.link << 4 * k)
+    out &= ~with_joiner
+    for s in positions(starts & with_joiner, b.n):
+        e = token_end(b, s)
+        if e - s - b.view.count(b"'", s, e) - b.view.count(b"-", s, e) >= k:
+            out |= 1 << 4 * (b.n - 1 - s)
+    return out
+
+
+def token_bounds(b: Bits, starts: int) -> tuple[list[int], list[int]]:
+    """The starts and ends of the tokens whose start lane is flagged, ascending.
+
+    >>> b = bits("a bc, d")
+    >>> token_bounds(b, b.start)
+    ([0, 2, 6], [1, 4, 7])
+    """
+    first = positions(starts, b.n)
+    last = positions(whole(starts, b) & b.end, b.n)
+    return first, list(map(_NEXT, last))
+
+
+def lowered_words(b: Bits, first: list[int], ends: list[int]) -> list[bytes]:
+    """The lower-cased view of each token (``"’"`` read as ``"'"``), for look-ups in tables of
+    lower-case words, in C-level passes.
+
+    >>> b = bits("It’s OK")
+    >>> lowered_words(b, *token_bounds(b, b.start))
+    [b"it's", b'ok']
+    """
+    return list(map(b.view.lower().__getitem__, map(slice, first, ends)))
+
+
+_NEXT = (1).__add__
+
+
+def free_lanes(b: Bits) -> int:
+    """Every code point of the free tokens."""
+    return whole(b.free_start, b)
+
+
+def _span_lanes(spans, n: int) -> int:
+    """A 1 in the lanes of the code points inside ``spans``."""
+    out = 0
+    for s, e in spans:
+        out |= _ones(e - s) << 4 * (n - e)
+    return out
+
+
+def char_table(chars: str) -> bytes:
+    """A ``bytes.translate`` table that maps the ASCII ``chars`` to ``"1"``, every other byte to
+    ``"0"`` (for :func:`char_lanes`).
+
+    >>> char_table("ab")[97:100]
+    b'110'
+    """
+    return bytes(ord("1") if chr(byte) in chars else ord("0") for byte in range(256))
+
+
+def char_lanes(b: Bits, table: bytes) -> int:
+    """The lanes of the view's bytes that ``table`` (from :func:`char_table`) flags.
+
+    >>> b = bits("a b.")
+    >>> positions(char_lanes(b, char_table(" .")), b.n)
+    [1, 3]
+    """
+    return _parse(b.view, table)
+
+
+def case_lanes(b: Bits) -> tuple[int, int, int, int]:
+    """(``a-z``, ``A-Z``, ``0-9``, apostrophe) masks of a plain text's view."""
+    x = _parse(b.view, _CASES)
+    ones = b.ones
+    return x & ones, (x >> 1) & ones, (x >> 2) & ones, (x >> 3) & ones
+
+
+def spread_right(flags: int, link: int) -> int:
+    """Every code point of a token from a flagged one to the token's end.
+
+    >>> b = bits("abc de")
+    >>> positions(spread_right(1 << 4 * (b.n - 2), b.link), b.n)  # a flag on "b"
+    [1, 2]
+    """
+    shift = 4
+    while link and flags:
+        flags |= (flags >> shift) & link
+        link &= link >> shift
+        shift *= 2
+    return flags
+
+
+def count(mask: int) -> int:
+    """The number of flagged lanes."""
+    return mask.bit_count()
+
+
+_HEX_TO_FLAG = bytes.maketrans(b"0123456789abcdef", bytes([0, 1] * 8))
+
+
+def positions(mask: int, n: int) -> list[int]:
+    """The code points flagged in ``mask``, ascending (lanes hold 0 or 1).
+
+    >>> positions(0x1001, 4), positions(0x10, 5)
+    ([0, 3], [3])
+    """
+    h = format(mask, "x")
+    off = n - len(h)  # the leading lanes without a flag
+    if 8 * mask.bit_count() < len(h):  # sparse: find each flag
+        out = []
+        find = h.find
+        p = find("1")
+        while p >= 0:
+            out.append(p + off)
+            p = find("1", p + 1)
+        return out
+    return list(
+        compress(
+            _all_positions(n)[off:] if n <= 16384 else range(off, n),
+            h.encode("ascii").translate(_HEX_TO_FLAG),
+        )
+    )
+
+
+class Lanes(Sequence[int]):
+    """The code points flagged in a mask as an ascending read-only sequence, without listing
+    them: ``len`` is a popcount and ``lanes[i]`` finds the i-th flag through per-block counts
+    (for a few look-ups in a long text; :func:`positions` lists them all).
+
+    >>> lanes = Lanes(0x10110, 5)
+    >>> len(lanes), lanes[0], lanes[2], list(lanes)
+    (3, 0, 3, [0, 2, 3])
+    """
+
+    __slots__ = ("mask", "n", "size", "_hex", "_before")
+
+    _BLOCK = 64
+
+    def __init__(self, mask: int, n: int) -> None:
+        self.mask = mask
+        self.n = n
+        self.size = mask.bit_count()
+        self._hex: str | None = None  # the lanes as hex digits, filled on the first look-up
+        self._before: list[int] = []  # flags before each block of the hex digits
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, i: int) -> int:  # type: ignore[override]  # no slices
+        if i < 0:
+            i += self.size
+        if not 0 <= i < self.size:
+            raise IndexError(i)
+        h = self._hex
+        if h is None:
+            h = format(self.mask, "x").rjust(self.n, "0")
+            step = self._BLOCK
+            self._before = list(
+                accumulate((h.count("1", k, k + step) for k in range(0, len(h), step)), initial=0)
+            )
+            self._hex = h
+        block = bisect_right(self._before, i) - 1
+        pos = block * self._BLOCK - 1
+        for _ in range(i - self._before[block] + 1):
+            pos = h.find("1", pos + 1)
+        return pos
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(positions(self.mask, self.n))
+
+
+#: Up to this many code points a text's flags are listed; above, ``Lanes`` finds them on demand.
+_LIST_UP_TO = 512
+
+
+def flagged(mask: int, n: int) -> Sequence[int]:
+    """The code points flagged in ``mask`` as a sequence: a list for a short text, ``Lanes``
+    for a long one (a selection then locates only the flags it draws).
+
+    >>> flagged(0x1001, 4), len(flagged(1, 600))
+    ([0, 3], 1)
+    """
+    return positions(mask, n) if n <= _LIST_UP_TO else Lanes(mask, n)
+
+
+class Tokens:
+    """The word tokens of one text looked up by their start, for one call: its masks and
+    protected spans are computed once, so each look-up costs about the token's length.
+
+    >>> tokens = Tokens("say don't go")
+    >>> tokens.at(4), tokens.next_free(tokens.at(4))
+    (Token(start=4, end=9, text="don't"), Token(start=10, end=12, text='go'))
+    """
+
+    __slots__ = ("text", "bits", "_spans")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.bits = bits(text)
+        self._spans: Spans | None = None
+
+    def at(self, start: int) -> Token:
+        """The token that starts at ``start`` (found in the ASCII view of a plain text)."""
+        text = self.text
+        if self.bits is not None:
+            end = token_end(self.bits, start)
+            return Token(start, end, text[start:end])
+        m = _WORD_RE.match(text, start)
+        assert m is not None  # a token starts there
+        return Token(start, m.end(), m.group())
+
+    def next_free(self, tok: Token) -> Token | None:
+        """The next free token when it starts right after one U+0020 behind ``tok``, else None."""
+        text = self.text
+        s = tok.end + 1
+        if s >= len(text) or text[tok.end] != " " or not text[s].isalnum():
+            return None
+        nxt = self.at(s)
+        if self._spans is None:
+            self._spans = Spans(protected_spans(text))
+        return None if is_bound(text, nxt) or self._spans.overlaps(nxt.start, nxt.end) else nxt
+
+
+def short_word_table(words: frozenset[str]) -> bytes:
+    """A ``bytes.translate`` table for :func:`short_word_starts`: hex digit bit ``k`` of a byte
+    is set when it is the ``k``-th character of one of ``words`` (ASCII, 1 to 4 characters)."""
+    at = [0] * 256  # the positions (bits) at which each byte occurs in a word
+    for w in words:
+        for k, c in enumerate(w):
+            at[ord(c)] |= 1 << k
+    return bytes(ord(_HEX[bits_set]) for bits_set in at)
+
+
+def short_word_starts(b: Bits, words: frozenset[str], table: bytes, among: int) -> int:
+    """The start lanes (of ``among``) of the tokens whose text is one of ``words`` (``table``:
+    :func:`short_word_table` of them): the lanes whose token length and characters could match,
+    then each of those checked.
+
+    >>> b = bits("5 km, kilo km2 kg")
+    >>> units = frozenset(["km", "kg"])
+    >>> positions(short_word_starts(b, units, short_word_table(units), b.start), b.n)
+    [2, 15]
+    """
+    x = _parse(b.view, table)
+    link = b.link
+    longest = max(map(len, words))
+    at = [among] + [(x >> k & b.ones) << 4 * k & link << 4 * k for k in range(1, longest)]
+    maybe = 0  # the starts whose token could be one of the words
+    for length in {len(w) for w in words}:
+        fits = among & (x & b.ones) & ~(link << 4 * length)  # at most ``length`` code points
+        for k in range(1, length):
+            fits &= at[k]
+        maybe |= fits
+    found = 0
+    for s in positions(maybe, b.n):
+        if b.view[s : token_end(b, s)].decode("ascii") in words:
+            found |= 1 << 4 * (b.n - 1 - s)
+    return found
+
+
+def shift_code_points(text: str, b: Bits, mask: int, delta: int) -> str:
+    """``text`` with ``delta`` added to the code point at each flagged lane, in a few C-level
+    operations on the whole text (a case change of ASCII letters: ``delta`` is 32 or -32, and no
+    code point leaves its byte).
+
+    >>> t = "say hi’"
+    >>> shift_code_points(t, bits(t), 0x1000100, -32)
+    'Say Hi’'
+    """
+    flags = format(mask, "x").rjust(b.n, "0").encode("ascii").translate(_HEX_TO_BYTE[abs(delta)])
+    if text.isascii():
+        data, codec = text.encode("ascii"), "ascii"
+    else:  # one 4-byte unit per code point: the flag goes to its low byte
+        data, codec = text.encode("utf-32-be"), "utf-32-be"
+        units = bytearray(len(data))
+        units[3::4] = flags
+        flags = bytes(units)
+    moved = int.from_bytes(data, "big") + (1 if delta > 0 else -1) * int.from_bytes(flags, "big")
+    return moved.to_bytes(len(data), "big").decode(codec)
+
+
+_HEX_TO_BYTE = {d: bytes.maketrans(b"0123456789abcdef", bytes([0, d] * 8)) for d in (32,)}

@@ -1,0 +1,125 @@
+"""The bit-parallel token masks of a plain text (perturber/text/bits.py) agree with the token
+model (word_tokens, free_tokens) on random texts."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from perturber import text as tm
+from perturber.text import bits as B
+
+PIECES = [
+    "a",
+    "Bc",
+    "dog",
+    "IT",
+    "x9",
+    "42",
+    "'",
+    "’",
+    "-",
+    "‐",
+    "‑",
+    "_",
+    "$",
+    "/",
+    "@",
+    "{",
+    "}",
+    "[",
+    ".",
+    ":",
+    ",",
+    "!",
+    " ",
+    "  ",
+    "\n",
+    "\r\n",
+    "\t",
+    "\u00a0",
+    "€",
+    "“",
+    "—",
+    "`",
+    "https://ex.com/a_b",
+    "a@b.co",
+    '{"k": "v w"}',
+]
+plain_texts = st.lists(st.sampled_from(PIECES), max_size=40).map("".join)
+any_texts = (
+    plain_texts
+    | st.text(max_size=30)
+    | st.lists(st.sampled_from(PIECES + ["é", "e\u0301", "\u200d", "½", "日"]), max_size=20).map("".join)
+)
+
+
+def _lanes(text, tokens):
+    return [p for t in tokens for p in range(t.start, t.end)]
+
+
+@settings(max_examples=500, deadline=None)
+@given(any_texts)
+def test_the_masks_are_the_token_model(text):
+    b = B.bits(text)
+    not_plain = any(not c.isascii() and B._NOT_PLAIN.match(c) for c in text)
+    assert (b is None) == not_plain
+    if b is None:
+        return
+    tokens = tm.word_tokens(text)
+    free = tm.free_tokens(text)
+    n = len(text)
+    assert B.positions(b.start, n) == [t.start for t in tokens]
+    assert B.positions(b.end, n) == [t.end - 1 for t in tokens]
+    assert B.positions(b.tok, n) == _lanes(text, tokens)
+    assert B.positions(B.free_lanes(b), n) == _lanes(text, free)
+    assert B.positions(b.free_start, n) == [t.start for t in free]
+    assert B.positions(b.link, n) == [p for t in tokens for p in range(t.start + 1, t.end)]
+    assert B.count(b.free_start) == len(free)
+
+
+@settings(max_examples=300, deadline=None)
+@given(plain_texts, st.data())
+def test_token_any_and_whole_mark_whole_tokens(text, data):
+    b = B.bits(text)
+    tokens = tm.word_tokens(text)
+    if b is None or not tokens:
+        return
+    n = len(text)
+    picked = data.draw(st.sets(st.integers(0, n - 1), max_size=4))
+    flags = sum(1 << 4 * (n - 1 - p) for p in picked)
+    expected = [p for t in tokens if any(t.start <= q < t.end for q in picked) for p in range(t.start, t.end)]
+    assert B.positions(B.whole(B.token_any(flags & b.tok, b), b), n) == expected
+    last = {t.start: max([q for q in picked if t.start <= q < t.end], default=None) for t in tokens}
+    assert B.positions(B.fill_left(flags & b.tok, b), n) == [
+        p for t in tokens if last[t.start] is not None for p in range(t.start, last[t.start] + 1)
+    ]
+
+
+@given(plain_texts)
+def test_case_lanes(text):
+    b = B.bits(text)
+    if b is None:
+        return
+    lower, upper, digit, apostrophe = B.case_lanes(b)
+    n = len(text)
+    assert B.positions(lower, n) == [i for i, c in enumerate(text) if "a" <= c <= "z"]
+    assert B.positions(upper, n) == [i for i, c in enumerate(text) if "A" <= c <= "Z"]
+    assert B.positions(digit, n) == [i for i, c in enumerate(text) if "0" <= c <= "9"]
+    assert B.positions(apostrophe, n) == [i for i, c in enumerate(text) if c in "'’"]
+
+
+def test_the_view_keeps_offsets_and_joiners():
+    assert B.view("a’b‐c‑d € x") == b"a'b-c-d ? x"
+    assert B.view("x\u200dy") is None and B.view("e\u0301") is None and B.view("½") is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(plain_texts)
+def test_lanes_index_like_the_positions(text):
+    b = B.bits(text)
+    if b is None:
+        return
+    lanes = B.Lanes(b.start, b.n)
+    expected = B.positions(b.start, b.n)
+    assert len(lanes) == len(expected) and [lanes[i] for i in range(len(lanes))] == expected
