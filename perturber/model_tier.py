@@ -609,8 +609,10 @@ def model_entry(
     in_scope: bool = True,
     expectation: str = "invariant",
     version: int = 1,
+    **facts: Any,
 ) -> Task:
-    """Declare a model-backed entry (registered like every other entry, ``model_backed=True``)."""
+    """Declare a model-backed entry (registered like every other entry, ``model_backed=True``);
+    ``facts`` are the harness facts of ``registry.perturbation`` (``fix_at``, ``moves_text``, …)."""
     intents = (intent,) if isinstance(intent, str) else tuple(intent)
     task = Task(
         name, intents, mode, placement, expand, length_ratio, first_person, dict(tables or {}), details
@@ -635,5 +637,6 @@ def model_entry(
         in_scope=in_scope,
         expectation=expectation,
         version=version,
+        **facts,
     )(function)
     return task

@@ -21,26 +21,11 @@ from __future__ import annotations
 
 import inspect
 import re
-import types
 from collections.abc import Iterable
 
 from . import core, registry
 from .errors import PerturberError
 from .visible import marker
-
-# Reason codes of docs/spec/catalog.md §1.2, in precedence order, in our words.
-REASONS = {
-    "control": "the control entry never changes its input",
-    "empty_input": "the input is the empty string",
-    "not_json_schema": "the input is not a JSON object",
-    "structured_input": "the entry leaves structured input (JSON) alone",
-    "zero_intensity": "the intensity parameter is at its do-nothing value",
-    "no_candidates": "nothing in the input is eligible",
-    "already_passed": "the deadline already lies before the reference date",
-    "size_limit": "the result would exceed the entry's size bound",
-    "no_change": "the edits reproduce the input",
-    "model_returned_input": "the model's rewrite came back identical to the input",
-}
 
 # The fixed inputs of the worked examples (changing them changes the whole reference).
 SEED = 7
@@ -105,46 +90,6 @@ def _prose(docstring: str | None) -> str:
         kept.append(line)
     paragraphs = [" ".join(p.split()) for p in "\n".join(kept).split("\n\n") if p.strip()]
     return "\n\n".join(re.sub(r"``(.+?)``", r"`\1`", p) for p in paragraphs)
-
-
-def _reason_constants(function, seen: set | None = None) -> set:
-    """Reason codes appearing as string constants in ``function`` or the perturber helpers it
-    calls by name (followed transitively within the package)."""
-    seen = set() if seen is None else seen
-    found: set = set()
-    stack = [getattr(function, "__code__", None)]
-    while stack:
-        code = stack.pop()
-        if code is None or code in seen:
-            continue
-        seen.add(code)
-        for const in code.co_consts:
-            if isinstance(const, str) and const in REASONS:
-                found.add(const)
-            elif isinstance(const, types.CodeType):
-                stack.append(const)
-        for name in code.co_names:
-            target = function.__globals__.get(name)
-            target = getattr(target, "__wrapped__", target)  # through memo decorators (per_text)
-            if isinstance(target, types.FunctionType) and target.__module__.startswith(
-                "perturber.perturbations"
-            ):
-                found |= _reason_constants(target, seen)
-    return found
-
-
-def reason_codes(spec: registry.Perturbation) -> list[str]:
-    """The codes ``spec`` can report when it is not applied, in §1.2 precedence order."""
-    if spec.family == "control":
-        return ["control"]
-    codes = {"empty_input", "no_change"} | _reason_constants(spec.function)
-    if spec.skip_zero_intensity:  # apply answers it without a call
-        codes.add("zero_intensity")
-    elif spec.intensity not in registry.ZERO_INTENSITY:
-        codes.discard("zero_intensity")
-    if spec.model_backed:
-        codes.add("model_returned_input")
-    return [c for c in REASONS if c in codes]
 
 
 def _param_row(p: registry.Param) -> str:
@@ -215,8 +160,8 @@ def entry_section(spec: registry.Perturbation) -> str:
         lines += [_param_row(p) for p in spec.params] + [""]
     else:
         lines += ["No parameters.", ""]
-    codes = reason_codes(spec)
-    lines += ["Not applied when: " + "; ".join(f"`{c}` ({REASONS[c]})" for c in codes) + ".", ""]
+    codes = spec.reason_codes()
+    lines += ["Not applied when: " + "; ".join(f"`{c}` ({registry.REASONS[c]})" for c in codes) + ".", ""]
     if spec.requires:
         needs = "; ".join(registry.REQUIREMENTS[r] for r in spec.requires)
         lines += [

@@ -40,6 +40,27 @@ FAMILIES = (
     "directional",
 )
 EXPECTATIONS = ("invariant", "directional", "refusal")
+#: The reason codes of docs/spec/catalog.md §1.2 in precedence order: why an entry left a text
+#: unchanged. ``control``, ``empty_input``, ``zero_intensity``, ``no_change`` and
+#: ``model_returned_input`` follow from the declaration; an entry declares the others it reports.
+REASONS = {
+    "control": "the control entry never changes its input",
+    "empty_input": "the input is the empty string",
+    "not_json_schema": "the input is not a JSON object",
+    "structured_input": "the entry leaves structured input (JSON) alone",
+    "zero_intensity": "the intensity parameter is at its do-nothing value",
+    "no_candidates": "nothing in the input is eligible",
+    "already_passed": "the deadline already lies before the reference date",
+    "size_limit": "the result would exceed the entry's size bound",
+    "no_change": "the edits reproduce the input",
+    "model_returned_input": "the model's rewrite came back identical to the input",
+}
+DECLARED_REASONS = ("not_json_schema", "structured_input", "no_candidates", "already_passed", "size_limit")
+#: Where a failure an entry causes is best fixed (the robustness report's triage hint).
+FIX_AT = ("input_normalisation", "prompt")
+#: Rules of their own that replace the harness's number gates.
+GATES = ("boundary",)
+
 #: What an entry can need beyond the base install (its declaration's ``requires``). The reference
 #: shows no computed example for such an entry, so it reads the same in every environment.
 REQUIREMENTS = {
@@ -238,6 +259,18 @@ class Perturbation:
     available: Callable[[str], bool] | None = field(default=None, repr=False, compare=False)
     #: The params whose default is read from configuration when the call is made.
     configured: tuple[Param, ...] = field(default=(), repr=False, compare=False)
+    #: Reason codes of ``DECLARED_REASONS`` the entry reports (the others follow from the declaration).
+    reasons: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    #: Facts the robustness harness reads: where a failure is best fixed (``FIX_AT``); the parameter
+    #: whose sign states a directional entry's direction; how its severity level is read (``ratio``:
+    #: the achieved expansion ratio, ``param:NAME``: the parameter's value, ``choice:NAME``: the
+    #: index of the choice, None: magnitude bands); whether it may move text (its numbers are then
+    #: checked as a multiset); a gate of its own (``GATES``).
+    fix_at: str | None = field(default=None, repr=False, compare=False)
+    direction_param: str | None = field(default=None, repr=False, compare=False)
+    level_rule: str | None = field(default=None, repr=False, compare=False)
+    moves_text: bool = field(default=False, repr=False, compare=False)
+    gate: str | None = field(default=None, repr=False, compare=False)
 
     @property
     def kind(self) -> str:
@@ -283,6 +316,21 @@ class Perturbation:
             return False
         return params[self.intensity] == ZERO_INTENSITY[self.intensity]
 
+    def reason_codes(self) -> list[str]:
+        """Every code the entry can report when it leaves a text unchanged, in §1.2 order.
+
+        >>> get("quote_style").reason_codes()
+        ['empty_input', 'structured_input', 'no_candidates', 'no_change']
+        """
+        if self.family == "control":
+            return ["control"]
+        codes = {"empty_input", "no_change", *self.reasons}
+        if self.intensity in ZERO_INTENSITY:
+            codes.add("zero_intensity")
+        if self.model_backed:
+            codes.add("model_returned_input")
+        return [c for c in REASONS if c in codes]
+
     def info(self) -> dict:
         """The catalog entry as JSON-safe data."""
         return {
@@ -299,6 +347,11 @@ class Perturbation:
             "description": self.description,
             "params": [p.catalog_schema() for p in self.params],
             "requires": list(self.requires),
+            "reasons": self.reason_codes(),
+            "fix_at": self.fix_at,
+            "direction_param": self.direction_param,
+            "level_rule": self.level_rule,
+            "moves_text": self.moves_text,
             **self._availability(),
         }
 
@@ -330,6 +383,12 @@ def perturbation(
     skip_zero_intensity: bool = True,
     requires: Iterable[str] = (),
     available: Callable[[str], bool] | None = None,
+    reasons: Iterable[str] = (),
+    fix_at: str | None = None,
+    direction_param: str | None = None,
+    level_rule: str | None = None,
+    moves_text: bool = False,
+    gate: str | None = None,
 ):
     """Declare a perturbation. The decorated function is called as ``fn(text, rng, **params)``.
 
@@ -337,15 +396,25 @@ def perturbation(
     and ``skip_zero_intensity`` (default on) let ``apply`` answer those cases without a call.
     ``requires`` names what the entry needs beyond the base install (``REQUIREMENTS``); a
     model-backed entry always needs ``model_endpoint``. ``available(name)``, given by an optional
-    tier, tells the catalog whether the entry can run here.
+    tier, tells the catalog whether the entry can run here. ``reasons`` lists the reason codes of
+    ``DECLARED_REASONS`` the entry reports; ``fix_at``, ``direction_param``, ``level_rule``,
+    ``moves_text`` and ``gate`` are the facts the robustness harness reads (see ``Perturbation``).
     """
     params = tuple(params)
     requires = tuple(requires) + (("model_endpoint",) if model_backed else ())
+    reasons = tuple(reasons)
+    names = {p.name for p in params}
+    rule_param = (level_rule or "").partition(":")[2]
     if (
         family not in FAMILIES
         or expectation not in EXPECTATIONS
         or category not in CATEGORIES
         or not set(requires) <= REQUIREMENTS.keys()
+        or not set(reasons) <= set(DECLARED_REASONS)
+        or fix_at not in (None, *FIX_AT)
+        or gate not in (None, *GATES)
+        or (direction_param is not None and direction_param not in names)
+        or (level_rule is not None and level_rule != "ratio" and rule_param not in names)
     ):
         raise ValueError(f"bad declaration for {name}")
     if intensity is None:
@@ -374,6 +443,12 @@ def perturbation(
             requires=requires,
             available=available,
             configured=tuple(p for p in params if p.configured_default),
+            reasons=reasons,
+            fix_at=fix_at,
+            direction_param=direction_param,
+            level_rule=level_rule,
+            moves_text=moves_text,
+            gate=gate,
         )
         return function
 

@@ -122,7 +122,7 @@ def test_examples_are_computed_by_the_library():
 def test_schema_entries_use_the_json_input_and_list_their_reasons():
     section = reference.entry_section(registry.get("reorder_properties"))
     assert "*JSON Schema input" in section and "*question input" not in section
-    assert reference.reason_codes(registry.get("reorder_properties")) == [
+    assert registry.get("reorder_properties").reason_codes() == [
         "empty_input",
         "not_json_schema",
         "zero_intensity",
@@ -130,11 +130,11 @@ def test_schema_entries_use_the_json_input_and_list_their_reasons():
         "size_limit",
         "no_change",
     ]
-    assert reference.reason_codes(registry.get("baseline")) == ["control"]
+    assert registry.get("baseline").reason_codes() == ["control"]
     # no intensity parameter: zero_intensity cannot happen even if a shared helper knows the code
-    assert "zero_intensity" not in reference.reason_codes(registry.get("expand_type_shorthand"))
-    assert "already_passed" in reference.reason_codes(registry.get("deadline_passed"))
-    assert "structured_input" in reference.reason_codes(registry.get("quote_style"))
+    assert "zero_intensity" not in registry.get("expand_type_shorthand").reason_codes()
+    assert "already_passed" in registry.get("deadline_passed").reason_codes()
+    assert "structured_input" in registry.get("quote_style").reason_codes()
 
 
 def test_structure_entries_show_the_markdown_example():

@@ -69,3 +69,20 @@ def test_the_corpus_covers_every_protected_span_kind():
     }
     missing = [kind for kind, found in kinds.items() if not any(found(t) for t in texts)]
     assert missing == []
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.key)
+def test_every_reason_in_the_golden_outputs_is_declared(spec):
+    """The reason codes an entry reports on the corpus are among those it declares (the reference
+    documents the declared ones)."""
+    seen = {case["reason"] for case in harness.load(spec)["outputs"].values() if case["reason"]}
+    assert seen <= set(spec.reason_codes())
+
+
+def test_declarations_are_checked():
+    with pytest.raises(ValueError, match="bad declaration"):
+        registry.perturbation("x", family="padding", description="", reasons=("typo_code",))
+    with pytest.raises(ValueError, match="bad declaration"):
+        registry.perturbation("x", family="padding", description="", direction_param="missing")
+    with pytest.raises(ValueError, match="bad declaration"):
+        registry.perturbation("x", family="padding", description="", fix_at="somewhere")

@@ -68,6 +68,7 @@ def _behaviours():
     ],
     description="Engine AddSpaceSeq: after any code point, with probability prob, "
     "insert min_spaces..max_spaces spaces.",
+    fix_at="input_normalisation",
 )
 def sequence_spaces(text: str, rng, *, prob: float, min_spaces: int, max_spaces: int) -> Outcome:
     """One ``random.random()`` per code point; a ``randint`` run of spaces after each hit.
@@ -90,6 +91,7 @@ def sequence_spaces(text: str, rng, *, prob: float, min_spaces: int, max_spaces:
     category=CATEGORY,
     family="word_level",
     description="Engine PunctSpaces: a space on both sides of every ASCII punctuation mark.",
+    fix_at="input_normalisation",
 )
 def punctuation_spaces(text: str, rng) -> Outcome:
     """No randomness, so no global state is touched.
@@ -114,6 +116,7 @@ def punctuation_spaces(text: str, rng) -> Outcome:
     ],
     description="Engine DropStopWords: drop NLTK English stop words (minus 43 protected), "
     "flattening whitespace.",
+    fix_at="prompt",
 )
 def drop_stop_words(text: str, rng, *, stopword_list: str) -> Outcome:
     """Tokens whose lower-cased form is a stop word are dropped; ``you,`` survives.
@@ -242,6 +245,7 @@ def _pad(text: str, char: str, char_count: int) -> Outcome:
     params=[_char_count()],
     intensity="char_count",
     description='Engine Padding("\\""): char_count double quotes and a space on each side.',
+    fix_at="input_normalisation",
 )
 def quotes(text: str, rng, *, char_count: int) -> Outcome:
     """The empty text is padded too.
@@ -259,6 +263,7 @@ def quotes(text: str, rng, *, char_count: int) -> Outcome:
     params=[_char_count()],
     intensity="char_count",
     description='Engine Padding(" "): char_count spaces and a space on each side.',
+    fix_at="input_normalisation",
 )
 def spaces(text: str, rng, *, char_count: int) -> Outcome:
     """``char_count`` 0 still adds the two single spaces.
@@ -276,6 +281,7 @@ def spaces(text: str, rng, *, char_count: int) -> Outcome:
     params=[_char_count()],
     intensity="char_count",
     description='Engine Padding("\\n"): char_count line feeds and a space on each side.',
+    fix_at="input_normalisation",
 )
 def new_lines(text: str, rng, *, char_count: int) -> Outcome:
     """Always LF.

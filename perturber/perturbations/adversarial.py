@@ -37,6 +37,7 @@ def _directives() -> tuple[tuple[str, ...], ...]:
     in_scope=False,
     expectation="invariant",
     description="Append the benign payload B6 inside an HTML comment on a new line.",
+    fix_at="input_normalisation",
 )
 def invisible_instructions(text: str, rng: Draws) -> Outcome:
     """Append ``<!-- payload -->`` on its own line (line break in the text's own style).
@@ -57,6 +58,7 @@ def invisible_instructions(text: str, rng: Draws) -> Outcome:
     in_scope=False,
     expectation="invariant",
     description="Append payload B6 as invisible Unicode Tag characters (U+E0000 + c).",
+    fix_at="input_normalisation",
 )
 def unicode_tag_smuggle(text: str, rng: Draws) -> Outcome:
     """Append each payload character ``c`` as ``chr(0xE0000 + ord(c))`` directly after the text.
@@ -85,6 +87,8 @@ def unicode_tag_smuggle(text: str, rng: Draws) -> Outcome:
         ),
     ],
     description="Add a conflicting directive (B5) of a given explicitness tier.",
+    fix_at="prompt",
+    level_rule="param:tier",
 )
 def conflicting_instruction(text: str, rng: Draws, *, tier: int, variant: int, position: str) -> Outcome:
     """Add directive ``B5[tier][variant]`` by the append (``end``) or prepend (``start``) rule.

@@ -309,6 +309,8 @@ def _chars_at(text: str, sites: Sequence[int]) -> str:
     seed_sensitive=True,
     params=[rate(0.5)],
     description="Flip the case of a fraction of the cased letters.",
+    reasons=("no_candidates",),
+    fix_at="input_normalisation",
 )
 def random_case(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Flip the case of ``rate`` of the cased letters outside protected spans (§6.1).
@@ -366,6 +368,7 @@ def _case_sites_general(text: str, sp: tm.Spans) -> tuple[tuple[int, ...], str]:
     version=2,
     family=_FAMILY,
     description="Upper-case the text (full Unicode mapping) outside URLs and code.",
+    fix_at="input_normalisation",
 )
 def upper_case(text: str, rng: Draws) -> Outcome:
     """``str.upper()`` on every maximal segment outside protected spans (§6.2).
@@ -384,6 +387,7 @@ def upper_case(text: str, rng: Draws) -> Outcome:
     version=2,
     family=_FAMILY,
     description="Lower-case the text (full Unicode mapping) outside URLs and code.",
+    fix_at="input_normalisation",
 )
 def lower_case(text: str, rng: Draws) -> Outcome:
     """``str.lower()`` on every maximal segment outside protected spans (§6.3).
@@ -400,6 +404,7 @@ def lower_case(text: str, rng: Draws) -> Outcome:
     version=2,
     family=_FAMILY,
     description="Capitalise every lower-case or title-case word, hyphen parts included.",
+    fix_at="input_normalisation",
 )
 def title_case(text: str, rng: Draws) -> Outcome:
     """Capitalise free ``lower``/``title`` tokens that start with a letter, except unit symbols
@@ -503,6 +508,8 @@ def _title_sites(text: str) -> tuple[tuple[int, ...], int, bytes | str]:
     seed_sensitive=True,
     params=[rate(0.5)],
     description="Replace a fraction of the letters with leet digits and symbols.",
+    reasons=("no_candidates",),
+    fix_at="input_normalisation",
 )
 def leetspeak(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Replace letters of Table A8a inside free alpha tokens of at least 2 letters (§6.5).
@@ -595,6 +602,7 @@ def _ranges(cands: list[int], starts: int, b: Bits) -> list[tuple[int, int]]:
     seed_sensitive=True,
     params=[rate(0.5)],
     description="Delete a fraction of the non-initial vowels of longer words.",
+    reasons=("no_candidates",),
 )
 def disemvowel(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Delete ASCII vowels (not first letters) in free alpha tokens of at least 3 letters (§6.6);
@@ -715,6 +723,8 @@ def _vowel_sites(text: str) -> tuple[int, ...]:
         ),
     ],
     description="Put an acute accent on a fraction of the unmarked vowels.",
+    reasons=("no_candidates",),
+    fix_at="input_normalisation",
 )
 def diacritics_add(text: str, rng: Draws, *, rate: float, form: str) -> Outcome:
     """Mark ASCII vowels inside free word tokens with an acute accent (§6.7).
@@ -765,6 +775,8 @@ def _strip_cluster(cluster: str, folds) -> str:
     family=_FAMILY,
     description="Remove the accents of Latin, Greek and Cyrillic letters.",
     version=2,
+    reasons=("no_candidates",),
+    fix_at="input_normalisation",
 )
 def diacritics_strip(text: str, rng: Draws) -> Outcome:
     """Per cluster with a Latin/Greek/Cyrillic base letter: NFD, drop Mn marks, NFC; plus the
@@ -819,6 +831,8 @@ def diacritics_strip(text: str, rng: Draws) -> Outcome:
     seed_sensitive=True,
     params=[rate(0.3)],
     description="Swap a fraction of the letters for Cyrillic or Greek look-alikes.",
+    reasons=("no_candidates",),
+    fix_at="input_normalisation",
 )
 def homoglyph(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Replace letters of Table A8b (separate lower- and upper-case columns) inside free word
@@ -875,7 +889,11 @@ _PRINTABLE_ASCII = re.compile(r"[\x20-\x7e]")
 
 
 @perturbation(
-    "full_width", family=_FAMILY, description="Write every printable ASCII character in its full-width form."
+    "full_width",
+    family=_FAMILY,
+    description="Write every printable ASCII character in its full-width form.",
+    reasons=("no_candidates",),
+    fix_at="input_normalisation",
 )
 def full_width(text: str, rng: Draws) -> Outcome:
     """U+0021-U+007E move by 0xFEE0 and U+0020 becomes U+3000, everywhere (§6.10).
@@ -913,6 +931,8 @@ _ZERO_WIDTH = {"u200b": "\u200b", "u200c": "\u200c", "u2060": "\u2060"}
         ),
     ],
     description="Insert an invisible character at a fraction of the in-word boundaries.",
+    reasons=("no_candidates",),
+    fix_at="input_normalisation",
 )
 def zero_width(text: str, rng: Draws, *, rate: float, char: str) -> Outcome:
     """Insert ``char`` at chosen boundaries between two clusters inside free word tokens (§6.11).
@@ -957,6 +977,8 @@ _RLO, _PDF = "\u202e", "\u202c"
     version=2,
     family=_FAMILY,
     description="Wrap every non-blank line in a right-to-left override.",
+    reasons=("no_candidates",),
+    fix_at="input_normalisation",
 )
 def bidi_override(text: str, rng: Draws) -> Outcome:
     """Each line with non-whitespace content, fenced code and lines inside a JSON region
@@ -1006,6 +1028,8 @@ def _ocr_scan_slow(text: str, s: int, e: int, mask: bytearray, sources: tuple) -
     seed_sensitive=True,
     params=[rate(0.2)],
     description="Introduce OCR confusions such as rn/m, cl/d and l/1.",
+    reasons=("no_candidates",),
+    fix_at="input_normalisation",
 )
 def ocr_noise(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Replace chosen Table A8c sources in free alpha tokens of at least 3 letters (§6.13);

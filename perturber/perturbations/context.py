@@ -120,6 +120,9 @@ def _filler() -> tuple[tuple[str, ...], tuple[int, ...], tuple[int, ...], tuple[
         ),
     ],
     description="Pad the text with neutral filler sentences up to a length ratio.",
+    reasons=("no_candidates",),
+    fix_at="input_normalisation",
+    level_rule="ratio",
 )
 def context_load(text: str, rng: Draws, *, ratio: float, position: str) -> Outcome:
     """Filler from bank B2, cyclically from index 0, until the output reaches the target.

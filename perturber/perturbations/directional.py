@@ -157,6 +157,8 @@ def _negation_candidates(text: str, aux: _Aux) -> list[tuple[tm.Token, int, bool
     params=[choice("target", "last", ("last", "first"), "the sentence to negate")],
     description="Negate one auxiliary (isn't / is not / cannot) in the last or first sentence that has one.",
     version=2,
+    reasons=("no_candidates",),
+    fix_at="prompt",
 )
 def insert_negation(text: str, rng: Draws, *, target: str) -> Outcome:
     """Negate the first auxiliary of the last (or first) sentence or unit that has one.
@@ -280,6 +282,8 @@ def _scaled(literal: str, exponent: int, grouped: bool) -> str:
         Param("exponent", int, 1, "scale factor 10^exponent", -3, 3, forbidden=(0,)),
     ],
     description="Scale numeric quantities by a power of ten, exactly (Decimal).",
+    reasons=("no_candidates",),
+    direction_param="exponent",
 )
 def scale_quantity(text: str, rng: Draws, *, count: int, exponent: int) -> Outcome:
     """Scale ``count`` non-zero quantities (§1.10) by ``10 ** exponent``.
@@ -494,6 +498,7 @@ def _date_edits(m, new: datetime.date, tables) -> list[tuple[int, int, str]]:
     params=[Param("days", int, 30, "how many days before the reference date the deadline moves", 1, 3650)],
     description="Move the deadline date to before the reference date, keeping its format.",
     version=2,
+    reasons=("no_candidates", "already_passed"),
 )
 def deadline_passed(text: str, rng: Draws, *, days: int) -> Outcome:
     """Rewrite the deadline so that it lies ``days`` before the reference (or its old value).

@@ -67,6 +67,8 @@ _SINGLE_SPACE = re.compile(r"(?<=\S) (?=\S)")
     seed_sensitive=True,
     params=[rate(0.3)],
     description="Double a fraction of the single spaces between words.",
+    reasons=("no_candidates",),
+    fix_at="input_normalisation",
 )
 def extra_whitespace(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Candidates are single U+0020 characters with a non-whitespace character on both sides,
@@ -117,6 +119,8 @@ _INNER_RUN = re.compile(r"(?<=\S) +(?=\S)")  # group 2 alone
     version=2,
     family="formatting",
     description="Replace runs of spaces between words, and indentation in groups of 4, with tabs.",
+    reasons=("no_candidates",),
+    fix_at="input_normalisation",
 )
 def tabs_for_spaces(text: str, rng: Draws) -> Outcome:
     """Inner runs of spaces become one tab; leading indentation becomes one tab per complete
@@ -194,6 +198,8 @@ _NON_WS = re.compile(r"\S")
     intensity="width",
     params=[Param("width", int, 40, "wrap column in clusters (smaller = stronger)", 10, 1000)],
     description="Hard-wrap long prose, list and quote lines at a column width.",
+    reasons=("no_candidates",),
+    fix_at="input_normalisation",
 )
 def line_wrap(text: str, rng: Draws, *, width: int) -> Outcome:
     """Greedy packing at whitespace runs; continuation lines keep the indentation, a hanging
@@ -335,6 +341,7 @@ _TASK = re.compile(r"\[[ x]\][ \t]")
     family="formatting",
     description="Remove Markdown markup (headings, lists, quotes, emphasis, links, "
     "code delimiters), keeping the inner text.",
+    reasons=("no_candidates",),
 )
 def strip_markdown(text: str, rng: Draws) -> Outcome:
     """Line rules (fences, headings, setext underlines, thematic breaks, quote and list
@@ -451,6 +458,7 @@ _ORDERED = re.compile(r"([ \t]*)([0-9]{1,3}[.)])[ \t]")
     family="formatting",
     params=[choice("marker", "-", ("-", "*", "+"), "bullet marker that replaces the number")],
     description="Turn numbered list items into bullets when at least two share an indentation.",
+    reasons=("no_candidates",),
 )
 def bullet_reformat(text: str, rng: Draws, *, marker: str) -> Outcome:
     """Replace the number of ordered items that share an indentation with ``marker``.

@@ -54,6 +54,8 @@ def _letter_before(text: str, i: int) -> bool:
     family=_FAMILY,
     description="Curl straight quotes, each decided from its own context.",
     version=2,
+    reasons=("structured_input", "no_candidates"),
+    fix_at="input_normalisation",
 )
 def quote_style(text: str, rng: Draws) -> Outcome:
     """Straight quotes become typographic ones, decided locally (never by alternation).
@@ -118,6 +120,8 @@ def _a14() -> tuple[dict, re.Pattern]:
     family=_FAMILY,
     description="Replace typographic quotes, dashes, ellipses and NBSPs with ASCII.",
     version=2,
+    reasons=("no_candidates",),
+    fix_at="input_normalisation",
 )
 def smart_to_ascii(text: str, rng: Draws) -> Outcome:
     """One pass of Table A14 outside protected spans.
@@ -368,6 +372,7 @@ def _line_start_or_sentence_end(text: str, s: int) -> bool:
     family=_FAMILY,
     description="Expand common abbreviations (Table A15) in context.",
     version=2,
+    reasons=("no_candidates",),
 )
 def abbreviations(text: str, rng: Draws) -> Outcome:
     """Expand e.g., etc., Dr., St., min., info, FYI, … where their context allows.
@@ -492,7 +497,11 @@ def _unit_numbers(text: str, spans: tm.Spans) -> list:
 
 
 @perturbation(
-    "date_unit", family=_FAMILY, description="Spell out ISO dates and unit symbols (Table A9).", version=2
+    "date_unit",
+    family=_FAMILY,
+    description="Spell out ISO dates and unit symbols (Table A9).",
+    version=2,
+    reasons=("no_candidates",),
 )
 def date_unit(text: str, rng: Draws) -> Outcome:
     """``YYYY-MM-DD`` → ``Month D, YYYY``; ``N km`` → ``N kilometers``.
@@ -582,7 +591,11 @@ _emoticon_tables = loaded_once(_EmoticonTables)
 
 
 @perturbation(
-    "emoji", family=_FAMILY, description="Replace standalone emoticons with emoji (Table A16).", version=2
+    "emoji",
+    family=_FAMILY,
+    description="Replace standalone emoticons with emoji (Table A16).",
+    version=2,
+    reasons=("no_candidates",),
 )
 def emoji(text: str, rng: Draws) -> Outcome:
     """Standalone emoticons become emoji; ``<3`` never before a digit.
@@ -608,7 +621,11 @@ def emoji(text: str, rng: Draws) -> Outcome:
 
 
 @perturbation(
-    "emoticon", family=_FAMILY, description="Replace emoji with emoticons (Table A16, reverse).", version=2
+    "emoticon",
+    family=_FAMILY,
+    description="Replace emoji with emoticons (Table A16, reverse).",
+    version=2,
+    reasons=("no_candidates",),
 )
 def emoticon(text: str, rng: Draws) -> Outcome:
     """Listed emoji that are whole clusters become their first emoticon.
@@ -648,6 +665,7 @@ _MASK_HINT = re.compile(r"(?i)://|www\.|@")
     family=_FAMILY,
     in_scope=False,
     description="Mask URLs as <URL> and e-mail addresses as <EMAIL>.",
+    reasons=("no_candidates",),
 )
 def url_email_mask(text: str, rng: Draws) -> Outcome:
     """URLs and e-mail addresses (§1.8, trimmed) outside code are masked.
@@ -764,6 +782,7 @@ def _vs_end(text: str, e: int) -> int:
     family=_FAMILY,
     description="Write each emoji as its English :short_name: (emoji package).",
     version=2,
+    reasons=("no_candidates",),
 )
 def emoji_shortcode(text: str, rng: Draws) -> Outcome:
     """Each emoji sequence (a whole cluster) becomes its ``:short_name:``.
@@ -827,6 +846,7 @@ _SHORTCODE = re.compile(r"(?<![^\s(\[\"])(?=(:[^\s:]+:)(?![^\s.,!?;:)\]\"]))")
     family=_FAMILY,
     description="Render standalone :short_name: codes as emoji (emoji package).",
     version=2,
+    reasons=("no_candidates",),
 )
 def shortcode_emoji(text: str, rng: Draws) -> Outcome:
     """Standalone known ``:short_name:`` codes become the emoji.

@@ -22,6 +22,7 @@ def _pad(text: str, char: str, n: int) -> Outcome:
     params=[_n(5)],
     intensity="n",
     description="Pad with n double quotes and one space on each side.",
+    fix_at="input_normalisation",
 )
 def quotes(text: str, rng: Draws, *, n: int) -> Outcome:
     """``n`` double quotes, a space, the text, a space, ``n`` double quotes.
@@ -38,6 +39,7 @@ def quotes(text: str, rng: Draws, *, n: int) -> Outcome:
     params=[_n(5)],
     intensity="n",
     description="Pad with n spaces plus one space on each side.",
+    fix_at="input_normalisation",
 )
 def spaces(text: str, rng: Draws, *, n: int) -> Outcome:
     """``n + 1`` spaces on each side.
@@ -54,6 +56,7 @@ def spaces(text: str, rng: Draws, *, n: int) -> Outcome:
     params=[_n(5)],
     intensity="n",
     description="Pad with n line feeds and one space on each side.",
+    fix_at="input_normalisation",
 )
 def new_lines(text: str, rng: Draws, *, n: int) -> Outcome:
     """``n`` line feeds and a space on each side (always LF, for tier parity).
@@ -70,6 +73,7 @@ def new_lines(text: str, rng: Draws, *, n: int) -> Outcome:
     params=[Param("n", int, 1, "number of line breaks appended", 1, 100)],
     intensity="n",
     description="Append n line breaks in the text's own style.",
+    fix_at="input_normalisation",
 )
 def trailing_newline(text: str, rng: Draws, *, n: int) -> Outcome:
     """The text's line-break style, ``n`` times, at the end.

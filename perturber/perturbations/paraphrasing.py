@@ -29,6 +29,7 @@ model_entry(
     description="Replace words and short phrases with synonyms, keeping structure and facts.",
     intent="Task: replace individual words and short phrases of the text with synonyms or "
     "equivalent expressions, keeping the sentence structure and every fact, number and name.",
+    moves_text=True,
 )
 
 model_entry(
@@ -38,6 +39,8 @@ model_entry(
     intent="Task: change the grammatical structure of the text (clause order, active or passive "
     "voice, splitting or joining sentences) while keeping the wording as close to the "
     "original as possible.",
+    fix_at="prompt",
+    moves_text=True,
 )
 
 model_entry(
@@ -46,6 +49,7 @@ model_entry(
     description="Rephrase freely, keeping the exact meaning.",
     intent="Task: rephrase the text freely in natural English, keeping its exact meaning and every "
     "fact, number and constraint.",
+    moves_text=True,
 )
 
 model_entry(
@@ -55,6 +59,7 @@ model_entry(
     length_ratio=(0.2, 3.0),
     intent="Task: rewrite the text in plain language, with short sentences and common words, "
     "readable by a 12-year-old, without dropping or adding any information.",
+    moves_text=True,
 )
 
 model_entry(
@@ -64,6 +69,7 @@ model_entry(
     params=[choice("target_register", "formal", tuple(REGISTERS), "register of the rewrite")],
     tables={"target_register": REGISTERS},
     intent="Task: rewrite the text in {target_register}, keeping its content.",
+    moves_text=True,
 )
 
 model_entry(
@@ -74,6 +80,7 @@ model_entry(
     description="Make the text wordier and more roundabout without adding information.",
     intent="Task: make the text wordier and more roundabout (filler phrases, circumlocution) "
     "while adding no new information and keeping every fact.",
+    moves_text=True,
 )
 
 model_entry(
@@ -87,6 +94,7 @@ model_entry(
         "Task: translate the text faithfully into {language}.",
         "Task: translate the text faithfully into English.",
     ),
+    moves_text=True,
 )
 
 model_entry(
@@ -96,6 +104,7 @@ model_entry(
     intent="Task: reproduce the text as a hurried person would type it: the same words with a few "
     "natural typos (slips, missing or swapped letters), with numbers, names and symbols "
     "left intact.",
+    moves_text=True,
 )
 
 model_entry(
@@ -105,6 +114,7 @@ model_entry(
     intent="Task: rewrite the text as one plausible person of your choosing (for example a busy "
     "nurse or a curious student) would ask it, keeping the request and every fact, and "
     "adding no constraint or information.",
+    moves_text=True,
 )
 
 model_entry(
@@ -118,4 +128,5 @@ model_entry(
     intent="Task: mix English with {language}: switch some words and short phrases into "
     "{language}, keep most of the text in English, and leave numbers, names and technical "
     "terms unchanged.",
+    moves_text=True,
 )

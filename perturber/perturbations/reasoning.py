@@ -34,6 +34,8 @@ model_entry(
     intent="Task: present the same task with its given information reordered or its framing "
     "inverted (for example the question first and the facts after it, or the conditions "
     "before the data), keeping every fact and the correct answer unchanged.",
+    fix_at="prompt",
+    moves_text=True,
 )
 
 model_entry(
@@ -43,6 +45,8 @@ model_entry(
     intent="Task: restate the text using meaning-preserving negation (double negatives such as "
     '"not uncommon" or "cannot fail to"). Never negate the question itself and never '
     "change truth conditions; leave parts that cannot be rephrased this way as they are.",
+    fix_at="prompt",
+    moves_text=True,
 )
 
 model_entry(
@@ -79,4 +83,6 @@ model_entry(
     details=lambda params: {"boundary": params["boundary"], "boundary_level": LEVELS[params["boundary"]]},
     intent="Task: rewrite the text so that it becomes genuinely unanswerable: {boundary}. Keep its "
     "form, style and everything else as it is.",
+    level_rule="choice:boundary",
+    gate="boundary",
 )

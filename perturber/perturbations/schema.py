@@ -303,6 +303,7 @@ def _open(text: str, intensity=None):
     skip_zero_intensity=False,
     params=[rate(1.0, "fraction of eligible nodes")],
     description="Reorder the keys of `properties` objects; `required` follows the new order.",
+    reasons=("not_json_schema", "no_candidates", "size_limit"),
 )
 def reorder_properties(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Non-identity reorder of ``properties`` at a fraction of the nodes that have ≥ 2 of them.
@@ -342,6 +343,7 @@ def reorder_properties(text: str, rng: Draws, *, rate: float) -> Outcome:
     skip_zero_intensity=False,
     params=[rate(1.0, "fraction of eligible enum arrays")],
     description="Reorder the members of `enum` arrays at schema positions.",
+    reasons=("not_json_schema", "no_candidates", "size_limit"),
 )
 def reorder_enum(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Non-identity reorder of a fraction of the ``enum`` arrays with ≥ 2 members.
@@ -371,6 +373,7 @@ def reorder_enum(text: str, rng: Draws, *, rate: float) -> Outcome:
     skip_zero_intensity=False,
     params=[rate(1.0, "fraction of eligible anyOf/oneOf/allOf arrays")],
     description="Reorder the branches of `anyOf`, `oneOf` and `allOf` arrays.",
+    reasons=("not_json_schema", "no_candidates", "size_limit"),
 )
 def reorder_union(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Non-identity reorder of a fraction of the union arrays with ≥ 2 branches.
@@ -409,6 +412,7 @@ def reorder_union(text: str, rng: Draws, *, rate: float) -> Outcome:
     "expand_type_shorthand",
     family="schema",
     description="Rewrite a `type` array as an `anyOf` of single-type branches.",
+    reasons=("not_json_schema", "no_candidates", "size_limit"),
 )
 def expand_type_shorthand(text: str, rng: Draws) -> Outcome:
     """``"type":[t1,t2,…]`` becomes ``"anyOf":[{"type":t1},…]`` at the same key position.
@@ -451,6 +455,7 @@ def expand_type_shorthand(text: str, rng: Draws) -> Outcome:
     "add_redundant_constraints",
     family="schema",
     description='Add `"minItems":0` to array nodes and `"minProperties":0` to object nodes that lack them.',
+    reasons=("not_json_schema", "no_candidates", "size_limit"),
 )
 def add_redundant_constraints(text: str, rng: Draws) -> Outcome:
     """Append always-true bounds at the end of array- and object-typed nodes.
@@ -492,6 +497,7 @@ _OPENERS = (
     family="schema",
     in_scope=False,
     description='Close object nodes with `"additionalProperties":false` (narrows the accepted set).',
+    reasons=("not_json_schema", "no_candidates", "size_limit"),
 )
 def additional_properties_false(text: str, rng: Draws) -> Outcome:
     """Append ``"additionalProperties":false`` to plain object nodes outside composition branches.
@@ -728,6 +734,7 @@ def _drop_inlined(new_root: Obj, order: list, replaced: set, done: dict) -> Obj:
     family="schema",
     description="Replace `$ref`s to root definitions with copies of them and drop the "
     "definitions no longer referenced.",
+    reasons=("not_json_schema", "no_candidates", "size_limit"),
 )
 def inline_defs(text: str, rng: Draws) -> Outcome:
     """Inline every non-recursive, identity-free root definition at its references.

@@ -197,6 +197,9 @@ def _render_lists(text: str, chosen: list, perms: list) -> str:
     seed_sensitive=True,
     params=[rate(1.0, "fraction of eligible bullet lists to reorder")],
     description="Reorder the items of bullet lists (never numbered lists or options).",
+    reasons=("no_candidates",),
+    fix_at="prompt",
+    moves_text=True,
 )
 def reorder_bullets(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Permute the items of a fraction of the bullet lists; markers, indentation and
@@ -233,6 +236,9 @@ def reorder_bullets(text: str, rng: Draws, *, rate: float) -> Outcome:
     family=_FAMILY,
     description="Move a question that opens the prompt to its end (before an answer cue).",
     version=2,
+    reasons=("no_candidates",),
+    fix_at="prompt",
+    moves_text=True,
 )
 def question_to_end(text: str, rng: Draws) -> Outcome:
     """``L + R + G + Q + (W + C) + T`` for a leading question ``Q`` with gap ``G``.
@@ -287,6 +293,7 @@ def _paragraphs(ls: list) -> list[tuple[int, int]]:
     ],
     description="Give plain paragraphs Markdown structure (bullets, numbers, quote, bold).",
     version=2,
+    reasons=("no_candidates",),
 )
 def markdown_structure(text: str, rng: Draws, *, style: str) -> Outcome:
     """Restructure plain paragraphs only; existing Markdown and the answer cue are untouched.
@@ -398,6 +405,9 @@ def irrelevant_trailer(text: str, rng: Draws, *, count: int) -> Outcome:
     ],
     description="Bury the first unit (the key fact) at a relative depth inside filler.",
     version=2,
+    reasons=("no_candidates",),
+    fix_at="input_normalisation",
+    moves_text=True,
 )
 def key_sentence_to_middle(text: str, rng: Draws, *, count: int, depth: float) -> Outcome:
     """``L + block + (NL NL + R) + T``, the key at filler position ``b``.

@@ -111,6 +111,8 @@ def _is_alpha_token(tok: tm.Token) -> bool:
     family="word_level",
     description="Drop grammatical stop words (Table A6a) while keeping punctuation, "
     "line structure and every meaning-bearing word.",
+    reasons=("no_candidates",),
+    fix_at="prompt",
 )
 def drop_stop_words(text: str, rng: Draws) -> Outcome:
     """Remove free stop words (A6a) with one adjacent whitespace run; never empty a sentence.
@@ -228,6 +230,7 @@ _HSPACE_RUN = re.compile("[" + "".join(map(re.escape, tm.HSPACE)) + "]+")
     params=[count(1, description="number of single spaces between words to remove")],
     description="Remove single spaces between two words, merging them.",
     version=2,
+    reasons=("no_candidates",),
 )
 def word_merge(text: str, rng: Draws, *, count: int) -> Outcome:
     """Delete ``count`` single U+0020 gaps between two free alpha tokens.
@@ -330,6 +333,7 @@ def _is_json_key(text: str, tok: tm.Token) -> bool:
     params=[count(1, description="number of words to split")],
     description="Split words in two by inserting a space between two letters.",
     version=2,
+    reasons=("no_candidates",),
 )
 def word_split(text: str, rng: Draws, *, count: int) -> Outcome:
     """Insert one space inside ``count`` free alpha tokens (>= 2 letters on each side).
@@ -414,6 +418,8 @@ _ASCII_SIGN = re.compile(r"-(?<![A-Za-z0-9]-)(?=[0-9])")
     version=2,
     family="word_level",
     description="Insert a space between each punctuation run and an adjacent non-space character.",
+    reasons=("no_candidates",),
+    fix_at="input_normalisation",
 )
 def punctuation_spaces(text: str, rng: Draws) -> Outcome:
     """Surround punctuation runs with spaces; numbers, contractions, abbreviations and protected
@@ -502,6 +508,8 @@ _INNER_SPACES = regex.compile("(?<=" + _NOT_WS + ") +(?=" + _NOT_WS + ")")
     seed_sensitive=True,
     params=[rate(0.5, "fraction of inner space runs to widen")],
     description="Widen a fraction of the inner space runs by 1-4 extra spaces each.",
+    reasons=("no_candidates",),
+    fix_at="input_normalisation",
 )
 def sequence_spaces(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Append 1-4 spaces (``rng.randint(1, 4)``) to chosen runs of U+0020 between two
@@ -611,6 +619,7 @@ _MARKS = regex.compile(r"\p{M}*")
     family="word_level",
     description="Drop sentence-final punctuation and lower-case function-word sentence starters.",
     version=2,
+    reasons=("no_candidates",),
 )
 def punctuation_drop(text: str, rng: Draws) -> Outcome:
     """Delete plain terminal runs (``.``, ``!``, ``?``; not ellipses) and lower-case a first
@@ -678,6 +687,7 @@ def _name_part(word: str) -> tuple[str, str]:
     params=[rate(1.0, "fraction of distinct first names to swap")],
     description="Replace first names (Table A10) with unused names of the same group.",
     version=2,
+    reasons=("no_candidates",),
 )
 def name_swap(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Swap a fraction of the distinct A10 first names for names of the same group that occur

@@ -122,6 +122,7 @@ def find_candidates(text: str, lookup=None) -> list:
     version=3,
     description="Replace a fraction of content words by a WordNet synonym of their "
     "most frequent sense (POS-aware; needs the NLTK data bundle).",
+    reasons=("no_candidates",),
 )
 def synonym(text: str, rng: Draws, *, rate: float) -> Outcome:
     """>>> synonym("The movie was long.", Draws(0), rate=1.0).text   # doctest: +SKIP

@@ -258,6 +258,7 @@ def _rt_plan(word: str) -> _RtPlan:
     params=[count(3, description="number of tokens to mistype")],
     description="Mistype words the way people do: common misspellings, phonetic "
     "spellings, keyboard slips, swapped, doubled or dropped letters.",
+    reasons=("no_candidates",),
 )
 def realistic_typos(text: str, rng: Draws, *, count: int) -> Outcome:
     """One human-like typo in each of ``count`` words (§5.1).
@@ -407,6 +408,7 @@ def _typo_edit(word: str, op: str, i: int, rng: Draws) -> tuple:
     seed_sensitive=True,
     params=[count(5, description="number of tokens to mistype")],
     description="One mechanical typo (swap, delete, duplicate or shift a letter) in each of count words.",
+    reasons=("no_candidates",),
 )
 def typos(text: str, rng: Draws, *, count: int) -> Outcome:
     """One swap, deletion, duplication or substitution in each of ``count`` words (§5.2).
@@ -449,6 +451,7 @@ def typos(text: str, rng: Draws, *, count: int) -> Outcome:
     params=[rate(0.5)],
     description="Swap words for their common real-word confusions (their/there, its/it's, then/than).",
     version=2,
+    reasons=("no_candidates",),
 )
 def confusable_words(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Replace a fraction of the Table A4 words by their confusion (§5.3).
@@ -555,6 +558,7 @@ def _last_cluster(text: str, tok: tm.Token) -> str:
     seed_sensitive=True,
     params=[rate(0.3)],
     description="Stretch words and final !/? runs by repeating their last character.",
+    reasons=("no_candidates",),
 )
 def repeated_chars(text: str, rng: Draws, *, rate: float) -> Outcome:
     """Append 2-3 copies of the last cluster of chosen words and !/? runs (§5.4).
@@ -678,6 +682,7 @@ def _next_is_word_char(text: str, pos: int) -> bool:
     family="word_level",
     description="Contract phrases such as 'do not' and 'I am' (Table A5).",
     version=2,
+    reasons=("no_candidates",),
 )
 def contractions(text: str, rng: Draws) -> Outcome:
     """Contract Table A5 phrases in one left-to-right scan (§5.6).
@@ -757,6 +762,7 @@ _SUFFIXES = frozenset(("s", "t", "re", "ve", "ll", "d", "m"))
     family="word_level",
     description="Drop the apostrophe of contractions and possessives (don't -> dont).",
     version=2,
+    reasons=("no_candidates",),
 )
 def apostrophe_drop(text: str, rng: Draws) -> Outcome:
     """Delete the apostrophe before a final s, t, re, ve, ll, d or m (§5.7).
@@ -829,6 +835,7 @@ def _apostrophe_lanes(b: Bits) -> int:
     family="word_level",
     description="Respell US word forms the British way (Table A7).",
     version=2,
+    reasons=("no_candidates",),
 )
 def spelling_uk(text: str, rng: Draws) -> Outcome:
     """Replace Table A7 US spellings by their UK forms (§5.8).
@@ -892,6 +899,7 @@ def _zip_code(text: str, num) -> bool:
     family="word_level",
     description="Group the digits of large numbers with commas (1250000 -> 1,250,000).",
     version=2,
+    reasons=("no_candidates",),
 )
 def number_format(text: str, rng: Draws) -> Outcome:
     """Insert thousands separators into ungrouped quantities of 4+ integer digits (§5.9).
