@@ -73,7 +73,9 @@ def suite_file(tmp_path, select_expr=TOY_SELECT, **options):
 
 
 def read(path):
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    """The records of a JSONL file, without a results file's run headers and ends."""
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return [r for r in records if r.get("kind") not in ("run", "run_end")]
 
 
 # -- metrics --------------------------------------------------------------------------------------
@@ -664,7 +666,7 @@ def test_cli_walkthrough(tmp_path, capsys):
         (["report", "EX", "-o", "rep"], "is not a result"),
         (
             ["evaluate", "EX", "--callable", "os.path:basename", "-o", "r.jsonl"],
-            "reads the output of `perturber suite`",
+            "the output of `perturber suite`",
         ),
     ],
 )

@@ -149,6 +149,31 @@ class Checker:
             return bool(self.function(output or "", gold))
         return self.same(self.extract(output), gold)
 
+    def canonical(self, answer: str | None) -> object:
+        """What two answers share when they agree: the number in numeric mode, else the folded
+        text (to count how many samples gave the same answer).
+
+        >>> Checker().canonical("1,200"), Checker(mode="exact").canonical(" Paris ")
+        (1200.0, 'paris')
+        """
+        if answer is None:
+            return None
+        if self.mode == "numeric":
+            value = to_number(answer)
+            if value is not None:
+                return value
+        return str(answer).strip().casefold()
+
+    def describe(self) -> dict:
+        """The settings a run header records."""
+        return {
+            "mode": self.mode,
+            "tolerance": self.tolerance if self.mode == "numeric" else None,
+            "regex": self.regex,
+            "json_field": self.json_field,
+            "function": getattr(self.function, "__name__", None) if self.function else None,
+        }
+
     def refused(self, output: str | None) -> float:
         """Refusal score by rule: 1.0 when the output flags or refuses, else 0.0."""
         return 1.0 if output and self.refusal_pattern.search(output) else 0.0
