@@ -105,7 +105,7 @@ def _ci(successes: float, n: float) -> list[float] | None:
     return list(interval) if interval else None
 
 
-def _example_test(cell: dict[str, Sums]) -> tuple[int, int, float]:
+def example_test(cell: dict[str, Sums]) -> tuple[int, int, float]:
     """(examples with net broken, examples with net repaired, exact McNemar p)."""
     worse = sum(1 for s in cell.values() if s.broken > s.repaired)
     better = sum(1 for s in cell.values() if s.repaired > s.broken)
@@ -130,7 +130,7 @@ def _perturbation(run: ModelRun, key: tuple, cis: _Intervals) -> dict:
     }
     if scoring != "answer":
         return {**row, "broken": None, "repaired": None, "net": None, "churn": None, "hint": None}
-    worse, better, p = _example_test(cell)
+    worse, better, p = example_test(cell)
     return {
         **row,
         "original_accuracy": t.orig / t.n,
@@ -140,6 +140,7 @@ def _perturbation(run: ModelRun, key: tuple, cis: _Intervals) -> dict:
         "repaired": t.repaired,
         "net": t.repaired - t.broken,
         "churn": (t.broken + t.repaired) / t.n,
+        "original_correct": t.orig_correct,
         "flip_rate": _div(t.broken, t.orig_correct),
         "flip_ci": _ci(t.broken, t.orig_correct),
         "failures_original_wrong": t.failures_orig_wrong,

@@ -75,6 +75,25 @@ def scoring_of(expectation: str | None) -> str:
     return {"refusal": "refusal", "directional": "directional"}.get(expectation or "", "answer")
 
 
+def cell_keys(r: dict) -> list[tuple]:
+    """The cells a case result counts in: its perturbation, its family (by scoring) and, when it
+    has a level, its family x level.
+
+    >>> cell_keys({"name": "x", "family": "f", "expectation": "invariant", "level": 2})
+    [('perturbation', 'native', 'x'), ('family', 'f', 'answer'), ('level', 'f', 'answer', 2)]
+    """
+    family = r.get("graded_family") or r.get("family") or "?"
+    scoring = scoring_of(r.get("expectation"))
+    level = r.get("level")
+    keys: list[tuple] = [
+        ("perturbation", r.get("category", "native"), r["name"]),
+        ("family", family, scoring),
+    ]
+    if isinstance(level, int) and 1 <= level <= 5:
+        keys.append(("level", family, scoring, level))
+    return keys
+
+
 def total(per_example: dict[str, Sums]) -> Sums:
     """The sums of a cell over its examples."""
     out = Sums()
@@ -103,6 +122,8 @@ class ModelRun:
     ends: list[dict] = field(default_factory=list)
     sources: Counter = field(default_factory=Counter)
     sampled: dict[str, list[float]] = field(default_factory=dict)
+    keep: bool = False  # keep every case's (example, sim, original sim, magnitude, cells) in ``kept``
+    kept: dict[str, tuple] = field(default_factory=dict)
 
     def add(self, r: dict) -> None:
         if r.get("kind") == "run":
@@ -145,13 +166,10 @@ class ModelRun:
     def _case(self, r: dict) -> None:
         sim, orig = float(r["sim"]), float(r.get("original_sim", 1.0))
         mag = float(r.get("magnitude") or 0.0)
-        family = r.get("graded_family") or r.get("family") or "?"
-        scoring = scoring_of(r.get("expectation"))
-        level = r.get("level")
-        pkey = ("perturbation", r.get("category", "native"), r["name"])
-        keys: list[tuple] = [pkey, ("family", family, scoring)]
-        if isinstance(level, int) and 1 <= level <= 5:
-            keys.append(("level", family, scoring, level))
+        keys = cell_keys(r)
+        pkey = keys[0]
+        if self.keep:
+            self.kept[r["key"]] = (r["example_id"], sim, orig, mag, keys)
         self.pair(keys, r["example_id"], sim, orig, mag)
         if pkey not in self.meta:
             self.meta[pkey] = {
@@ -211,8 +229,9 @@ def _check(r: dict, path: str, index: int) -> None:
         Case.from_dict(r, f"{path}: record {index} (case)")
 
 
-def load(paths: Iterable[str]) -> dict[str, ModelRun]:
-    """The runs of one or more results files (one model per file, or per ``model`` field)."""
+def load(paths: Iterable[str], keep: bool = False) -> dict[str, ModelRun]:
+    """The runs of one or more results files (one model per file, or per ``model`` field);
+    ``keep``: also keep every case (:attr:`ModelRun.kept`), to pair two runs case by case."""
     runs: dict[str, ModelRun] = {}
     owners: dict[str, str] = {}  # run id -> model
     for path in paths:
@@ -225,7 +244,7 @@ def load(paths: Iterable[str]) -> dict[str, ModelRun]:
                 name = owners.get(r["run"], name)
             elif r["kind"] == "run":
                 owners[r["run"]] = name
-            runs.setdefault(name, ModelRun(name)).add(r)
+            runs.setdefault(name, ModelRun(name, keep=keep)).add(r)
     runs = {name: run for name, run in runs.items() if run.seen or run.errors}
     if not runs:
         raise InvalidParams("no results to report", field="results")
