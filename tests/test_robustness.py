@@ -18,6 +18,13 @@ from perturber.robustness.suite import build_suite, case_id, write_suite
 
 pytest.importorskip("text_to_num")
 
+
+@pytest.fixture(autouse=True)
+def own_reply_cache(tmp_path, monkeypatch):
+    """Every test gets its own reply cache (never the user's)."""
+    monkeypatch.setenv("PERTURBER_CACHE_DIR", str(tmp_path / "reply-cache"))
+
+
 EXAMPLES = [
     {"id": "a", "q": "Mia has 12 apples and gives 5 away. How many are left?", "gold": 7},
     {"id": "b", "q": "A box holds a dozen eggs. How many eggs are in 3 boxes?", "gold": 36},

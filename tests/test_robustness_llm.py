@@ -8,6 +8,13 @@ import pytest
 pytest.importorskip("openai")
 pytest.importorskip("text_to_num")
 
+
+@pytest.fixture(autouse=True)
+def own_reply_cache(tmp_path, monkeypatch):
+    """Every test gets its own reply cache (never the user's)."""
+    monkeypatch.setenv("PERTURBER_CACHE_DIR", str(tmp_path / "reply-cache"))
+
+
 from llm_server import Reply  # the llm_server fixtures come from conftest.py
 from test_robustness import TOY_SELECT, read, suite_file, toy
 
@@ -302,7 +309,8 @@ def test_sigint_then_resume_makes_no_duplicate_call(llm_server, cases, tmp_path)
     first_run = set(replied)
     assert child.returncode == 130, err
     lines = [line for line in err.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("perturber: interrupted: "), err
+    assert len(lines) == 2 and lines[0].startswith("perturber: plan: "), err  # the plan, then ...
+    assert lines[1].startswith("perturber: interrupted: "), err  # ... one line for the interrupt
     assert "Traceback" not in err and "never retrieved" not in err
     llm_server.reset()
     llm_server.script(default=answering)

@@ -210,7 +210,7 @@ def cmd_evaluate(argv: Sequence[str]) -> int:
             price=price,
             output_tokens=args.output_tokens,
             dry_run=args.dry_run,
-            announce=lambda plan: sys.stderr.write(f"perturber: {plan.describe()}\n"),
+            announce=_announce,
         )
     except evaluate.Interrupted as stop:
         sys.stderr.write(("\n" if show else "") + f"perturber: {stop.summary.interrupt_message()}\n")
@@ -222,6 +222,10 @@ def cmd_evaluate(argv: Sequence[str]) -> int:
         sys.stderr.write(f"perturber: {summary.stop_message()}\n")
         return EXIT_LIMIT
     return 0
+
+
+def _announce(plan) -> None:
+    sys.stderr.write(f"perturber: {plan.describe()}\n")
 
 
 def _reply_cache(args: argparse.Namespace):

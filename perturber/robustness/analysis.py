@@ -26,6 +26,7 @@ from typing import Any
 
 from . import metrics, stats
 from .facts import INPUT_NORMALISATION, PROMPT, entry_facts
+from .provenance import provenance, sampling
 from .results import FAIL_BELOW, ModelRun, Sums, scoring_of, total
 
 HINTS = {
@@ -344,6 +345,8 @@ def analyse(run: ModelRun, options: Options, exported_ids: list[str] | None = No
         "errors_superseded": run.superseded,
         "duplicate_results": run.duplicates,
         "mean_magnitude": mean_mag,
+        "provenance": provenance(run),
+        "sampling": sampling(run, options.replicates, options.seed),
     }
 
 

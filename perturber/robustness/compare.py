@@ -128,10 +128,11 @@ def _intervals(rows: list[dict], pairs: dict, gate: Gate) -> None:
             den[i][2 * r] = den[i][2 * r + 1] = n
     found = stats.bootstrap_ratios(num, den, replicates=gate.replicates, seed=gate.seed)
     for r, row in enumerate(rows):
-        row["drop_ci"] = list(found[2 * r]) if found[2 * r] else None
+        drop, rise = found[2 * r], found[2 * r + 1]
+        row["drop_ci"] = list(drop) if drop else None
         if "baseline_broken_rate" in row:
             row["broken_rate_change"] = row["candidate_broken_rate"] - row["baseline_broken_rate"]
-            row["broken_rate_change_ci"] = list(found[2 * r + 1]) if found[2 * r + 1] else None
+            row["broken_rate_change_ci"] = list(rise) if rise else None
 
 
 def judge(rows: list[dict], gate: Gate) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..errors import InvalidParams
 from . import render
-from .document import Section, Table, num, p_value, with_ci
+from .blocks import Cell, Section, Table, num, p_value, with_ci
 
 _KINDS = {
     "originals": "originals",
@@ -48,7 +48,7 @@ def _differences(data: dict) -> list[str]:
     return notes
 
 
-def _row_cells(row: dict) -> list:
+def _row_cells(row: dict) -> list[Cell]:
     broken = (
         with_ci(row.get("broken_rate_change"), row.get("broken_rate_change_ci"))
         if "broken_rate_change" in row
@@ -99,7 +99,9 @@ def build(data: dict) -> list[Section]:
         head.para(note)
     provenance = Section("Runs")
     keys = ["model", "perturber_version", "catalog_digest", "suite_sha256", "samples", "cases"]
-    rows = [[k, _fact(data["baseline"].get(k)), _fact(data["candidate"].get(k))] for k in keys]
+    rows: list[list[Cell]] = [
+        [k, _fact(data["baseline"].get(k)), _fact(data["candidate"].get(k))] for k in keys
+    ]
     provenance.table(Table("runs", ["", "baseline", "candidate"], rows))
     table = Section("Rows")
     table.table(

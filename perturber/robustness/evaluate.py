@@ -150,7 +150,7 @@ class Answers:
 
     def fields(self, checker: checking.Checker, latency_ms: float) -> dict:
         m = self.majority(checker)
-        out = {
+        out: dict[str, Any] = {
             "output": self.outputs[m],
             "extracted": self.extracted[m],
             "sim": self.sims[m],

@@ -21,7 +21,7 @@ from __future__ import annotations
 import base64
 import html
 
-from .document import Code, Section, Table
+from .blocks import Code, Section, Table
 
 _CSS = (
     "body{font-family:sans-serif;margin:2em;max-width:80em}"

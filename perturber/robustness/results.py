@@ -121,7 +121,7 @@ class ModelRun:
     headers: list[dict] = field(default_factory=list)
     ends: list[dict] = field(default_factory=list)
     sources: Counter = field(default_factory=Counter)
-    sampled: dict[str, list[float]] = field(default_factory=dict)
+    sampled: dict[str, list] = field(default_factory=dict)
     keep: bool = False  # keep every case's (example, sim, original sim, magnitude, cells) in ``kept``
     kept: dict[str, tuple] = field(default_factory=dict)
 
