@@ -161,13 +161,17 @@ class ReplyCache:
         if held <= self.max_bytes:
             return 0
         dropped = 0
-        while held > self.max_bytes * _EVICT_TO:
+        target = self.max_bytes * _EVICT_TO
+        while held > target:
             oldest = self._db.execute("SELECT key, bytes FROM replies ORDER BY used LIMIT 64").fetchall()
             if not oldest:
                 break
-            self._db.executemany("DELETE FROM replies WHERE key = ?", [(k,) for k, _ in oldest])
-            held -= sum(size for _, size in oldest)
-            dropped += len(oldest)
+            for key, size in oldest:
+                if held <= target:
+                    break
+                self._db.execute("DELETE FROM replies WHERE key = ?", (key,))
+                held -= size
+                dropped += 1
         return dropped
 
     def close(self) -> None:

@@ -211,7 +211,9 @@ class _Run:
         async with self.limit:
             estimate = self.o.call_cost(text)
             if self.stopping:
-                raise asyncio.CancelledError()
+                raise (
+                    _LimitReached(self.summary.stopped) if self.summary.stopped else asyncio.CancelledError()
+                )
             reason = self.o.limits.reached(self.summary.calls, self.committed + estimate)
             if reason is not None:
                 self.stopping, self.summary.stopped = True, reason
