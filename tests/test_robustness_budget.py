@@ -18,7 +18,7 @@ from perturber import cli
 from perturber.errors import InvalidParams
 from perturber.robustness import budget
 from perturber.robustness.cache import MemoryCache, ReplyCache, request_key, user_cache_dir
-from perturber.robustness.evaluate import EndpointModel, evaluate
+from perturber.robustness.evaluate import evaluate
 from perturber.robustness.report import aggregate
 
 
