@@ -7,7 +7,7 @@
 ``POST /v1/chat/completions`` answers the last user message and reports ``usage`` counting a
 token per word and per punctuation mark (plus 4 per message), a rule of its own, unlike the
 harness's estimate. ``--weak formatting`` (or ``casing``) plants a weak spot (see
-``scripted_model.py``); ``--random`` answers a random number from 0 to 9 instead (drawn from
+``scripted_model.py``), ``--salt S`` moves its 3 % noise to other inputs; ``--random`` answers a random number from 0 to 9 instead (drawn from
 the request's ``seed`` and text when a seed is sent, else fresh each time). ``--garbage RATE`` makes that share
 of distinct questions get a malformed reply the first time they are asked (HTTP 200 with an HTML
 body, ``"choices": []`` or empty content, in turn); asked again, they get a proper one, as a
@@ -151,11 +151,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--log", help="append one JSON line per request to this file")
     p.add_argument("--weak", help="planted weak spots: formatting and/or casing (comma-separated)")
     p.add_argument("--random", action="store_true", help="answer a random number from 0 to 9")
+    p.add_argument("--salt", help="another set of noisy inputs (a retrained model, no new weak spot)")
     args = p.parse_args(own)
     if args.problems:
         os.environ["SCRIPTED_MODEL_PROBLEMS"] = args.problems
     if args.weak:
         os.environ["SCRIPTED_MODEL_WEAK"] = args.weak
+    if args.salt:
+        os.environ["SCRIPTED_MODEL_SALT"] = args.salt
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     state = Scripted(args.garbage, args.delay, args.log, args.random)
     ThreadingHTTPServer.request_queue_size = 256  # a burst of concurrent connections is not refused
