@@ -145,13 +145,13 @@ class ModelRun:
             self.superseded += 1
         self.sources.update(r.get("reply_sources") or ())
         if r.get("agreement") is not None:
-            # per example: [cases, sum of agreement, sum of mean sim] (originals: example "orig:")
-            cell = self.sampled.setdefault(
-                ("orig:" if r["kind"] == "original" else "") + r["example_id"], [0, 0.0, 0.0]
-            )
+            # per example: [cases, sum of agreement, sum of mean sim, unanimous] (originals: "orig:<id>")
+            where = ("orig:" if r["kind"] == "original" else "") + r["example_id"]
+            cell = self.sampled.setdefault(where, [0, 0.0, 0.0, 0])
             cell[0] += 1
             cell[1] += r["agreement"]
             cell[2] += r["mean_sim"]
+            cell[3] += r["agreement"] == 1
         if r.get("kind") == "original":
             self._original(r)
         else:

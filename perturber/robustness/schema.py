@@ -56,7 +56,7 @@ class _Record:
             value = data[f.name]
             if kind and (not isinstance(value, _TYPES[kind]) or (kind != "bool" and isinstance(value, bool))):
                 raise InvalidParams(
-                    f"{where}: {f.name} must be a {_NAMES[kind]}, not {type(value).__name__}{cls.HINT}",
+                    f"{where}: {f.name} must be {_NAMES[kind]}, not {type(value).__name__}{cls.HINT}",
                     field=f.name,
                 )
             values[f.name] = value
@@ -69,12 +69,12 @@ class _Record:
 
 
 _NAMES = {
-    "str": "string",
-    "int": "integer",
-    "number": "number",
-    "dict": "object",
-    "list": "list",
-    "bool": "boolean",
+    "str": "a string",
+    "int": "an integer",
+    "number": "a number",
+    "dict": "an object",
+    "list": "a list",
+    "bool": "a boolean",
 }
 
 
