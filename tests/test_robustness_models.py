@@ -246,3 +246,48 @@ def test_records_are_checked_by_their_schema(tmp_path, capsys):
     assert cli.main(["report", str(bad), "-o", str(tmp_path / "rep")]) == 2
     err = capsys.readouterr().err
     assert "record 1 (original): sim must be a number, not str" in err and err.count("\n") == 1
+
+
+def test_an_llm_judge_scores_free_text_answers(llm_server, tmp_path, monkeypatch):
+    from perturber.robustness.checking import ANSWER_JUDGE_PROMPT
+
+    words = {7: "seven", 36: "thirty-six", 6: "six"}
+
+    def server(body):
+        first = body["messages"][0]["content"]
+        if first == ANSWER_JUDGE_PROMPT:  # the judge: does the response name the expected number?
+            expected, response = (
+                body["messages"][-1]["content"].removeprefix("Expected answer:\n").split("\n\nResponse:\n")
+            )
+            return Reply(content="SAME" if words[int(expected)] in response else "DIFFERENT")
+        value = int(toy(body["messages"][-1]["content"]).rsplit(" ", 1)[-1])
+        return Reply(content=f"The answer is {words.get(value, 'unknown')}.")
+
+    llm_server.script(default=server)
+    monkeypatch.setenv("PERTURBER_LLM_BASE_URL", llm_server.base_url)
+    monkeypatch.setenv("PERTURBER_LLM_DEFAULT_MODEL", "judge")
+    cases = suite_file(tmp_path, "name=upper_case,zero_width")
+    out = tmp_path / "r.jsonl"
+    argv = [
+        "evaluate",
+        str(cases),
+        "--base-url",
+        llm_server.base_url,
+        "--model",
+        "m",
+        "--check",
+        "judge",
+        "-o",
+        str(out),
+    ]
+    assert cli.main(argv) == 0
+    sims = {(r["name"], r["example_id"]): r["sim"] for r in read(out) if r["kind"] == "case"}
+    assert {k: v for k, v in sims.items() if k[0] == "upper_case"} == {("upper_case", e): 1.0 for e in "abc"}
+    assert all(v == 0.0 for k, v in sims.items() if k[0] == "zero_width")  # the toy is off by one there
+    originals = {r["example_id"]: r["extracted"] for r in read(out) if r["kind"] == "original"}
+    assert originals == {
+        "a": "The answer is seven.",
+        "b": "The answer is thirty-six.",
+        "c": "The answer is six.",
+    }
+    assert json.loads(out.read_text(encoding="utf-8").splitlines()[0])["checker"] == {"mode": "judge"}

@@ -84,20 +84,27 @@ def cmd_suite(argv: Sequence[str]) -> int:
     return 0
 
 
-def _gate_judge():
+def _judge_ask():
+    """A synchronous LLM judge through PERTURBER_LLM_BASE_URL / _DEFAULT_MODEL: messages -> reply."""
     from ..llm import Endpoint, LLMSettings
-    from ..robustness.gates import judge_messages, judge_says_same
 
     settings = LLMSettings.from_env()
     endpoint = Endpoint.from_settings(settings)
     model = settings.default_model
 
+    def ask(messages: list[dict]) -> str | None:
+        return endpoint.chat(messages, model=model, temperature=0.0, max_tokens=8).text
+
+    return ask
+
+
+def _gate_judge():
+    from ..robustness.gates import judge_messages, judge_says_same
+
+    ask = _judge_ask()
+
     def judge(original: str, perturbed: str) -> bool:
-        return judge_says_same(
-            endpoint.chat(
-                judge_messages(original, perturbed), model=model, temperature=0.0, max_tokens=8
-            ).text
-        )
+        return judge_says_same(ask(judge_messages(original, perturbed)))
 
     return judge
 
@@ -144,7 +151,13 @@ def cmd_evaluate(argv: Sequence[str]) -> int:
         type=int,
         help="retries of a timeout, 429, 5xx (0-2; default PERTURBER_LLM_MAX_RETRIES, else 2)",
     )
-    p.add_argument("--check", default="numeric", choices=("numeric", "exact"))
+    p.add_argument(
+        "--check",
+        default="numeric",
+        choices=("numeric", "exact", "judge"),
+        help="how answers are compared: numeric (--tolerance), exact, or judge (an LLM judge through "
+        "PERTURBER_LLM_BASE_URL / _DEFAULT_MODEL says whether the output gives the expected answer)",
+    )
     p.add_argument("--tolerance", type=float, default=1e-3, help="relative tolerance (numeric)")
     p.add_argument("--answer-regex", help="regex extracting the answer (first group)")
     p.add_argument("--json-field", help="JSON field holding the answer (default ground_truth/answer)")
@@ -177,9 +190,13 @@ def cmd_evaluate(argv: Sequence[str]) -> int:
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
     p.add_argument("-o", "--output", required=True)
     args = p.parse_args(argv)
-    checker = checking.Checker(
-        mode=args.check, tolerance=args.tolerance, regex=args.answer_regex, json_field=args.json_field
-    )
+    checker: checking.Scorer
+    if args.check == "judge":
+        checker = checking.JudgeScorer(_judge_ask())
+    else:
+        checker = checking.Checker(
+            mode=args.check, tolerance=args.tolerance, regex=args.answer_regex, json_field=args.json_field
+        )
     judge = None
     model: evaluate.EndpointModel | Callable
     if args.base_url:

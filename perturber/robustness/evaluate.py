@@ -142,13 +142,13 @@ class Answers:
     sources: list[str]
     usage: dict
 
-    def majority(self, checker: checking.Checker) -> int:
+    def majority(self, checker: checking.Scorer) -> int:
         """Index of the first sample giving the most common answer."""
         counts = Counter(checker.canonical(e) for e in self.extracted)
         top = max(counts.values())
         return next(i for i, e in enumerate(self.extracted) if counts[checker.canonical(e)] == top)
 
-    def fields(self, checker: checking.Checker, latency_ms: float) -> dict:
+    def fields(self, checker: checking.Scorer, latency_ms: float) -> dict:
         m = self.majority(checker)
         out: dict[str, Any] = {
             "output": self.outputs[m],
@@ -273,6 +273,12 @@ class _Run:
             raise next((f for f in failures if isinstance(f, _STOPS)), failures[0])
         return [g for g in got if not isinstance(g, BaseException)], (time.perf_counter() - t0) * 1000
 
+    async def scores(self, score: Callable[[str], float], replies: list[tuple[Reply, str]]) -> list[float]:
+        """Each reply's score; a blocking scorer (an LLM judge) runs off the event loop."""
+        if getattr(self.o.checker, "blocking", False):
+            return await asyncio.to_thread(lambda: [score(r.text) for r, _ in replies])
+        return [score(r.text) for r, _ in replies]
+
     def answers(self, replies: list[tuple[Reply, str]], sims: list[float]) -> Answers:
         outputs = [r.text for r, _ in replies]
         return Answers(
@@ -310,7 +316,9 @@ class _Run:
         except Exception as err:
             rec["error"] = _error(err)
         else:
-            sims = [checking.score_original(checker, case.get("answer"), r.text) for r, _ in replies]
+            sims = await self.scores(
+                lambda text: checking.score_original(checker, case.get("answer"), text), replies
+            )
             rec.update(self.answers(replies, sims).fields(checker, ms))
             self.originals[case["example_id"]] = rec
         self.record(rec)
@@ -341,7 +349,9 @@ class _Run:
         if judge is not None and case.get("expectation") == "refusal":
             sims = [await judge(case["perturbed"], r.text) for r, _ in replies]
         else:
-            sims = [checking.score_case(checker, case, r.text, orig["output"]) for r, _ in replies]
+            sims = await self.scores(
+                lambda text: checking.score_case(checker, case, text, orig["output"]), replies
+            )
         return {
             **self.answers(replies, sims).fields(checker, ms),
             "original_output": orig["output"],
@@ -467,7 +477,7 @@ def _to_ask(index: int, case: dict) -> bool:
 class _Options:
     """Everything a run needs besides the model and the cases."""
 
-    checker: checking.Checker
+    checker: checking.Scorer
     concurrency: int
     judge: Callable[[str, str], Awaitable[float]] | None
     cache: Any
@@ -579,7 +589,7 @@ def evaluate(
     model: Any,
     out_path: str | os.PathLike,
     *,
-    checker: checking.Checker | None = None,
+    checker: checking.Scorer | None = None,
     concurrency: int = 8,
     model_name: str | None = None,
     progress: bool = False,
@@ -649,7 +659,7 @@ def evaluate(
     return summary
 
 
-def _header(asker: Asker, checker: checking.Checker, samples: int, suite_hash, cache, the_plan) -> dict:
+def _header(asker: Asker, checker: checking.Scorer, samples: int, suite_hash, cache, the_plan) -> dict:
     """The fields of the ``run`` record known before the run starts."""
     return {
         "kind": "run",
