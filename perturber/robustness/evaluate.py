@@ -427,7 +427,7 @@ class _Run:
             await asyncio.gather(*self.pending, *self.firsts.values(), return_exceptions=True)
             self.summary.seconds = time.monotonic() - started
             self.summary.left = self.o.total - self.summary.skipped - self.answered
-            self.summary.spent = self.committed if self.o.price is not None else None
+            self.summary.spent = round(self.committed, 6) if self.o.price is not None else None
             self.log.append(self._end())
             self.log.close()
             self.o.cache.close()
