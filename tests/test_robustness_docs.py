@@ -39,7 +39,9 @@ def test_the_shell_blocks_run_in_order(tmp_path):
     shell = [b for b in blocks("bash") if "eval/bench_robustness.py" not in b]  # the benchmarks take minutes
     assert len(shell) >= 4
     for block in shell:
-        done = subprocess.run(["bash", "-e", "-c", block], cwd=tmp_path, env=env, capture_output=True, text=True)
+        done = subprocess.run(
+            ["bash", "-e", "-c", block], cwd=tmp_path, env=env, capture_output=True, text=True
+        )
         assert done.returncode == 0, f"{block}\n{done.stderr[-2000:]}"
     assert "the gate failed (exit 1)" in done.stdout  # the planted regression of the last block
     assert (tmp_path / "report" / "report.md").exists() and (tmp_path / "compare" / "compare.md").exists()
