@@ -298,18 +298,7 @@ def cmd_report(argv: Sequence[str]) -> int:
         "--cases", help="the suite's cases file: its summary adds gate rejection rates and 'not re-tested'"
     )
     p.add_argument("--tau", type=float, default=0.8, help="collapse threshold (default 0.80)")
-    p.add_argument(
-        "--min-n", type=int, default=30, help="cells with fewer cases are 'n too small' (default 30)"
-    )
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    p.add_argument(
-        "--correction",
-        choices=("holm", "bh"),
-        default="holm",
-        help="p-value adjustment across perturbations: holm (default) or bh (Benjamini-Hochberg)",
-    )
-    p.add_argument("--bootstrap", type=int, default=2000, help="bootstrap resamples (default 2000)")
-    p.add_argument("--seed", type=int, default=20240601, help="bootstrap seed")
+    _statistics_flags(p, "cells")
     p.add_argument("--no-plots", action="store_true")
     p.add_argument("--export-failures", metavar="FILE", help="write failing cases as suite input")
     p.add_argument(
@@ -333,8 +322,7 @@ def cmd_report(argv: Sequence[str]) -> int:
     args = p.parse_args(argv)
     if not args.output and not args.export_failures:
         raise InvalidParams("give -o DIR and/or --export-failures FILE", field="output")
-    if not 0 < args.alpha < 1 or args.bootstrap < 100:
-        raise InvalidParams("--alpha must be in (0, 1) and --bootstrap at least 100", field="alpha")
+    _check_statistics(args)
     fail_if = [thresholds.parse(t) for t in args.fail_if]
     if fail_if and not args.output:
         raise InvalidParams(
@@ -395,17 +383,12 @@ def cmd_compare(argv: Sequence[str]) -> int:
     p.add_argument("--cases", help="compare only the passing cases of this suite")
     p.add_argument("-o", "--output", required=True, help="directory for compare.md/.html/.json")
     p.add_argument("--fail-on-regression", action="store_true", help="exit 1 when a row regresses")
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     p.add_argument(
         "--min-effect", type=float, default=0.02, help="smallest accuracy drop that counts (default 0.02)"
     )
-    p.add_argument("--min-n", type=int, default=30, help="rows with fewer shared cases are not tested")
-    p.add_argument("--correction", choices=("holm", "bh"), default="holm")
-    p.add_argument("--bootstrap", type=int, default=2000, help="bootstrap resamples (default 2000)")
-    p.add_argument("--seed", type=int, default=20240601, help="bootstrap seed")
+    _statistics_flags(p, "rows")
     args = p.parse_args(argv)
-    if args.bootstrap < 100:
-        raise InvalidParams("--bootstrap must be at least 100", field="bootstrap")
+    _check_statistics(args)
     gate = compare.Gate(
         alpha=args.alpha,
         min_effect=args.min_effect,
@@ -426,6 +409,29 @@ def cmd_compare(argv: Sequence[str]) -> int:
         except OSError as err:
             raise InvalidParams(f"cannot append to $GITHUB_STEP_SUMMARY: {err}", field="output") from None
     return 1 if args.fail_on_regression and compare.failed(data) else 0
+
+
+def _statistics_flags(p: Parser, what: str) -> None:
+    """The flags of the tests and intervals, shared by `report` and `compare`."""
+    p.add_argument(
+        "--min-n", type=int, default=30, help=f"{what} with fewer cases are 'n too small' (default 30)"
+    )
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    p.add_argument(
+        "--correction",
+        choices=("holm", "bh"),
+        default="holm",
+        help=f"p-value adjustment across {what}: holm (default) or bh (Benjamini-Hochberg)",
+    )
+    p.add_argument("--bootstrap", type=int, default=2000, help="bootstrap resamples (default 2000)")
+    p.add_argument("--seed", type=int, default=20240601, help="bootstrap seed")
+
+
+def _check_statistics(args: argparse.Namespace) -> None:
+    if not 0 < args.alpha < 1:
+        raise InvalidParams("--alpha must be in (0, 1)", field="alpha")
+    if args.bootstrap < 100:
+        raise InvalidParams("--bootstrap must be at least 100", field="bootstrap")
 
 
 COMMANDS = {"suite": cmd_suite, "evaluate": cmd_evaluate, "report": cmd_report, "compare": cmd_compare}
