@@ -49,7 +49,8 @@ from ..registry import catalog_digest
 from . import budget, checking
 from .cache import MemoryCache, request_key
 from .models import Asker, EndpointModel, Reply, load_callable, rubric_judge
-from .schema import RESULTS_SCHEMA, Case, RunEnd, RunHeader
+from .planning import answered, expected_output, plan, to_ask
+from .schema import RESULTS_SCHEMA, RunEnd, RunHeader
 
 __all__ = ["EndpointModel", "Interrupted", "Summary", "evaluate", "load_callable", "plan", "rubric_judge"]
 
@@ -189,7 +190,7 @@ class _Run:
         self.summary = Summary(plan=options.plan)
         self.run_id = uuid.uuid4().hex[:16]
         self.originals: dict[str, dict] = {}
-        self.done, self.was_in_flight = _answered(self.log.existing)
+        self.done, self.was_in_flight = answered(self.log.existing)
         for r in self.log.existing:
             if r.get("kind") == "original" and "error" not in r and r["key"] in self.done:
                 self.originals[r["example_id"]] = r
@@ -362,7 +363,7 @@ class _Run:
     # -- scheduling -------------------------------------------------------------------------------
     def wanted(self, index: int, case: dict) -> bool:
         """Is ``case`` to be asked now? (validates it; counts the ones already answered)."""
-        if not _to_ask(index, case):
+        if not to_ask(index, case):
             return False
         if case["case_id"] in self.done or case["case_id"] in self.scheduled:
             self.summary.skipped += case["case_id"] in self.done
@@ -457,22 +458,6 @@ def _now() -> str:
     return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
 
 
-def _answered(existing: list[dict]) -> tuple[set[str], set[str]]:
-    """(keys with a result, keys in flight at an interrupt and not answered since)."""
-    done, inflight = set(), set()
-    for r in existing:
-        if r.get("kind") == "inflight":
-            inflight.add(r["key"])
-        elif r.get("kind") in ("original", "case") and "error" not in r:
-            done.add(r["key"])
-    return done, inflight - done
-
-
-def _to_ask(index: int, case: dict) -> bool:
-    """Does ``case`` pass its gate? (raises when it is not a case of ``perturber suite``)."""
-    return Case.from_dict(case, f"case {index}").gate == "pass"
-
-
 @dataclass
 class _Options:
     """Everything a run needs besides the model and the cases."""
@@ -514,74 +499,6 @@ def _cases_source(cases) -> tuple[Iterable[dict], int, str | None]:
         return read_records(path), total, digest.hexdigest()
     source = list(cases)
     return source, sum(1 for c in source if c.get("gate", "pass") == "pass"), None
-
-
-def plan(
-    cases: Iterable[dict],
-    asker: Asker,
-    existing: list[dict],
-    cache: Any,
-    samples: int,
-    counter: budget.TokenCounter,
-    price: budget.Price | None,
-    output_tokens: float | None = None,
-) -> budget.Plan:
-    """What a run of ``cases`` will ask given the results it already has (``existing``): see
-    :class:`perturber.robustness.budget.Plan`. Assumes every original succeeds."""
-    done, _ = _answered(existing)
-    system = asker.endpoint.system_prompt if asker.endpoint else None
-    ceiling = asker.endpoint.max_tokens if asker.endpoint else None
-    p = budget.Plan(tokenizer=counter.name)
-    seen_examples: set[str] = set()
-    seen_cases: set[str] = set()
-    seen_requests: set[str] = set()
-    for index, case in enumerate(cases, 1):
-        if not _to_ask(index, case) or case["case_id"] in done or case["case_id"] in seen_cases:
-            continue
-        seen_cases.add(case["case_id"])
-        texts = [case["perturbed"]]
-        if case["example_id"] not in seen_examples and f"orig:{case['example_id']}" not in done:
-            texts.append(case["original"])
-            p.keys += 1
-        seen_examples.add(case["example_id"])
-        p.keys += 1
-        for text in texts:
-            for sample in range(samples):
-                p.requests += 1
-                rkey = request_key(asker.request, sample, text)
-                if rkey in seen_requests:
-                    continue
-                seen_requests.add(rkey)
-                p.distinct += 1
-                if cache.contains(rkey):
-                    p.cached += 1
-                else:
-                    p.input_tokens += counter.request(system, text)
-    expected, p.output_basis = _expected_output(existing, output_tokens)
-    p.output_tokens = round(expected * p.to_send)
-    p.output_ceiling = p.to_send * (ceiling or round(expected))
-    p.price = price
-    p.cost = None if price is None else price.cost(p.input_tokens, p.output_tokens)
-    return p
-
-
-def _expected_output(existing: list[dict], given: float | None) -> tuple[float, str]:
-    """Expected output tokens per reply: ``given``, else the mean the endpoint reported for the
-    replies already recorded, else :data:`budget.DEFAULT_OUTPUT_TOKENS`."""
-    if given is not None:
-        return given, f"{given:g} per reply (--output-tokens)"
-    reported = [
-        r["usage"]["completion_tokens"] / max(1, r["reply_sources"].count("endpoint"))
-        for r in existing
-        if (r.get("usage") or {}).get("completion_tokens") and "endpoint" in r.get("reply_sources", ())
-    ]
-    if reported:
-        mean = sum(reported) / len(reported)
-        return mean, f"{mean:.0f} per reply, the mean of {len(reported)} recorded replies"
-    return (
-        budget.DEFAULT_OUTPUT_TOKENS,
-        f"{budget.DEFAULT_OUTPUT_TOKENS} per reply (default; --output-tokens)",
-    )
 
 
 def evaluate(
@@ -632,7 +549,7 @@ def evaluate(
         return Summary(plan=the_plan, left=the_plan.keys)
     if isinstance(cases, (str, os.PathLike)):
         source = read_records(cases)
-    expected, _ = _expected_output(existing, output_tokens)
+    expected, _ = expected_output(existing, output_tokens)
     options = _Options(
         checker=checker,
         concurrency=concurrency,
