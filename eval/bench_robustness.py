@@ -16,7 +16,7 @@ gold answers, e.g. the GSM8K test questions: invariance mode) through ``suite --
 graded-reasoning --ladder``, ``evaluate`` against ``examples/scripted_endpoint.py`` (1 % garbage
 replies), interrupted with SIGINT part-way and resumed, and ``report``; it prints the top of the
 failures table, the flagged entries, the collapse points, the errors and the duplicate calls.
-Every run gets a reply cache of its own (``PERTURBER_CACHE_DIR`` in the output directory).
+Every run gets a reply cache of its own (``XDG_CACHE_HOME`` in the output directory).
 """
 
 from __future__ import annotations
@@ -223,7 +223,7 @@ def bench_scripted(args) -> dict:
     cases, results, log = out / "cases.jsonl", out / "results.jsonl", out / "endpoint.log.jsonl"
     for stale in (results, log):
         stale.unlink(missing_ok=True)
-    os.environ["PERTURBER_CACHE_DIR"] = str(out / "reply-cache")
+    os.environ["XDG_CACHE_HOME"] = str(out / "reply-cache")
     shutil.rmtree(out / "reply-cache", ignore_errors=True)
     answer = [] if args.questions else ["--answer-field", "answer"]
     suite = [
@@ -343,7 +343,7 @@ def bench_cost(args) -> dict:
     (which reports usage by its own count), the plan against the actual usage, a second run."""
     out = pathlib.Path(args.out or tempfile.mkdtemp())
     out.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "PERTURBER_CACHE_DIR": str(out / "reply-cache")}
+    env = {**os.environ, "XDG_CACHE_HOME": str(out / "reply-cache")}
     shutil.rmtree(out / "reply-cache", ignore_errors=True)
     cases = _suite(out, "--preset", "graded-reasoning", "--ladder", "--seeds", args.seeds)
     price = ["--model", "gpt-4o-mini", "--output-tokens", str(args.output_tokens)]
@@ -391,7 +391,7 @@ def bench_samples(args) -> dict:
     the deterministic scripted endpoint."""
     out = pathlib.Path(args.out or tempfile.mkdtemp())
     out.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "PERTURBER_CACHE_DIR": str(out / "reply-cache")}
+    env = {**os.environ, "XDG_CACHE_HOME": str(out / "reply-cache")}
     cases = _suite(out, "--select", "name=upper_case,extra_whitespace,typos")
     result = {"bench": "samples"}
     for name, endpoint in (("random", ["--random"]), ("scripted", [])):
@@ -449,7 +449,7 @@ def bench_gate(args) -> dict:
         work = out / name
         shutil.rmtree(work, ignore_errors=True)
         shutil.copytree(ROOT / "examples", work / "examples")
-        env = {**os.environ, **job.get("env", {}), "PERTURBER_CACHE_DIR": str(work / "cache"),
+        env = {**os.environ, **job.get("env", {}), "XDG_CACHE_HOME": str(work / "cache"),
                "GITHUB_STEP_SUMMARY": str(work / "summary.md"),
                "PATH": f"{pathlib.Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}  # fmt: skip
         codes = []

@@ -22,7 +22,10 @@ pytest.importorskip("text_to_num")
 @pytest.fixture(autouse=True)
 def own_reply_cache(tmp_path, monkeypatch):
     """Every test gets its own reply cache (never the user's)."""
-    monkeypatch.setenv("PERTURBER_CACHE_DIR", str(tmp_path / "reply-cache"))
+    from perturber.robustness import cache
+
+    monkeypatch.setattr(cache, "user_cache_dir", lambda: tmp_path / "reply-cache")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))  # for the commands run in a child
 
 
 EXAMPLES = [

@@ -24,7 +24,10 @@ from perturber.robustness.report import aggregate
 
 @pytest.fixture(autouse=True)
 def own_reply_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("PERTURBER_CACHE_DIR", str(tmp_path / "reply-cache"))
+    from perturber.robustness import cache
+
+    monkeypatch.setattr(cache, "user_cache_dir", lambda: tmp_path / "reply-cache")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))  # for the commands run in a child
 
 
 def answering(body):
@@ -100,7 +103,6 @@ def test_the_request_key_holds_everything_that_decides_a_reply():
 
 
 def test_the_cache_dir_follows_the_platform():
-    assert str(user_cache_dir({"PERTURBER_CACHE_DIR": "/c"}, "linux")) == "/c"
     assert str(user_cache_dir({"HOME": "/h"}, "linux")) == "/h/.cache/perturber"
     assert str(user_cache_dir({"LOCALAPPDATA": "C:/L", "HOME": "/h"}, "win32")) == "C:/L/perturber/Cache"
 

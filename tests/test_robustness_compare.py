@@ -202,7 +202,7 @@ def test_the_ci_example_fails_a_planted_regression_and_passes_a_clean_candidate(
         job_env = {**env, **{k: str(v) for k, v in job.get("env", {}).items()}}
         work = tmp_path / name  # a job's runner starts from a fresh checkout, with no cache
         shutil.copytree(ROOT / "examples", work / "examples")
-        job_env["PERTURBER_CACHE_DIR"] = str(work / "cache")
+        job_env["XDG_CACHE_HOME"] = str(work / "cache")
         done = [subprocess.run(["bash", "-e", "-c", step], cwd=work, env=job_env, capture_output=True, text=True)
                 for step in steps]  # fmt: skip
         outcomes[name] = [d.returncode for d in done]

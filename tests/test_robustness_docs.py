@@ -35,7 +35,7 @@ def test_the_shell_blocks_run_in_order(tmp_path):
     shutil.copytree(ROOT / "examples", tmp_path / "examples")
     bin_dir = pathlib.Path(sys.executable).parent
     env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
-    env["PERTURBER_CACHE_DIR"] = str(tmp_path / "reply-cache")
+    env["XDG_CACHE_HOME"] = str(tmp_path / "user-cache")  # the reply cache goes there
     shell = [b for b in blocks("bash") if "eval/bench_robustness.py" not in b]  # the benchmarks take minutes
     assert len(shell) >= 4
     for block in shell:

@@ -28,7 +28,10 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 @pytest.fixture(autouse=True)
 def own_reply_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("PERTURBER_CACHE_DIR", str(tmp_path / "reply-cache"))
+    from perturber.robustness import cache
+
+    monkeypatch.setattr(cache, "user_cache_dir", lambda: tmp_path / "reply-cache")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))  # for the commands run in a child
 
 
 # -- samples --------------------------------------------------------------------------------------

@@ -169,7 +169,7 @@ def cmd_evaluate(argv: Sequence[str]) -> int:
     p.add_argument(
         "--cache",
         metavar="DIR",
-        help="reply cache directory (default: PERTURBER_CACHE_DIR, else the user cache directory; "
+        help="reply cache directory (default: the user cache directory, e.g. ~/.cache/perturber; "
         "with --callable, replies are cached across runs only when this is given)",
     )
     p.add_argument("--no-cache", action="store_true", help="no reply cache across runs")

@@ -40,9 +40,9 @@ FILE_NAME = "replies.sqlite3"
 
 
 def user_cache_dir(environ: dict | None = None, platform: str = sys.platform) -> Path:
-    """Where the reply cache lives: ``$PERTURBER_CACHE_DIR``, else the platform's user cache
-    directory (``$XDG_CACHE_HOME`` or ``~/.cache`` on Linux, ``~/Library/Caches`` on macOS,
-    ``%LOCALAPPDATA%`` on Windows) + ``perturber``.
+    """Where the reply cache lives: the platform's user cache directory (``$XDG_CACHE_HOME`` or
+    ``~/.cache`` on Linux, ``~/Library/Caches`` on macOS, ``%LOCALAPPDATA%`` on Windows) +
+    ``perturber``.
 
     >>> str(user_cache_dir({"XDG_CACHE_HOME": "/x", "HOME": "/h"}, "linux"))
     '/x/perturber'
@@ -50,8 +50,6 @@ def user_cache_dir(environ: dict | None = None, platform: str = sys.platform) ->
     '/h/Library/Caches/perturber'
     """
     env = os.environ if environ is None else environ
-    if env.get("PERTURBER_CACHE_DIR"):
-        return Path(env["PERTURBER_CACHE_DIR"])
     home = Path(env.get("HOME") or Path.home())
     if platform == "darwin":
         return home / "Library" / "Caches" / "perturber"

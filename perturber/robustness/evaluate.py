@@ -251,9 +251,12 @@ class _Run:
         self.requests[rkey] = future
         try:
             reply = await self.call(key, text, sample)
-        except BaseException as err:
-            future.set_exception(err if isinstance(err, Exception) else asyncio.CancelledError())
+        except Exception as err:
+            future.set_exception(err)
             future.exception()  # retrieved: the waiters, if any, get it through shield
+            raise
+        except BaseException:  # cancelled: so are the waiters
+            future.cancel()
             raise
         finally:
             self.requests.pop(rkey, None)
