@@ -204,7 +204,7 @@ class _Run:
         self.requests: dict[str, asyncio.Future] = {}  # request key -> its reply, while in flight
         self.sent: set[str] = set()  # request keys this run sent
         self.committed = 0.0  # dollars spent or in flight (estimated until the usage is known)
-        self.answered = 0  # cases recorded with a result by this run
+        self.answered = 0  # results (originals and cases) this run recorded without an error
 
     # -- asking -----------------------------------------------------------------------------------
     async def call(self, key: str, text: str, sample: int):
@@ -300,6 +300,7 @@ class _Run:
         rec["run"] = self.run_id
         self.log.append(rec)
         self.summary.written += 1
+        self.answered += "error" not in rec
 
     async def original(self, case: dict) -> None:
         key = f"orig:{case['example_id']}"
@@ -344,7 +345,6 @@ class _Run:
             except Exception as err:
                 rec["error"] = _error(err)
         self.record(rec)
-        self.answered += "error" not in rec
         self.bar.update()
 
     async def _scored(self, case: dict, orig: dict) -> dict:
@@ -385,8 +385,13 @@ class _Run:
         """Wait until at most ``limit`` cases are pending; re-raise their failures."""
         while len(self.pending) > limit:
             finished, self.pending = await asyncio.wait(self.pending, return_when=asyncio.FIRST_COMPLETED)
-            for task in finished:
-                task.result()
+            failures: list[BaseException] = []
+            for task in finished:  # every finished task's outcome is retrieved ...
+                failure = asyncio.CancelledError() if task.cancelled() else task.exception()
+                if failure is not None:
+                    failures.append(failure)
+            if failures:  # ... then the one that stops the run is raised
+                raise next((f for f in failures if isinstance(f, _STOPS)), failures[0])
         if len(self.firsts) > WINDOW * self.o.concurrency + len(self.pending):
             self.firsts = {k: t for k, t in self.firsts.items() if not (t.done() and k in self.originals)}
 
@@ -430,7 +435,7 @@ class _Run:
                 task.cancel()
             await asyncio.gather(*self.pending, *self.firsts.values(), return_exceptions=True)
             self.summary.seconds = time.monotonic() - started
-            self.summary.left = self.o.total - self.summary.skipped - self.answered
+            self.summary.left = self.o.plan.keys - self.answered
             self.summary.spent = round(self.committed, 6) if self.o.price is not None else None
             self.log.append(self._end())
             self.log.close()
@@ -476,8 +481,7 @@ class _Options:
     system: str | None
     output_tokens: float
     header: dict
-    total: int
-    plan: budget.Plan | None = None
+    plan: budget.Plan
 
     def call_cost(self, text: str) -> float:
         if self.price is None:
@@ -565,7 +569,6 @@ def evaluate(
         system=asker.endpoint.system_prompt if asker.endpoint else None,
         output_tokens=expected,
         header=_header(asker, checker, samples, suite_hash, cache, the_plan),
-        total=total,
         plan=the_plan,
     )
 
