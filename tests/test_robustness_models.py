@@ -294,3 +294,22 @@ def test_an_llm_judge_scores_free_text_answers(llm_server, tmp_path, monkeypatch
         "c": "The answer is six.",
     }
     assert json.loads(out.read_text(encoding="utf-8").splitlines()[0])["checker"] == {"mode": "judge"}
+
+
+def test_the_estimate_is_compared_with_the_runs_that_asked_all_they_planned():
+    from perturber.robustness.provenance import provenance
+    from perturber.robustness.results import ModelRun
+
+    run = ModelRun("m")
+    for rid, planned, used, interrupted in (("r1", 1000, 150, True), ("r2", 800, 840, False)):
+        run.add({"kind": "run", "run": rid, "started": f"2026-01-01T00:0{rid[1]}:00+00:00", "samples": 1,
+                 "plan": {"input_tokens": planned, "output_tokens": 10, "cost": None, "tokenizer": "t"}})  # fmt: skip
+        run.add({"kind": "run_end", "run": rid, "ended": "2026-01-01T00:09:00+00:00", "calls": 1, "cache_hits": 0,
+                 "deduplicated": 0, "interrupted": interrupted,
+                 "usage": {"prompt_tokens": used, "completion_tokens": 12, "reported": 1}})  # fmt: skip
+    p = provenance(run)
+    assert p["runs"] == 2 and p["actual"]["prompt_tokens"] == 990  # everything used ...
+    assert (
+        p["estimated"]["runs"] == 1 and p["estimated"]["input_tokens"] == 800
+    )  # ... the complete run compared
+    assert (p["input_ratio"], p["output_ratio"]) == (1.05, 1.2)

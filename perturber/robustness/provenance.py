@@ -1,7 +1,8 @@
 """What a report says about how its results were made, from the ``run`` and ``run_end`` records of
 the results (:mod:`.schema`): versions, catalog digest, suite file hash, model and sampling
-settings, checker, start and end, the estimated and the actual token usage, where the replies
-came from; and, for runs asking several samples per text, the agreement between samples.
+settings, checker, start and end, the token usage (all runs) and the plan's estimate against the
+usage of the runs that asked all they planned (not interrupted, not stopped at a limit), where the
+replies came from; and, for runs asking several samples per text, the agreement between samples.
 
 >>> from perturber.robustness.results import ModelRun
 >>> run = ModelRun("m")
@@ -10,7 +11,7 @@ came from; and, for runs asking several samples per text, the agreement between 
 ...          "output_tokens": 20, "tokenizer": "characters/4 estimate", "cost": None}})
 >>> run.add({"kind": "run_end", "run": "r1", "ended": "2026-01-01T00:01:00+00:00", "calls": 5,
 ...          "cache_hits": 0, "deduplicated": 1, "usage": {"prompt_tokens": 110, "completion_tokens": 25,
-...          "reported": 5}})
+...          "reported": 5}, "interrupted": False})
 >>> p = provenance(run)
 >>> p["estimated"]["input_tokens"], p["actual"]["prompt_tokens"], p["input_ratio"]
 (100, 110, 1.1)
@@ -48,18 +49,26 @@ def provenance(run: ModelRun) -> dict:
     if not headers:
         return {"runs": 0, "reply_sources": dict(run.sources)}
     last = headers[-1]
-    estimated = {
-        "input_tokens": _sum(headers, ("plan", "input_tokens")),
-        "output_tokens": _sum(headers, ("plan", "output_tokens")),
-        "cost": _sum(headers, ("plan", "cost")),
-        "tokenizer": (last.get("plan") or {}).get("tokenizer"),
-    }
     reported = _sum(ends, ("usage", "reported"))
     actual = {
         "prompt_tokens": _sum(ends, ("usage", "prompt_tokens")) if reported else None,
         "completion_tokens": _sum(ends, ("usage", "completion_tokens")) if reported else None,
         "replies_reporting": reported,
         "cost": _sum(ends, ("cost",)),
+    }
+    # the estimate against the usage, on the runs that asked all they planned
+    complete = {e["run"] for e in ends if not e.get("interrupted") and not e.get("stopped")}
+    planned = [h for h in headers if h["run"] in complete]
+    used = [e for e in ends if e["run"] in complete]
+    estimated = {
+        "runs": len(planned),
+        "input_tokens": _sum(planned, ("plan", "input_tokens")),
+        "output_tokens": _sum(planned, ("plan", "output_tokens")),
+        "cost": _sum(planned, ("plan", "cost")),
+        "tokenizer": (last.get("plan") or {}).get("tokenizer"),
+        "actual_prompt_tokens": _sum(used, ("usage", "prompt_tokens")) if reported else None,
+        "actual_completion_tokens": _sum(used, ("usage", "completion_tokens")) if reported else None,
+        "actual_cost": _sum(used, ("cost",)),
     }
     return {
         "runs": len(headers),
@@ -77,8 +86,8 @@ def provenance(run: ModelRun) -> dict:
         "deduplicated": _sum(ends, ("deduplicated",)),
         "estimated": estimated,
         "actual": actual,
-        "input_ratio": _ratio(actual["prompt_tokens"], estimated["input_tokens"]),
-        "output_ratio": _ratio(actual["completion_tokens"], estimated["output_tokens"]),
+        "input_ratio": _ratio(estimated["actual_prompt_tokens"], estimated["input_tokens"]),
+        "output_ratio": _ratio(estimated["actual_completion_tokens"], estimated["output_tokens"]),
         "reply_sources": dict(run.sources),
     }
 

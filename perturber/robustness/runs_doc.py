@@ -17,21 +17,31 @@ def _short(values: list | None, width: int = 12) -> str:
 
 
 def _tokens(p: dict) -> str:
-    est, act = p["estimated"], p["actual"]
-    estimated = f"estimated {est['input_tokens'] or 0:,.0f} in / {est['output_tokens'] or 0:,.0f} out ({est['tokenizer']})"
-    if act["prompt_tokens"] is None:
-        return estimated + "; actual: not reported"
+    act, est = p["actual"], p["estimated"]
+    used = (
+        "usage not reported"
+        if act["prompt_tokens"] is None
+        else f"used {act['prompt_tokens']:,.0f} in / {act['completion_tokens']:,.0f} out"
+    )
+    if not est["runs"]:
+        return used + "; no run asked all it planned"
+    compared = (
+        ""
+        if est["actual_prompt_tokens"] is None
+        else f"; actual/estimate {num(p['input_ratio'], 2)} in, {num(p['output_ratio'], 2)} out"
+    )
     return (
-        f"{estimated}; actual {act['prompt_tokens']:,.0f} in / {act['completion_tokens']:,.0f} out "
-        f"(actual/estimate {num(p['input_ratio'], 2)} in, {num(p['output_ratio'], 2)} out)"
+        f"{used}; the {est['runs']} run(s) that asked all they planned estimated "
+        f"{est['input_tokens'] or 0:,.0f} in / {est['output_tokens'] or 0:,.0f} out "
+        f"({est['tokenizer']}){compared}"
     )
 
 
 def _cost(p: dict) -> str:
-    est, act = p["estimated"]["cost"], p["actual"]["cost"]
-    if est is None and act is None:
+    spent, est = p["actual"]["cost"], p["estimated"]
+    if spent is None and est["cost"] is None:
         return "– (no price given)"
-    return f"estimated ${est or 0:,.4f}; actual ${act or 0:,.4f}"
+    return f"${spent or 0:,.4f} spent; estimated ${est['cost'] or 0:,.4f} for ${est['actual_cost'] or 0:,.4f}"
 
 
 def _model(settings: dict | None) -> str:
