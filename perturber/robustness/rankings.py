@@ -153,9 +153,9 @@ def _pair(a: str, b: str, clean: dict, cells: dict, kind: str, min_n: int, alpha
 
 
 def across_models(runs: dict[str, ModelRun], min_n: int = 30, alpha: float = 0.05) -> dict | None:
-    """The across-models section of ``report.json`` (None for a single model); ``runs`` must have
-    been loaded with ``keep=True``."""
-    if len(runs) < 2:
+    """The across-models section of ``report.json``: None for a single model, or for runs not
+    loaded with ``keep=True`` (``report`` keeps the cases when it reads several files)."""
+    if len(runs) < 2 or not all(r.kept for r in runs.values()):
         return None
     names = list(runs)
     clean, cells, grid = _scores(runs)

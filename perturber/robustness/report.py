@@ -63,7 +63,8 @@ def aggregate(paths: Iterable[str], options: Options | None = None, suite: dict 
     if options.correction not in ("holm", "bh"):
         raise InvalidParams("--correction must be holm or bh", field="correction")
     exported = suite.get("exported_case_ids") if suite else None
-    runs = load(paths, keep=True)
+    paths = list(paths)
+    runs = load(paths, keep=len(paths) > 1)  # the cases are kept to compare models, one per file
     by_model = {name: analyse(run, options, exported) for name, run in runs.items()}
     first = next(iter(by_model.values()))
     return {
