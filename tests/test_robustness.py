@@ -21,7 +21,7 @@ pytest.importorskip("text_to_num")
 
 @pytest.fixture(autouse=True)
 def own_reply_cache(tmp_path, monkeypatch):
-    """Every test gets its own reply cache (never the user's)."""
+    """Every test gets its own reply cache, never the user's (the other test modules import it)."""
     from perturber.robustness import cache
 
     monkeypatch.setattr(cache, "user_cache_dir", lambda: tmp_path / "reply-cache")

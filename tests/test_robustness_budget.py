@@ -12,7 +12,7 @@ pytest.importorskip("openai")
 pytest.importorskip("text_to_num")
 
 from llm_server import Reply
-from test_robustness import TOY_SELECT, read, suite_file, toy
+from test_robustness import TOY_SELECT, own_reply_cache, read, suite_file, toy  # noqa: F401 (a fixture)
 
 from perturber import cli
 from perturber.errors import InvalidParams
@@ -20,14 +20,6 @@ from perturber.robustness import budget
 from perturber.robustness.cache import MemoryCache, ReplyCache, request_key, user_cache_dir
 from perturber.robustness.evaluate import evaluate
 from perturber.robustness.report import aggregate
-
-
-@pytest.fixture(autouse=True)
-def own_reply_cache(tmp_path, monkeypatch):
-    from perturber.robustness import cache
-
-    monkeypatch.setattr(cache, "user_cache_dir", lambda: tmp_path / "reply-cache")
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))  # for the commands run in a child
 
 
 def answering(body):

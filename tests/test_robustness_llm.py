@@ -9,17 +9,8 @@ pytest.importorskip("openai")
 pytest.importorskip("text_to_num")
 
 
-@pytest.fixture(autouse=True)
-def own_reply_cache(tmp_path, monkeypatch):
-    """Every test gets its own reply cache (never the user's)."""
-    from perturber.robustness import cache
-
-    monkeypatch.setattr(cache, "user_cache_dir", lambda: tmp_path / "reply-cache")
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))  # for the commands run in a child
-
-
 from llm_server import Reply  # the llm_server fixtures come from conftest.py
-from test_robustness import TOY_SELECT, read, suite_file, toy
+from test_robustness import TOY_SELECT, own_reply_cache, read, suite_file, toy  # noqa: F401 (a fixture)
 
 from perturber import cli
 from perturber.robustness.evaluate import EndpointModel, evaluate

@@ -11,7 +11,7 @@ pytest.importorskip("openai")
 pytest.importorskip("text_to_num")
 
 from llm_server import Reply
-from test_robustness import TOY_SELECT, read, suite_file, toy
+from test_robustness import TOY_SELECT, own_reply_cache, read, suite_file, toy  # noqa: F401 (a fixture)
 from test_robustness_compare import write_run
 
 import perturber
@@ -24,14 +24,6 @@ from perturber.robustness.schema import Case, Result
 from perturber.robustness.suite import write_suite
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture(autouse=True)
-def own_reply_cache(tmp_path, monkeypatch):
-    from perturber.robustness import cache
-
-    monkeypatch.setattr(cache, "user_cache_dir", lambda: tmp_path / "reply-cache")
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))  # for the commands run in a child
 
 
 # -- samples --------------------------------------------------------------------------------------
