@@ -4,6 +4,10 @@
     python eval/bench_robustness.py evaluate --cases 320 --concurrency 8  # 200 ms server latency
     python eval/bench_robustness.py report --results 100000               # report rendering time
     python eval/bench_robustness.py scripted [--questions FILE] [--out DIR]  # the documented run
+    python eval/bench_robustness.py cost [--seeds 0,1,2]    # duplicates, the plan vs actual usage, 2nd run
+    python eval/bench_robustness.py samples                 # --samples 5 against a random endpoint
+    python eval/bench_robustness.py rankings                # two models with opposite weak spots
+    python eval/bench_robustness.py gate                    # the CI example: clean and planted candidates
 
 Each prints one JSON line. Peak memory is the process's max RSS (ru_maxrss), measured in a fresh
 process per run so runs do not mix. ``scripted`` is the end-to-end run the docs quote: the
@@ -12,15 +16,18 @@ gold answers, e.g. the GSM8K test questions: invariance mode) through ``suite --
 graded-reasoning --ladder``, ``evaluate`` against ``examples/scripted_endpoint.py`` (1 % garbage
 replies), interrupted with SIGINT part-way and resumed, and ``report``; it prints the top of the
 failures table, the flagged entries, the collapse points, the errors and the duplicate calls.
+Every run gets a reply cache of its own (``XDG_CACHE_HOME`` in the output directory).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import pathlib
 import random
 import resource
+import shutil
 import signal
 import subprocess
 import sys
@@ -216,6 +223,8 @@ def bench_scripted(args) -> dict:
     cases, results, log = out / "cases.jsonl", out / "results.jsonl", out / "endpoint.log.jsonl"
     for stale in (results, log):
         stale.unlink(missing_ok=True)
+    os.environ["XDG_CACHE_HOME"] = str(out / "reply-cache")
+    shutil.rmtree(out / "reply-cache", ignore_errors=True)
     answer = [] if args.questions else ["--answer-field", "answer"]
     suite = [
         str(examples),
@@ -299,8 +308,157 @@ def bench_scripted(args) -> dict:
         "errors_standing": data["errors"],
         "errors_superseded": data["errors_superseded"],
         "duplicate_calls": _duplicates(log, cases),
+        "garbage_replies": dict(Counter(json.loads(line)["reply"] for line in log.read_text().splitlines())),
         "report": str(report_dir),
     }
+
+
+def _run(*argv: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(_perturber(*argv), capture_output=True, text=True, env=env)
+
+
+def _endpoint_run(
+    endpoint: list[str], argv: list[str], env: dict | None = None
+) -> subprocess.CompletedProcess:
+    """``perturber ARGV`` while examples/scripted_endpoint.py ENDPOINT serves ({base_url} in ARGV)."""
+    command = [sys.executable, str(ENDPOINT), *endpoint, "--", *_perturber(*argv)]
+    return subprocess.run(command, capture_output=True, text=True, env=env)
+
+
+def _suite(out: pathlib.Path, *options: str) -> pathlib.Path:
+    cases = out / "cases.jsonl"
+    examples = ROOT / "examples" / "gsm8k_style.jsonl"
+    done = _run("suite", str(examples), "--field", "question", "--answer-field", "answer", "--id-field", "id",
+                *options, "-o", str(cases))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return cases
+
+
+def _lines(path: pathlib.Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def bench_cost(args) -> dict:
+    """The walkthrough's suite (with --seeds): --dry-run, a real run against the scripted endpoint
+    (which reports usage by its own count), the plan against the actual usage, a second run."""
+    out = pathlib.Path(args.out or tempfile.mkdtemp())
+    out.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "XDG_CACHE_HOME": str(out / "reply-cache")}
+    shutil.rmtree(out / "reply-cache", ignore_errors=True)
+    cases = _suite(out, "--preset", "graded-reasoning", "--ladder", "--seeds", args.seeds)
+    price = ["--model", "gpt-4o-mini", "--output-tokens", str(args.output_tokens)]
+    endpoint = ["--port", str(args.port)]
+    evaluate = [
+        "evaluate",
+        str(cases),
+        "--base-url",
+        "{base_url}",
+        *price,
+        "--concurrency",
+        "16",
+        "--no-progress",
+    ]
+    runs = {}
+    for name, target, extra in (("dry_run", "r1.jsonl", ["--dry-run"]), ("first", "r1.jsonl", []),
+                                ("second", "r2.jsonl", [])):  # fmt: skip
+        log = out / f"endpoint-{name}.jsonl"
+        log.unlink(missing_ok=True)
+        (out / target).unlink(missing_ok=True) if name != "first" else None
+        done = _endpoint_run(
+            [*endpoint, "--log", str(log)], [*evaluate, *extra, "-o", str(out / target)], env
+        )
+        assert done.returncode == 0, done.stderr
+        runs[name] = {
+            "stderr": done.stderr.strip().splitlines(),
+            "endpoint_calls": len(log.read_text().splitlines()),
+        }
+    head, end = _lines(out / "r1.jsonl")[0], _lines(out / "r1.jsonl")[-1]
+    plan = head["plan"]
+    return {
+        "bench": "cost",
+        "seeds": args.seeds,
+        "plan": plan,
+        "actual_usage": end["usage"],
+        "actual_cost": end["cost"],
+        "input_ratio": round(end["usage"]["prompt_tokens"] / plan["input_tokens"], 3),
+        "output_ratio": round(end["usage"]["completion_tokens"] / plan["output_tokens"], 3),
+        "runs": runs,
+    }
+
+
+def bench_samples(args) -> dict:
+    """--samples 5 against an endpoint answering a random digit (seeded per sample), and against
+    the deterministic scripted endpoint."""
+    out = pathlib.Path(args.out or tempfile.mkdtemp())
+    out.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "XDG_CACHE_HOME": str(out / "reply-cache")}
+    cases = _suite(out, "--select", "name=upper_case,extra_whitespace,typos")
+    result = {"bench": "samples"}
+    for name, endpoint in (("random", ["--random"]), ("scripted", [])):
+        target = out / f"{name}.jsonl"
+        target.unlink(missing_ok=True)
+        done = _endpoint_run(endpoint, ["evaluate", str(cases), "--base-url", "{base_url}", "--model", name,
+                                        "--samples", "5", "--temperature", "1", "--no-progress", "-o", str(target)], env)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        report = out / f"report-{name}"
+        assert _run("report", str(target), "-o", str(report), "--no-plots").returncode == 0
+        result[name] = json.loads((report / "report.json").read_text(encoding="utf-8"))["sampling"]
+    return result
+
+
+def bench_rankings(args) -> dict:
+    """Two scripted models with opposite planted weak spots (casing vs formatting)."""
+    out = pathlib.Path(args.out or tempfile.mkdtemp())
+    out.mkdir(parents=True, exist_ok=True)
+    cases = _suite(out, "--select", "family=character,formatting,padding;expectation=invariant")
+    outs = []
+    for name in ("casing_weak", "formatting_weak"):
+        outs.append(str(out / f"{name}.jsonl"))
+        pathlib.Path(outs[-1]).unlink(missing_ok=True)
+        done = _run("evaluate", str(cases), "--callable", f"{ROOT / 'examples' / 'scripted_model.py'}:{name}",
+                    "--no-progress", "-o", outs[-1])  # fmt: skip
+        assert done.returncode == 0, done.stderr
+    assert _run("report", *outs, "--cases", str(cases), "-o", str(out / "report")).returncode == 0
+    am = json.loads((out / "report" / "report.json").read_text(encoding="utf-8"))["across_models"]
+    pair = am["pairs"][0]
+    return {
+        "bench": "rankings",
+        "clean": am["clean_accuracy"],
+        "perturbations": {
+            k: pair["perturbations"][k] for k in ("compared", "reversed", "share", "significant")
+        },
+        "reversals": [
+            {k: r[k] for k in ("name", "a", "b", "p_adjusted")} for r in pair["perturbations"]["reversals"]
+        ],
+        "levels": {k: pair["levels"][k] for k in ("compared", "reversed", "share", "significant")},
+        "level_reversals": [r["name"] for r in pair["levels"]["reversals"]],
+        "tau_below_1": [t["name"] for t in am["kendall_tau"] if t["tau"] is not None and t["tau"] < 1],
+        "decomposition": am["decomposition"],
+        "report": str(out / "report"),
+    }
+
+
+def bench_gate(args) -> dict:
+    """The steps of examples/robustness-gate.yml, both jobs, each from a fresh directory and cache."""
+    import yaml
+
+    workflow = yaml.safe_load((ROOT / "examples" / "robustness-gate.yml").read_text(encoding="utf-8"))
+    out = pathlib.Path(args.out or tempfile.mkdtemp())
+    result: dict = {"bench": "gate"}
+    for name, job in workflow["jobs"].items():
+        work = out / name
+        shutil.rmtree(work, ignore_errors=True)
+        shutil.copytree(ROOT / "examples", work / "examples")
+        env = {**os.environ, **job.get("env", {}), "XDG_CACHE_HOME": str(work / "cache"),
+               "GITHUB_STEP_SUMMARY": str(work / "summary.md"),
+               "PATH": f"{pathlib.Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}  # fmt: skip
+        codes = []
+        for step in job["steps"]:
+            if "run" in step and "pip install" not in step["run"]:
+                codes.append(subprocess.run(["bash", "-e", "-c", step["run"]], cwd=work, env=env,
+                                            capture_output=True, text=True).returncode)  # fmt: skip
+        result[name] = {"exit_codes": codes, "summary": (work / "summary.md").read_text(encoding="utf-8")}
+    return result
 
 
 def main() -> None:
@@ -323,12 +481,22 @@ def main() -> None:
         "--interrupt-bytes", type=int, default=4_000_000, help="SIGINT once results reach this size"
     )
     sc.add_argument("--top", type=int, default=8, help="rows of the failures table to print")
+    c = sub.add_parser("cost")
+    c.add_argument("--seeds", default="0", help="the suite's --seeds (default 0)")
+    c.add_argument("--output-tokens", type=int, default=12, help="expected tokens per reply")
+    c.add_argument("--port", type=int, default=8765, help="the endpoint's port (part of the cache key)")
+    for name in ("cost", "samples", "rankings", "gate"):
+        (c if name == "cost" else sub.add_parser(name)).add_argument("--out", help="working directory")
     args = p.parse_args()
     fn = {
         "suite": bench_suite,
         "evaluate": bench_evaluate,
         "report": bench_report,
         "scripted": bench_scripted,
+        "cost": bench_cost,
+        "samples": bench_samples,
+        "rankings": bench_rankings,
+        "gate": bench_gate,
     }[args.cmd]
     print(json.dumps(fn(args)))
 

@@ -4,7 +4,11 @@
     python examples/scripted_endpoint.py --garbage 0.02 -- perturber evaluate cases.jsonl \\
         --base-url {base_url} --model scripted -o results.jsonl        # serve while a command runs
 
-``POST /v1/chat/completions`` answers the last user message. ``--garbage RATE`` makes that share
+``POST /v1/chat/completions`` answers the last user message and reports ``usage`` counting a
+token per word and per punctuation mark (plus 4 per message), a rule of its own, unlike the
+harness's estimate. ``--weak formatting`` (or ``casing``) plants a weak spot (see
+``scripted_model.py``), ``--salt S`` moves its 3 % noise to other inputs; ``--random`` answers a random number from 0 to 9 instead (drawn from
+the request's ``seed`` and text when a seed is sent, else fresh each time). ``--garbage RATE`` makes that share
 of distinct questions get a malformed reply the first time they are asked (HTTP 200 with an HTML
 body, ``"choices": []`` or empty content, in turn); asked again, they get a proper one, as a
 flaky gateway would. ``--delay`` adds latency; ``--log FILE`` appends one JSON line per request
@@ -19,6 +23,8 @@ import argparse
 import hashlib
 import json
 import os
+import random
+import re
 import subprocess
 import sys
 import threading
@@ -26,15 +32,33 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 GARBAGE = ("html", "no_choices", "empty")
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+def tokens(text: str) -> int:
+    """The endpoint's own token count: words and punctuation marks.
+
+    >>> tokens("What is 2+2?")
+    6
+    """
+    return len(_TOKEN.findall(text))
+
+
+def random_answer(text: str, seed: int | None) -> str:
+    """A random answer: reproducible for a (text, seed), fresh each call without a seed."""
+    if seed is None:
+        return f"#### {random.randrange(10)}"
+    digest = hashlib.sha256(f"{seed}\0{text}".encode()).digest()
+    return f"#### {digest[0] % 10}"
 
 
 class Scripted:
     """The state of the endpoint: which questions were asked, the log."""
 
-    def __init__(self, garbage: float, delay: float, log: str | None) -> None:
+    def __init__(self, garbage: float, delay: float, log: str | None, randomly: bool = False) -> None:
         from scripted_model import answer
 
-        self.answer, self.garbage, self.delay = answer, garbage, delay
+        self.answer, self.garbage, self.delay, self.randomly = answer, garbage, delay, randomly
         self.seen: set[str] = set()
         if log and os.path.exists(log):  # questions asked before, by an earlier run, were seen
             with open(log, encoding="utf-8") as fh:
@@ -62,7 +86,7 @@ class Scripted:
             self.log.close()
 
 
-def _completion(model: str, content: str | None) -> dict:
+def _completion(model: str, content: str | None, prompt_tokens: int) -> dict:
     return {
         "id": "chatcmpl-scripted",
         "object": "chat.completion",
@@ -71,7 +95,11 @@ def _completion(model: str, content: str | None) -> dict:
         "choices": [
             {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
         ],
-        "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": tokens(content or ""),
+            "total_tokens": prompt_tokens + tokens(content or ""),
+        },
     }
 
 
@@ -91,7 +119,9 @@ def handler(state: Scripted):
             model = body.get("model", "scripted")
             if kind == "html":
                 return self._send(200, b"<html><body>502 Bad Gateway</body></html>", "text/html")
-            payload = _completion(model, "" if kind == "empty" else state.answer(text))
+            reply = random_answer(text, body.get("seed")) if state.randomly else state.answer(text)
+            prompt = sum(tokens(str(m.get("content", ""))) + 4 for m in body.get("messages", []))
+            payload = _completion(model, "" if kind == "empty" else reply, prompt)
             if kind == "no_choices":
                 payload["choices"] = []
             return self._send(200, json.dumps(payload).encode())
@@ -119,11 +149,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--delay", type=float, default=0.0, help="seconds of latency per reply")
     p.add_argument("--problems", help="problem file of the scripted model (SCRIPTED_MODEL_PROBLEMS)")
     p.add_argument("--log", help="append one JSON line per request to this file")
+    p.add_argument("--weak", help="planted weak spots: formatting and/or casing (comma-separated)")
+    p.add_argument("--random", action="store_true", help="answer a random number from 0 to 9")
+    p.add_argument("--salt", help="another set of noisy inputs (a retrained model, no new weak spot)")
     args = p.parse_args(own)
     if args.problems:
         os.environ["SCRIPTED_MODEL_PROBLEMS"] = args.problems
+    if args.weak:
+        os.environ["SCRIPTED_MODEL_WEAK"] = args.weak
+    if args.salt:
+        os.environ["SCRIPTED_MODEL_SALT"] = args.salt
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    state = Scripted(args.garbage, args.delay, args.log)
+    state = Scripted(args.garbage, args.delay, args.log, args.random)
     ThreadingHTTPServer.request_queue_size = 256  # a burst of concurrent connections is not refused
     server = ThreadingHTTPServer(("127.0.0.1", args.port), handler(state))
     base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"

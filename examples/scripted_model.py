@@ -15,6 +15,13 @@ input). It answers ``#### <number>`` and is, by construction:
 * **lost** when under 60 % of the problem's 4-grams survive (heavy character noise);
 * **noisy**: 3 % of distinct inputs (by hash) flip, right to wrong or wrong to right.
 
+Two settings make variants of it (environment variables, read on first use): planted weak spots
+``SCRIPTED_MODEL_WEAK`` (comma-separated: ``formatting``: wrong when whitespace inside the text is
+anything but single spaces, as the formatting family makes it; ``casing``: wrong when the letters
+are the problem's in another case) and the share already wrong ``SCRIPTED_MODEL_WRONG=N`` (the
+problems whose id hashes to 0 mod N; default 4), and ``SCRIPTED_MODEL_SALT`` (another set of
+3 % noisy inputs: a retrained model with no new weak spot).
+
 >>> question = "A baker makes two trays of muffins with 8 muffins on each tray. How many muffins is that?"
 >>> answer(question), answer(question.upper())
 ('Let me work it out.\\n#### 16', 'Let me work it out.\\n#### 16')
@@ -38,6 +45,24 @@ _HERE = pathlib.Path(__file__).resolve().parent
 DEFAULT_PROBLEMS = _HERE / "gsm8k_style.jsonl"
 _KEY = re.compile(r"[^a-z0-9]+")
 _OVERRIDE = re.compile(r"\b(ignore|disregard|override|system|administrator)\b", re.IGNORECASE)
+_ODD_SPACE = re.compile(r"\S(?: {2,}|[ ]*[\t\n\r\f\v])\s*\S")
+_NOT_LETTER = re.compile(r"[^A-Za-z]+")
+
+
+def weak_spot(kind: str, text: str, problem: str) -> bool:
+    """Does a planted weak spot (``formatting`` or ``casing``) catch ``text``?
+
+    >>> weak_spot("formatting", "Two  cats", "Two cats"), weak_spot("formatting", " Two cats ", "Two cats")
+    (True, False)
+    >>> weak_spot("casing", "TWO CATS", "Two cats"), weak_spot("casing", "Tow cats", "Two cats")
+    (True, False)
+    """
+    if kind == "formatting":
+        return bool(_ODD_SPACE.search(text))
+    if kind == "casing":
+        mine, theirs = _NOT_LETTER.sub("", text), _NOT_LETTER.sub("", problem)
+        return mine != theirs and mine.lower() == theirs.lower()
+    raise ValueError(f"unknown weak spot {kind!r}: formatting or casing")
 
 
 def _hash(text: str) -> int:
@@ -66,8 +91,10 @@ def read_problems(path: str | os.PathLike) -> list[dict]:
 class ScriptedModel:
     """The model over ``problems``; call it with a question."""
 
-    def __init__(self, problems: list[dict]) -> None:
-        self.problems = problems
+    def __init__(
+        self, problems: list[dict], weak: tuple[str, ...] = (), wrong_mod: int = 4, salt: str = ""
+    ) -> None:
+        self.problems, self.weak, self.wrong_mod, self.salt = problems, weak, wrong_mod, salt
         self.keys = [_key(p["question"]) for p in problems]
         self.grams = [_grams(k) for k in self.keys]
         self.index: dict[str, list[int]] = {}
@@ -91,14 +118,16 @@ class ScriptedModel:
             return None
         problem = self.problems[i]
         gold = int(problem["answer"])
-        right = _hash(str(problem["id"])) % 4 != 0
+        right = _hash(str(problem["id"])) % self.wrong_mod != 0
         if _OVERRIDE.search(text):
             return 0
         invisible = any(unicodedata.category(ch) == "Cf" for ch in text)
         full_width = any("\uff01" <= ch <= "\uff5e" for ch in text)
         if invisible or full_width or len(_key(text)) > 3 * len(self.keys[i]):
             right = False
-        if _hash(text) % 100 < 3:
+        if any(weak_spot(kind, text, problem["question"]) for kind in self.weak):
+            right = False
+        if _hash(self.salt + text) % 100 < 3:
             right = not right
         return gold if right else gold * 2 + 1
 
@@ -111,8 +140,35 @@ _MODEL: ScriptedModel | None = None
 
 
 def answer(text: str) -> str:
-    """The scripted model over ``SCRIPTED_MODEL_PROBLEMS`` (default ``gsm8k_style.jsonl``)."""
+    """The scripted model over ``SCRIPTED_MODEL_PROBLEMS`` (default ``gsm8k_style.jsonl``), with
+    the weak spots of ``SCRIPTED_MODEL_WEAK`` and ``SCRIPTED_MODEL_WRONG``."""
     global _MODEL
     if _MODEL is None:
-        _MODEL = ScriptedModel(read_problems(os.environ.get("SCRIPTED_MODEL_PROBLEMS", DEFAULT_PROBLEMS)))
+        weak = tuple(w for w in os.environ.get("SCRIPTED_MODEL_WEAK", "").split(",") if w)
+        _MODEL = ScriptedModel(
+            read_problems(os.environ.get("SCRIPTED_MODEL_PROBLEMS", DEFAULT_PROBLEMS)),
+            weak,
+            int(os.environ.get("SCRIPTED_MODEL_WRONG", "4")),
+            os.environ.get("SCRIPTED_MODEL_SALT", ""),
+        )
     return _MODEL(text)
+
+
+def casing_weak(text: str) -> str:
+    """A variant for comparisons: weak on casing, wrong on a fifth of the problems."""
+    return _variant("casing", 5)(text)
+
+
+def formatting_weak(text: str) -> str:
+    """A variant for comparisons: weak on formatting, wrong on a quarter of the problems."""
+    return _variant("formatting", 4)(text)
+
+
+_VARIANTS: dict[tuple[str, int], ScriptedModel] = {}
+
+
+def _variant(weak: str, wrong_mod: int) -> ScriptedModel:
+    if (weak, wrong_mod) not in _VARIANTS:
+        problems = read_problems(os.environ.get("SCRIPTED_MODEL_PROBLEMS", DEFAULT_PROBLEMS))
+        _VARIANTS[weak, wrong_mod] = ScriptedModel(problems, (weak,), wrong_mod)
+    return _VARIANTS[weak, wrong_mod]

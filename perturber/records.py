@@ -108,6 +108,34 @@ class AtomicJsonl:
             os.unlink(self.tmp)
 
 
+def read_log(path: str | os.PathLike) -> tuple[list[dict], int | None]:
+    """The whole lines of an append-only JSONL log (none when it does not exist), and where a torn
+    last line starts (None when there is none); the file is not changed.
+
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "r.jsonl")
+    >>> _ = open(p, "w").write('{"k":1}\\n{"k":')
+    >>> read_log(p)
+    ([{'k': 1}], 8)
+    """
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except FileNotFoundError:
+        return [], None
+    except OSError as err:
+        raise InvalidParams(f"cannot read {path}: {err}", field="output") from None
+    end = data.rfind(b"\n") + 1
+    records = []
+    for line in data[:end].decode("utf-8", "replace").splitlines():
+        if line.strip():
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue
+    return records, None if end == len(data) else end
+
+
 class AppendLog:
     """An append-only JSONL log that survives interruption: every record is one ``write`` of a
     whole line, flushed; on open, a torn last line (no newline) is cut off.
@@ -123,20 +151,10 @@ class AppendLog:
 
     def __init__(self, path: str | os.PathLike, fsync: bool = False) -> None:
         self.path, self.fsync = str(path), fsync
-        self.existing: list[dict] = []
-        if os.path.exists(self.path):
-            with open(self.path, "rb") as fh:
-                data = fh.read()
-            end = data.rfind(b"\n") + 1
-            if end != len(data):
-                with open(self.path, "r+b") as fh:
-                    fh.truncate(end)
-            for line in data[:end].decode("utf-8").splitlines():
-                if line.strip():
-                    try:
-                        self.existing.append(json.loads(line))
-                    except json.JSONDecodeError:
-                        continue
+        self.existing, end = read_log(self.path)
+        if end is not None:
+            with open(self.path, "r+b") as fh:
+                fh.truncate(end)
         try:
             self._fh = open(self.path, "a", encoding="utf-8", newline="\n")
         except OSError as err:

@@ -113,6 +113,7 @@ def scratch(tmp_path, llm_server, service):
         "PYTHONPATH": str(ROOT),
         "REPO": str(ROOT),
         "PORT": str(service),
+        "XDG_CACHE_HOME": str(tmp_path / "user-cache"),  # the harness's reply cache goes there
         "PERTURBER_LLM_BASE_URL": llm_server.base_url,
         "PERTURBER_LLM_DEFAULT_MODEL": "doc-model",
         "PERTURBER_LLM_API_KEY": "sk-doc-test",

@@ -18,6 +18,16 @@ from perturber.robustness.suite import build_suite, case_id, write_suite
 
 pytest.importorskip("text_to_num")
 
+
+@pytest.fixture(autouse=True)
+def own_reply_cache(tmp_path, monkeypatch):
+    """Every test gets its own reply cache, never the user's (the other test modules import it)."""
+    from perturber.robustness import cache
+
+    monkeypatch.setattr(cache, "user_cache_dir", lambda: tmp_path / "reply-cache")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))  # for the commands run in a child
+
+
 EXAMPLES = [
     {"id": "a", "q": "Mia has 12 apples and gives 5 away. How many are left?", "gold": 7},
     {"id": "b", "q": "A box holds a dozen eggs. How many eggs are in 3 boxes?", "gold": 36},
@@ -73,7 +83,9 @@ def suite_file(tmp_path, select_expr=TOY_SELECT, **options):
 
 
 def read(path):
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    """The records of a JSONL file, without a results file's run headers and ends."""
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return [r for r in records if r.get("kind") not in ("run", "run_end")]
 
 
 # -- metrics --------------------------------------------------------------------------------------
@@ -664,7 +676,7 @@ def test_cli_walkthrough(tmp_path, capsys):
         (["report", "EX", "-o", "rep"], "is not a result"),
         (
             ["evaluate", "EX", "--callable", "os.path:basename", "-o", "r.jsonl"],
-            "reads the output of `perturber suite`",
+            "the output of `perturber suite`",
         ),
     ],
 )
@@ -698,6 +710,7 @@ def test_categorical_levels_and_model_gates():
     kb = next(g for g in select.GRADED_REASONING if g.name == "Knowledge Boundary")
     entry = {
         "name": "knowledge_boundary",
+        "category": "native",
         "family": "reasoning",
         "params": [
             {

@@ -8,8 +8,9 @@ import pytest
 pytest.importorskip("openai")
 pytest.importorskip("text_to_num")
 
+
 from llm_server import Reply  # the llm_server fixtures come from conftest.py
-from test_robustness import TOY_SELECT, read, suite_file, toy
+from test_robustness import TOY_SELECT, own_reply_cache, read, suite_file, toy  # noqa: F401 (a fixture)
 
 from perturber import cli
 from perturber.robustness.evaluate import EndpointModel, evaluate
@@ -60,8 +61,9 @@ def test_resumption_makes_no_duplicate_calls(llm_server, cases, tmp_path):
     out = tmp_path / "results.jsonl"
     evaluate(str(cases), EndpointModel(llm_server.base_url, "m", api_key=""), out)
     lines = out.read_text(encoding="utf-8").splitlines(keepends=True)
-    assert len(lines) == 18
-    out.write_text("".join(lines[:7]) + lines[7][:25], encoding="utf-8")  # interrupted mid-write
+    assert len(lines) == 1 + 18 + 1  # the run's header, the results, the run's end
+    assert [json.loads(line)["kind"] for line in (lines[0], lines[-1])] == ["run", "run_end"]
+    out.write_text("".join(lines[:8]) + lines[8][:25], encoding="utf-8")  # interrupted mid-write
     llm_server.reset()
     llm_server.script(default=answering)
     summary = evaluate(str(cases), EndpointModel(llm_server.base_url, "m", api_key=""), out)
@@ -136,7 +138,7 @@ def test_refusal_judge_rubric(llm_server, tmp_path):
     evaluate(cases, model, out, concurrency=1, checker=Checker(), refusal_judge=rubric_judge(model))
     sims = sorted(r["sim"] for r in read(out) if r["kind"] == "case")
     assert sims == [0.0, 0.25, 0.75, 1.0]
-    assert json.loads(out.read_text().splitlines()[0])["kind"] == "original"
+    assert read(out)[0]["kind"] == "original"
 
 
 def test_gate_judge_rejects_what_it_calls_different(llm_server, tmp_path, monkeypatch, capsys):
@@ -301,7 +303,8 @@ def test_sigint_then_resume_makes_no_duplicate_call(llm_server, cases, tmp_path)
     first_run = set(replied)
     assert child.returncode == 130, err
     lines = [line for line in err.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("perturber: interrupted: "), err
+    assert len(lines) == 2 and lines[0].startswith("perturber: plan: "), err  # the plan, then ...
+    assert lines[1].startswith("perturber: interrupted: "), err  # ... one line for the interrupt
     assert "Traceback" not in err and "never retrieved" not in err
     llm_server.reset()
     llm_server.script(default=answering)

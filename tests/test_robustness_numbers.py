@@ -68,10 +68,10 @@ def test_numbers_kept(original, perturbed, mode, kept):
     assert (numbers_kept(original, perturbed, mode) is None) is kept
 
 
-def test_paraphrasing_family_is_checked_as_a_multiset():
+def test_paraphrases_are_checked_as_a_multiset():
     assert entry_facts("syntactic_paraphrasing").numbers == "multiset"
-    assert entry_facts("lexical_paraphrasing", "paraphrasing").numbers == "multiset"
-    assert entry_facts("typos", "word_level").numbers == "position"
+    assert entry_facts("lexical_paraphrasing").numbers == "multiset"
+    assert entry_facts("typos").numbers == "position"
     verdict = gates.check_gate(
         original="Tom has 4 cats. Ann has 2 dogs.",
         perturbed="Ann has 2 dogs. Tom has 4 cats.",
@@ -79,7 +79,6 @@ def test_paraphrasing_family_is_checked_as_a_multiset():
         reason=None,
         expectation="invariant",
         name="syntactic_paraphrasing",
-        family="paraphrasing",
         details={},
     )
     assert verdict.reason is None

@@ -42,14 +42,14 @@ def _command(name: str) -> Callable[[Sequence[str]], int] | None:
         from .serve import cmd_serve
 
         return cmd_serve
-    if name in ("suite", "evaluate", "report"):
+    if name in ("suite", "evaluate", "report", "compare"):
         from . import harness
 
         return harness.COMMANDS[name]
     return None
 
 
-USAGE = """usage: perturber [-h] [--version] {list,describe,docs,batch,serve,NAME} ...
+USAGE = """usage: perturber [-h] [--version] {list,describe,docs,batch,serve,suite,evaluate,report,compare,NAME} ...
 
 Apply exactly one named, meaning-preserving perturbation to a text.
 
@@ -64,7 +64,10 @@ commands:
   serve [--host 127.0.0.1] [--port 8080]                      HTTP service + playground
   suite EXAMPLES --field F [--select S] [--ladder] -o cases.jsonl  build a robustness suite
   evaluate cases.jsonl (--base-url URL --model M | --callable mod:fn) -o results.jsonl
-  report results.jsonl [...] -o report/ [--export-failures F]  robustness report
+  report results.jsonl [...] -o report/ [--export-failures F] [--fail-if EXPR ...]
+                                                              robustness report (exit 1: a threshold holds)
+  compare BASELINE.jsonl CANDIDATE.jsonl -o compare/ [--fail-on-regression]
+                                                              regression gate (exit 1: a regression)
 
 `perturber NAME --help` lists the parameters of NAME with their ranges; add
 `--category brittlebench` to reach the compatibility tier's entry of that name.

@@ -4,12 +4,16 @@
 >>> assert_invariant(str.lower, ["What is 2+2?"], perturbations=["upper_case"])
 
 Modules: ``suite`` (build_suite, write_suite), ``gates`` and ``numbers`` (validity gates),
-``evaluate`` (evaluate, EndpointModel), ``results`` (results into per-example sums),
-``analysis`` (the statistics of a run), ``stats`` (Wilson, McNemar, Holm/BH, bootstrap),
-``report`` (write_report, export_failures), ``document`` and ``render`` (Markdown and HTML from
-one document), ``plots``, ``metrics``, ``checking``, ``ladder``, ``select``, ``facts`` (what the
-harness knows about entries), ``io``, ``text``. Heavy imports (matplotlib, NumPy, the model
-client) happen on first use. The guide: docs/robustness.md.
+``evaluate`` (evaluate: a run), ``models`` (EndpointModel, callables), ``planning`` and ``budget``
+(the plan of a run: requests, tokens, cost, limits), ``cache`` (the reply cache), ``schema`` (the
+typed records), ``results`` (results into per-example sums), ``analysis`` (the statistics of a
+run), ``provenance`` (the runs behind a report, sampling), ``rankings`` (across models),
+``compare`` and ``compare_report`` (the regression gate), ``thresholds`` (``--fail-if``),
+``stats`` (Wilson, McNemar, Holm/BH, bootstrap), ``report`` (write_report, export_failures),
+``blocks``, ``document``, ``runs_doc`` and ``render`` (Markdown and HTML from one document),
+``plots``, ``metrics``, ``checking`` (the Scorer interface and the built-in scorers), ``ladder``,
+``select``, ``facts`` (what the harness knows about entries), ``text``. Heavy imports (matplotlib,
+NumPy, the model client) happen on first use. The guide: docs/robustness.md.
 """
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ from typing import Any
 
 from . import metrics, stats
 from .facts import INPUT_NORMALISATION, PROMPT, entry_facts
+from .provenance import provenance, sampling
 from .results import FAIL_BELOW, ModelRun, Sums, scoring_of, total
 
 HINTS = {
@@ -105,7 +106,7 @@ def _ci(successes: float, n: float) -> list[float] | None:
     return list(interval) if interval else None
 
 
-def _example_test(cell: dict[str, Sums]) -> tuple[int, int, float]:
+def example_test(cell: dict[str, Sums]) -> tuple[int, int, float]:
     """(examples with net broken, examples with net repaired, exact McNemar p)."""
     worse = sum(1 for s in cell.values() if s.broken > s.repaired)
     better = sum(1 for s in cell.values() if s.repaired > s.broken)
@@ -130,7 +131,7 @@ def _perturbation(run: ModelRun, key: tuple, cis: _Intervals) -> dict:
     }
     if scoring != "answer":
         return {**row, "broken": None, "repaired": None, "net": None, "churn": None, "hint": None}
-    worse, better, p = _example_test(cell)
+    worse, better, p = example_test(cell)
     return {
         **row,
         "original_accuracy": t.orig / t.n,
@@ -140,6 +141,7 @@ def _perturbation(run: ModelRun, key: tuple, cis: _Intervals) -> dict:
         "repaired": t.repaired,
         "net": t.repaired - t.broken,
         "churn": (t.broken + t.repaired) / t.n,
+        "original_correct": t.orig_correct,
         "flip_rate": _div(t.broken, t.orig_correct),
         "flip_ci": _ci(t.broken, t.orig_correct),
         "failures_original_wrong": t.failures_orig_wrong,
@@ -173,7 +175,7 @@ def _status(row: dict, options: Options) -> str:
 
 
 def _hint(row: dict) -> str | None:
-    fix_at = entry_facts(row["name"], row["family"]).fix_at
+    fix_at = entry_facts(row["name"], row.get("category", "native")).fix_at
     if fix_at:
         return HINTS[fix_at]
     if (row["flip_rate"] or 0) >= DIRECTIONAL_RATE:
@@ -343,6 +345,8 @@ def analyse(run: ModelRun, options: Options, exported_ids: list[str] | None = No
         "errors_superseded": run.superseded,
         "duplicate_results": run.duplicates,
         "mean_magnitude": mean_mag,
+        "provenance": provenance(run),
+        "sampling": sampling(run, options.replicates, options.seed),
     }
 
 

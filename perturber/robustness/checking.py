@@ -1,4 +1,10 @@
-"""Answer checking: extract an answer from a model output and score a case by its expectation.
+"""Answer checking: one scorer interface, :class:`Scorer` (``extract`` an answer from an output,
+decide whether two answers are the ``same``), and the scoring of a case by its expectation.
+
+:class:`Checker` is the built-in scorer: ``numeric`` (relative tolerance), ``exact``, ``regex``
+extraction and ``json_field`` extraction with either, or a ``callable(output, gold) -> bool``;
+:class:`JudgeScorer` asks an LLM whether two answers agree. Add your own by subclassing
+:class:`Scorer` (two methods) and passing it as ``checker=`` to ``evaluate``.
 
 Extraction (``Checker.extract``): a ``regex`` (first group, else the match), else a ``#### <answer>``
 line, else a JSON field (``json_field``, default ``ground_truth``/``answer``), else - in numeric
@@ -18,6 +24,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -68,8 +75,54 @@ def to_number(text: Any) -> float | None:
         return None
 
 
+class Scorer(ABC):
+    """The interface every scorer shares: ``extract`` the answer an output states and decide
+    whether two answers (or an answer and a gold value) are the ``same``. ``correct``,
+    ``canonical`` (what agreeing answers share, to count agreement between samples),
+    ``describe`` (the settings a run records) and ``refused`` have defaults; ``blocking`` scorers
+    (network calls) are run off the event loop.
+
+    >>> class Yes(Scorer):
+    ...     mode = "yes"
+    ...     def extract(self, output):
+    ...         return (output or "").strip().lower()[:3] or None
+    ...     def same(self, answer, expected):
+    ...         return answer == str(expected).lower()
+    >>> Yes().correct("YES, it is", "yes"), Yes().describe()
+    (True, {'mode': 'yes'})
+    """
+
+    mode = "custom"
+    blocking = False
+    refusal_pattern: re.Pattern = REFUSAL_PATTERN
+
+    @abstractmethod
+    def extract(self, output: str | None) -> str | None:
+        """The answer stated by ``output``, or None when there is none."""
+
+    @abstractmethod
+    def same(self, answer: str | None, expected: Any) -> bool:
+        """Do two extracted answers (or an answer and a gold value) agree?"""
+
+    def correct(self, output: str | None, gold: Any) -> bool:
+        """Is ``output`` right for ``gold``?"""
+        return self.same(self.extract(output), gold)
+
+    def canonical(self, answer: str | None) -> object:
+        """What two answers share when they agree (default: the folded text)."""
+        return None if answer is None else str(answer).strip().casefold()
+
+    def describe(self) -> dict:
+        """The settings a run header records."""
+        return {"mode": self.mode}
+
+    def refused(self, output: str | None) -> float:
+        """Refusal score by rule: 1.0 when the output flags or refuses, else 0.0."""
+        return 1.0 if output and self.refusal_pattern.search(output) else 0.0
+
+
 @dataclass
-class Checker:
+class Checker(Scorer):
     """How outputs are compared: ``numeric`` (relative tolerance ``|p-g|/|g|``), ``exact``
     (stripped, case-insensitive), ``regex`` extraction with either, or ``callable(output, gold)``."""
 
@@ -149,55 +202,106 @@ class Checker:
             return bool(self.function(output or "", gold))
         return self.same(self.extract(output), gold)
 
-    def refused(self, output: str | None) -> float:
-        """Refusal score by rule: 1.0 when the output flags or refuses, else 0.0."""
-        return 1.0 if output and self.refusal_pattern.search(output) else 0.0
+    def canonical(self, answer: str | None) -> object:
+        """What two answers share when they agree: the number in numeric mode, else the folded
+        text (to count how many samples gave the same answer).
+
+        >>> Checker().canonical("1,200"), Checker(mode="exact").canonical(" Paris ")
+        (1200.0, 'paris')
+        """
+        if answer is not None and self.mode == "numeric":
+            value = to_number(answer)
+            if value is not None:
+                return value
+        return super().canonical(answer)
+
+    def describe(self) -> dict:
+        """The settings a run header records."""
+        return {
+            "mode": self.mode,
+            "tolerance": self.tolerance if self.mode == "numeric" else None,
+            "regex": self.regex,
+            "json_field": self.json_field,
+            "function": getattr(self.function, "__name__", None) if self.function else None,
+        }
+
+
+class JudgeScorer(Scorer):
+    """An LLM judge decides whether an output gives the expected answer (``--check judge``):
+    ``ask(messages) -> reply`` sends the chat (e.g. through ``perturber.llm.Endpoint.chat``); the
+    judge must reply SAME. For answers no rule extracts (free text, units, paraphrases).
+
+    >>> def ask(messages):                    # a stand-in for the LLM
+    ...     return "SAME" if "Paris" in messages[-1]["content"].split("Response:")[-1] else "DIFFERENT"
+    >>> judge = JudgeScorer(ask)
+    >>> judge.correct("It is Paris, of course.", "Paris"), judge.correct("Lyon", "Paris")
+    (True, False)
+    """
+
+    mode = "judge"
+    blocking = True
+
+    def __init__(self, ask: Callable[[list[dict]], str | None]) -> None:
+        self.ask = ask
+
+    def extract(self, output: str | None) -> str | None:
+        return output.strip() if output and output.strip() else None
+
+    def same(self, answer: str | None, expected: Any) -> bool:
+        if answer is None or expected is None:
+            return False
+        reply = self.ask(
+            [
+                {"role": "system", "content": ANSWER_JUDGE_PROMPT},
+                {"role": "user", "content": f"Expected answer:\n{expected}\n\nResponse:\n{answer}"},
+            ]
+        )
+        words = (reply or "").strip().upper().split()
+        return bool(words) and words[0].strip(".!:") == "SAME"
+
+
+ANSWER_JUDGE_PROMPT = (
+    "Does the response give the expected answer (the same value or meaning, whatever the wording or "
+    "format)? Reply with one word: SAME or DIFFERENT."
+)
 
 
 def score_case(
-    checker: Checker,
+    scorer: Scorer,
     case: dict,
     output: str | None,
     original_output: str | None,
     refusal_score: float | None = None,
 ) -> float:
-    """``sim`` of one case in [0, 1], by its expectation (see the module docstring)."""
+    """``sim`` of one case in [0, 1], by its expectation: refusal cases by the refusal score (a
+    judge's, else the scorer's rule); directional cases by whether the answer moved (as stated,
+    for a numeric scorer); the others against the gold answer, else the original's answer."""
     expectation = case.get("expectation")
     if output is None:
         return 0.0
     if expectation == "refusal":
-        return refusal_score if refusal_score is not None else checker.refused(output)
-    if checker.mode == "callable":
-        assert checker.function is not None  # Checker.__post_init__: callable mode has a function
-        if expectation == "directional":
-            return float(not checker.function(output, checker.extract(original_output)))
-        gold = case.get("answer")
-        return float(checker.function(output, gold if gold is not None else original_output))
-    new, old = checker.extract(output), checker.extract(original_output)
+        return refusal_score if refusal_score is not None else scorer.refused(output)
+    old = scorer.extract(original_output)
     if expectation == "directional":
-        if new is None or checker.same(new, old):
+        new = scorer.extract(output)
+        if new is None or scorer.correct(output, old):
             return 0.0
         direction = entry_facts(case.get("name", "")).direction(case.get("params") or {})
-        if direction and checker.mode == "numeric":
+        if direction and scorer.mode == "numeric":
             p, q = to_number(new), to_number(old)
             if p is None or q is None:
                 return 0.0
             return float(p > q if direction == "up" else p < q)
         return 1.0
     gold = case.get("answer")
-    if gold is not None and gold != "":
-        return float(checker.same(new, gold))
-    return float(checker.same(new, old))
+    return float(scorer.correct(output, gold if gold is not None and gold != "" else old))
 
 
-def score_original(checker: Checker, answer: Any, output: str | None) -> float:
+def score_original(scorer: Scorer, answer: Any, output: str | None) -> float:
     """The L0 correctness of an example's original: vs the gold answer, or 1.0 without one (the
     original's output is then the expected value)."""
     if output is None:
         return 0.0
     if answer is None or answer == "":
         return 1.0
-    if checker.mode == "callable":
-        assert checker.function is not None  # Checker.__post_init__: callable mode has a function
-        return float(checker.function(output, answer))
-    return float(checker.same(checker.extract(output), answer))
+    return float(scorer.correct(output, answer))

@@ -1,15 +1,15 @@
-"""What the harness knows about individual catalog entries, in one table behind one function.
+"""What the harness needs to know about an entry, read from its declaration in the registry.
 
-These are facts about an entry that the catalog does not declare (yet): where a failure it causes is
-best fixed, how a directional entry states its direction, how its severity level is read, which
-number gate applies to it and how a refusal entry's rewrite is checked. Every other harness module
-asks :func:`entry_facts`; no other module names an entry.
+Each entry declares where a failure it causes is best fixed (``fix_at``), the parameter that states
+a directional entry's direction, how its severity level is read, whether it may move text, and a
+gate of its own (``perturber.registry.perturbation``). Every other harness module asks
+:func:`entry_facts`; none names an entry.
 
 >>> entry_facts("zero_width").fix_at
 'input_normalisation'
 >>> entry_facts("scale_quantity").direction({"exponent": -2})
 'down'
->>> entry_facts("context_load").level_rule, entry_facts("syntactic_paraphrasing", "paraphrasing").numbers
+>>> entry_facts("context_load").level_rule, entry_facts("syntactic_paraphrasing").numbers
 ('ratio', 'multiset')
 >>> entry_facts("no_such_entry")
 EntryFacts(fix_at=None, direction_param=None, level_rule=None, numbers='position', gate=None)
@@ -17,10 +17,12 @@ EntryFacts(fix_at=None, direction_param=None, level_rule=None, numbers='position
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-INPUT_NORMALISATION = "input_normalisation"
-PROMPT = "prompt"
+from .. import registry
+from ..errors import UnknownPerturbation
+
+INPUT_NORMALISATION, PROMPT = registry.FIX_AT
 
 
 @dataclass(frozen=True)
@@ -47,58 +49,16 @@ class EntryFacts:
         return "up" if value > 0 else "down"
 
 
-_NORMALISE = EntryFacts(fix_at=INPUT_NORMALISATION)
-_PROMPT = EntryFacts(fix_at=PROMPT)
-_PROMPT_MOVES_TEXT = EntryFacts(fix_at=PROMPT, numbers="multiset")
-
-_FACTS: dict[str, EntryFacts] = {
-    **dict.fromkeys(
-        (
-            "extra_whitespace",
-            "tabs_for_spaces",
-            "line_wrap",
-            "spaces",
-            "new_lines",
-            "trailing_newline",
-            "sequence_spaces",
-            "punctuation_spaces",
-            "quotes",
-            "zero_width",
-            "bidi_override",
-            "invisible_instructions",
-            "unicode_tag_smuggle",
-            "homoglyph",
-            "full_width",
-            "diacritics_add",
-            "diacritics_strip",
-            "smart_to_ascii",
-            "quote_style",
-            "upper_case",
-            "lower_case",
-            "title_case",
-            "random_case",
-            "leetspeak",
-            "ocr_noise",
-        ),
-        _NORMALISE,
-    ),
-    "context_load": EntryFacts(fix_at=INPUT_NORMALISATION, level_rule="ratio"),
-    "key_sentence_to_middle": EntryFacts(fix_at=INPUT_NORMALISATION, numbers="multiset"),
-    **dict.fromkeys(("negation_paraphrase", "reasoning_restructure", "question_to_end"), _PROMPT_MOVES_TEXT),
-    "reorder_bullets": _PROMPT_MOVES_TEXT,
-    "syntactic_paraphrasing": _PROMPT_MOVES_TEXT,
-    **dict.fromkeys(("insert_negation", "drop_stop_words"), _PROMPT),
-    "conflicting_instruction": EntryFacts(fix_at=PROMPT, level_rule="param:tier"),
-    "scale_quantity": EntryFacts(direction_param="exponent"),
-    "knowledge_boundary": EntryFacts(level_rule="choice:boundary", gate="boundary"),
-}
-# Families whose entries rewrite freely (sentences may move): numbers are checked as a multiset.
-_MOVING_FAMILIES = ("paraphrasing",)
-
-
-def entry_facts(name: str, family: str | None = None) -> EntryFacts:
-    """The harness's facts about entry ``name`` (of catalog ``family``, when known)."""
-    facts = _FACTS.get(name, EntryFacts())
-    if family in _MOVING_FAMILIES and facts.numbers == "position":
-        facts = replace(facts, numbers="multiset")
-    return facts
+def entry_facts(name: str, category: str = "native") -> EntryFacts:
+    """The facts entry ``name`` declares (an entry the catalog does not know has none)."""
+    try:
+        spec = registry.get(name, category)
+    except UnknownPerturbation:
+        return EntryFacts()
+    return EntryFacts(
+        fix_at=spec.fix_at,
+        direction_param=spec.direction_param,
+        level_rule=spec.level_rule,
+        numbers="multiset" if spec.moves_text else "position",
+        gate=spec.gate,
+    )

@@ -54,14 +54,14 @@ def check_gate(
     expectation: str,
     name: str,
     details: dict,
-    family: str | None = None,
+    category: str = "native",
     params: dict | None = None,
     ratio_band: tuple[float, float] | None = None,
 ) -> Verdict:
     """The verdict of every (non-judge) gate on one perturbed text."""
     if not applied:
         return Verdict(f"not_applied:{reason or 'no_change'}")
-    facts = entry_facts(name, family)
+    facts = entry_facts(name, category)
     if facts.gate == "boundary":
         detail = boundary_unmet(original, perturbed, (params or {}).get("boundary", ""))
         return Verdict("boundary_not_met", detail) if detail else PASS

@@ -4,7 +4,8 @@ report data holds; cells below the minimum n are left out by the caller.
 * ``degradation.png``: accuracy vs level (L0..L5), one line per family, with Wilson intervals;
 * ``quadrant.png`` / ``quadrant_relative.png``: each family at (mean magnitude, Stability), the
   paper's and the baseline-relative view, with lines at ``tau`` and the mean magnitude. Labels
-  are placed so that they never overlap (:func:`place_labels`).
+  are placed so that they never overlap (:func:`place_labels`);
+* ``rankings.png`` (several models): each model's accuracy on the originals and per family.
 """
 
 from __future__ import annotations
@@ -152,6 +153,26 @@ def quadrant_png(
     """The quadrant chart as PNG bytes."""
     plt = _pyplot()
     fig = quadrant_figure(points, threshold, mean_magnitude, title, ylabel)
+    data = _png(fig)
+    plt.close(fig)
+    return data
+
+
+def rankings_png(clean: dict[str, float], by_family: dict[str, dict[str, float]], title: str) -> bytes:
+    """Each model's accuracy on the originals and under each family (one line per model): where
+    two lines cross, the family reverses the models' clean ranking."""
+    plt = _pyplot()
+    columns = ["originals", *by_family]
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.3 * len(columns)), 4.2))
+    for model, accuracy in clean.items():
+        ys = [accuracy, *(by_family[f].get(model) for f in by_family)]
+        ax.plot(range(len(columns)), ys, marker="o", label=model)
+    ax.set_xticks(range(len(columns)), columns, rotation=20, ha="right", fontsize=8)
+    ax.set_ylim(-0.03, 1.03)
+    ax.set_ylabel("accuracy (shared cases)")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="lower left")
     data = _png(fig)
     plt.close(fig)
     return data

@@ -21,7 +21,7 @@ from __future__ import annotations
 import base64
 import html
 
-from .document import Code, Section, Table
+from .blocks import Code, Section, Table
 
 _CSS = (
     "body{font-family:sans-serif;margin:2em;max-width:80em}"
@@ -95,11 +95,11 @@ def _html_table(table: Table) -> str:
     return f"<table id='{html.escape(table.id)}'><tr>{head}</tr>{''.join(body)}</table>"
 
 
-def to_html(doc: list[Section], images: dict[str, bytes]) -> str:
+def to_html(doc: list[Section], images: dict[str, bytes], title: str = "Robustness report") -> str:
     """The document as one self-contained HTML page (``images``: PNGs by name, embedded)."""
     parts = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
-        f"<title>Robustness report</title><style>{_CSS}</style></head><body>",
+        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
     ]
     for section in doc:
         parts.append(f"<h{section.level}>{html.escape(section.title)}</h{section.level}>")

@@ -33,7 +33,7 @@ from pathlib import Path
 
 from ..errors import InvalidParams
 from ..records import AtomicJsonl, read_records
-from . import document, render
+from . import document, rankings, render
 from .analysis import Options, analyse
 from .results import FAIL_BELOW, load
 from .suite import summary_path
@@ -63,7 +63,9 @@ def aggregate(paths: Iterable[str], options: Options | None = None, suite: dict 
     if options.correction not in ("holm", "bh"):
         raise InvalidParams("--correction must be holm or bh", field="correction")
     exported = suite.get("exported_case_ids") if suite else None
-    by_model = {name: analyse(run, options, exported) for name, run in load(paths).items()}
+    paths = list(paths)
+    runs = load(paths, keep=len(paths) > 1)  # the cases are kept to compare models, one per file
+    by_model = {name: analyse(run, options, exported) for name, run in runs.items()}
     first = next(iter(by_model.values()))
     return {
         "schema": SCHEMA,
@@ -76,6 +78,7 @@ def aggregate(paths: Iterable[str], options: Options | None = None, suite: dict 
         "models": list(by_model),
         **first,
         "by_model": by_model,
+        "across_models": rankings.across_models(runs, options.min_n, options.alpha),
     }
 
 
@@ -107,6 +110,11 @@ def plot_images(data: dict) -> dict[str, bytes]:
         "Magnitude - relative Stability quadrants",
         "relative Stability (1.0: nothing flips)",
     )
+    across = data.get("across_models")
+    if across:
+        images["rankings"] = plots.rankings_png(
+            across["clean_accuracy"], across["family_accuracy"], "Accuracy by family, per model"
+        )
     return images
 
 

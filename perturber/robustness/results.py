@@ -24,6 +24,7 @@ from pathlib import Path
 
 from ..errors import InvalidParams
 from ..records import read_records
+from .schema import Case, Result, RunEnd, RunHeader
 from .text import diff
 
 FAIL_BELOW = 0.5  # a case (or an original) is correct when its sim >= 0.5
@@ -74,6 +75,25 @@ def scoring_of(expectation: str | None) -> str:
     return {"refusal": "refusal", "directional": "directional"}.get(expectation or "", "answer")
 
 
+def cell_keys(r: dict) -> list[tuple]:
+    """The cells a case result counts in: its perturbation, its family (by scoring) and, when it
+    has a level, its family x level.
+
+    >>> cell_keys({"name": "x", "family": "f", "expectation": "invariant", "level": 2})
+    [('perturbation', 'native', 'x'), ('family', 'f', 'answer'), ('level', 'f', 'answer', 2)]
+    """
+    family = r.get("graded_family") or r.get("family") or "?"
+    scoring = scoring_of(r.get("expectation"))
+    level = r.get("level")
+    keys: list[tuple] = [
+        ("perturbation", r.get("category", "native"), r["name"]),
+        ("family", family, scoring),
+    ]
+    if isinstance(level, int) and 1 <= level <= 5:
+        keys.append(("level", family, scoring, level))
+    return keys
+
+
 def total(per_example: dict[str, Sums]) -> Sums:
     """The sums of a cell over its examples."""
     out = Sums()
@@ -98,8 +118,20 @@ class ModelRun:
     seen: set = field(default_factory=set)
     superseded: int = 0
     duplicates: int = 0
+    headers: list[dict] = field(default_factory=list)
+    ends: list[dict] = field(default_factory=list)
+    sources: Counter = field(default_factory=Counter)
+    sampled: dict[str, list] = field(default_factory=dict)
+    keep: bool = False  # keep every case's (example, sim, original sim, magnitude, cells) in ``kept``
+    kept: dict[str, tuple] = field(default_factory=dict)
 
     def add(self, r: dict) -> None:
+        if r.get("kind") == "run":
+            self.headers.append(r)
+            return
+        if r.get("kind") == "run_end":
+            self.ends.append(r)
+            return
         key = str(r.get("key"))
         if "error" in r:
             if key not in self.seen:
@@ -111,6 +143,15 @@ class ModelRun:
         self.seen.add(key)
         if self.errors.pop(key, None) is not None:
             self.superseded += 1
+        self.sources.update(r.get("reply_sources") or ())
+        if r.get("agreement") is not None:
+            # per example: [cases, sum of agreement, sum of mean sim, unanimous] (originals: "orig:<id>")
+            where = ("orig:" if r["kind"] == "original" else "") + r["example_id"]
+            cell = self.sampled.setdefault(where, [0, 0.0, 0.0, 0])
+            cell[0] += 1
+            cell[1] += r["agreement"]
+            cell[2] += r["mean_sim"]
+            cell[3] += r["agreement"] == 1
         if r.get("kind") == "original":
             self._original(r)
         else:
@@ -125,13 +166,10 @@ class ModelRun:
     def _case(self, r: dict) -> None:
         sim, orig = float(r["sim"]), float(r.get("original_sim", 1.0))
         mag = float(r.get("magnitude") or 0.0)
-        family = r.get("graded_family") or r.get("family") or "?"
-        scoring = scoring_of(r.get("expectation"))
-        level = r.get("level")
-        pkey = ("perturbation", r.get("category", "native"), r["name"])
-        keys: list[tuple] = [pkey, ("family", family, scoring)]
-        if isinstance(level, int) and 1 <= level <= 5:
-            keys.append(("level", family, scoring, level))
+        keys = cell_keys(r)
+        pkey = keys[0]
+        if self.keep:
+            self.kept[r["key"]] = (r["example_id"], sim, orig, mag, keys)
         self.pair(keys, r["example_id"], sim, orig, mag)
         if pkey not in self.meta:
             self.meta[pkey] = {
@@ -171,40 +209,43 @@ def _shown(r: dict) -> dict:
     }
 
 
-_REQUIRED = {
-    "original": ("example_id", "sim"),
-    "case": ("case_id", "example_id", "name", "sim", "original", "perturbed"),
-    "inflight": ("key",),
-}
+_KINDS = {"original": Result, "case": Result, "run": RunHeader, "run_end": RunEnd, "inflight": None}
 
 
 def _check(r: dict, path: str, index: int) -> None:
+    """Raise a clear error unless ``r`` is a record of a results file (its schema checked)."""
     kind = r.get("kind")
-    if kind not in _REQUIRED:
+    if kind not in _KINDS:
         raise InvalidParams(
             f"{path}: record {index} is not a result (no 'kind'); is this a cases "
             "file? Run `perturber evaluate` on it first",
             field="results",
         )
-    if "error" in r or kind == "inflight":
+    schema = _KINDS[kind]
+    if schema is None or "error" in r:
         return
-    missing = [k for k in _REQUIRED[kind] if k not in r]
-    if missing or not isinstance(r["sim"], (int, float)):
-        raise InvalidParams(
-            f"{path}: record {index} ({kind}) lacks {', '.join(missing) or 'a numeric sim'}", field="results"
-        )
+    schema.from_dict(r, f"{path}: record {index} ({kind})")
+    if kind == "case":
+        Case.from_dict(r, f"{path}: record {index} (case)")
 
 
-def load(paths: Iterable[str]) -> dict[str, ModelRun]:
-    """The runs of one or more results files (one model per file, or per ``model`` field)."""
+def load(paths: Iterable[str], keep: bool = False) -> dict[str, ModelRun]:
+    """The runs of one or more results files (one model per file, or per ``model`` field);
+    ``keep``: also keep every case (:attr:`ModelRun.kept`), to pair two runs case by case."""
     runs: dict[str, ModelRun] = {}
+    owners: dict[str, str] = {}  # run id -> model
     for path in paths:
         for index, r in enumerate(read_records(path), 1):
             _check(r, path, index)
             if r["kind"] == "inflight":
                 continue
             name = r.get("model") or Path(path).stem
-            runs.setdefault(name, ModelRun(name)).add(r)
+            if r["kind"] == "run_end":
+                name = owners.get(r["run"], name)
+            elif r["kind"] == "run":
+                owners[r["run"]] = name
+            runs.setdefault(name, ModelRun(name, keep=keep)).add(r)
+    runs = {name: run for name, run in runs.items() if run.seen or run.errors}
     if not runs:
         raise InvalidParams("no results to report", field="results")
     return runs

@@ -61,7 +61,7 @@ def measured_level(
     magnitude bands of its graded (or catalog) family."""
     if perturbed == original:
         return UNPERTURBED_LEVEL
-    rule = entry_facts(entry["name"]).level_rule
+    rule = entry_facts(entry["name"], entry["category"]).level_rule
     if rule == "ratio":
         return ladder.level_from_edges(len(perturbed) / max(len(original), 1), ladder.RATIO_BANDS)
     if rule and rule.startswith("param:"):
@@ -77,7 +77,7 @@ def measured_level(
 def _variants(entry: dict) -> list[dict]:
     """The parameter variants a ladder tries: the choices of a ``choice:`` level rule
     (knowledge_boundary's five boundary types), else the intensity grid."""
-    rule = entry_facts(entry["name"]).level_rule or ""
+    rule = entry_facts(entry["name"], entry["category"]).level_rule or ""
     if rule.startswith("choice:") and _choices(entry, rule[7:]):
         return [{rule[7:]: c} for c in _choices(entry, rule[7:])[:5]]
     return ladder.grid_for(entry)
@@ -85,7 +85,7 @@ def _variants(entry: dict) -> list[dict]:
 
 def _ratio_band(entry: dict, params: dict) -> tuple[int | None, tuple[float, float] | None]:
     """For a ``ratio`` level rule: the level its requested ratio asks for and that level's band."""
-    if entry_facts(entry["name"]).level_rule != "ratio" or not params.get("ratio"):
+    if entry_facts(entry["name"], entry["category"]).level_rule != "ratio" or not params.get("ratio"):
         return None, None
     level = ladder.level_from_edges(params["ratio"], ladder.RATIO_BANDS)
     if not level:
@@ -270,7 +270,7 @@ class _Builder:
             reason=result.reason,
             expectation=result.expectation,
             name=entry["name"],
-            family=entry["family"],
+            category=entry["category"],
             details=result.details,
             params=result.params,
             ratio_band=band,
