@@ -38,17 +38,23 @@ MARKERS = {
 _UNSEEN = ("Cf", "Cc", "Co", "Zl", "Zp", "Zs")
 
 
-def marker(ch: str) -> str | None:
+def marker(ch: str, marks: bool = False) -> str | None:
     """The marker of one character (without the ``⟨⟩``), or None when it shows as itself: the
     named ones, ``TAG x`` for a Unicode tag character, ``U+XXXX`` for any other format, control,
-    separator or private-use character except the line feed and the space."""
+    separator or private-use character except the line feed and the space (and, with ``marks``,
+    for a combining mark, which shown alone would sit on whatever precedes it).
+
+    >>> marker("\\u0301"), marker("\\u0301", marks=True)
+    (None, 'U+0301')
+    """
     named = MARKERS.get(ch)
     if named is not None:
         return named
     cp = ord(ch)
     if 0xE0000 <= cp <= 0xE007F:
         return "TAG " + (chr(cp - 0xE0000) if 0xE0020 <= cp <= 0xE007E else f"<{cp:x}>")
-    if ch in "\n " or unicodedata.category(ch) not in _UNSEEN:
+    category = unicodedata.category(ch)
+    if ch in "\n " or not (category in _UNSEEN or (marks and category == "Mn")):
         return None
     return f"U+{cp:04X}"
 

@@ -438,7 +438,7 @@ def test_report_structure_on_a_tiny_run(toy_run):
     # 3 of 3 broken is p = 2 * 0.5**3 = 0.25 before adjustment: not significant, so no hint
     assert zw["test"] == {"examples_broken": 3, "examples_repaired": 0, "p": 0.25, "p_adjusted": 1.0}
     assert zw["status"] == "no significant change" and zw["hint"] is None
-    assert "⟨U+200B⟩" in zw["examples"][0]["diff"] and len(zw["examples"]) == 3
+    assert "⟨ZWSP⟩" in zw["examples"][0]["diff"] and len(zw["examples"]) == 3
     assert data["baseline_accuracy"] == 1.0
     fams = {f["name"]: f for f in data["families"]}
     # character: zero_width lands on L3 (acc 0), upper_case on L5 (acc 1) -> collapse at L3.

@@ -1,35 +1,34 @@
 """Texts as a report shows them: invisible characters made visible, character diffs.
 
 >>> diff("two  cats", "two cats\\u200b")
-'two[-␠-] cats{+⟨U+200B⟩+}'
+'two[-␠-] cats{+⟨ZWSP⟩+}'
 """
 
 from __future__ import annotations
 
 import difflib
-import unicodedata
+
+from ..visible import marker
 
 
 def visible(text: str | None) -> str:
-    """Invisible and ambiguous characters made visible.
+    """Every character of a changed part made visible: spaces as ``␠``, line feeds as ``⟨LF⟩``,
+    invisible characters and combining marks as the markers of :mod:`perturber.visible`.
 
-    >>> visible("a\\u200bb\\tc  d\\n")
-    'a⟨U+200B⟩b⟨TAB⟩c␠␠d⟨LF⟩'
+    >>> visible("a\\u200bb\\tc  d\\n\\u0301")
+    'a⟨ZWSP⟩b⟨TAB⟩c␠␠d⟨LF⟩⟨U+0301⟩'
     """
     if text is None:
         return ""
     out = []
     for ch in text:
-        if ch == "\t":
-            out.append("⟨TAB⟩")
+        if ch == " ":
+            out.append("␠")
         elif ch == "\n":
             out.append("⟨LF⟩")
-        elif ch == " ":
-            out.append("␠")
-        elif unicodedata.category(ch) in ("Cf", "Cc", "Zs", "Zl", "Zp", "Co", "Mn"):
-            out.append(f"⟨U+{ord(ch):04X}⟩")
         else:
-            out.append(ch)
+            mark = marker(ch, marks=True)
+            out.append(ch if mark is None else f"⟨{mark}⟩")
     return "".join(out)
 
 
