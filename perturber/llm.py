@@ -509,6 +509,15 @@ class Endpoint:
             f"the model endpoint timed out after {self.timeout:g} s", code="model_timeout"
         )
 
+    def _failure(self, exc: Exception, call_end: float) -> tuple[PerturberError, bool, float | None]:
+        """What one failed attempt means: (error, retryable, Retry-After seconds). A malformed reply
+        is retried like a 5xx; any other error of ours is final and raised."""
+        if isinstance(exc, ModelBadResponse):
+            return exc, True, None
+        if isinstance(exc, PerturberError):
+            raise exc
+        return self._classify(exc, call_end)
+
     def _classify(self, exc: BaseException, call_end: float) -> tuple[PerturberError, bool, float | None]:
         """Map an exception of one attempt to (error, retryable, retry_after)."""
         openai = self._openai
@@ -640,12 +649,8 @@ class Endpoint:
                         raise TimeoutError
                     raw = client.chat.completions.with_raw_response.create(**body, **self._options(bounds))
                     return self._completion(raw, body["model"], started, "seed" in body)
-                except ModelBadResponse as exc:
-                    err, retryable, retry_after = exc, True, None
-                except PerturberError:
-                    raise
                 except Exception as exc:
-                    err, retryable, retry_after = self._classify(exc, call_end)
+                    err, retryable, retry_after = self._failure(exc, call_end)
                 finally:
                     _attempt.reset(token)
                 self._sleep(self._retry_delay(attempt, err, retryable, retry_after, call_end))
@@ -676,12 +681,8 @@ class Endpoint:
                     max(bounds.end - time.monotonic(), 0),
                 )
                 return self._completion(raw, body["model"], started, "seed" in body)
-            except ModelBadResponse as exc:
-                err, retryable, retry_after = exc, True, None
-            except PerturberError:
-                raise
             except Exception as exc:
-                err, retryable, retry_after = self._classify(exc, call_end)
+                err, retryable, retry_after = self._failure(exc, call_end)
             finally:
                 _attempt.reset(token)
             await asyncio.sleep(self._retry_delay(attempt, err, retryable, retry_after, call_end))
