@@ -69,7 +69,7 @@ import sys
 import time
 from dataclasses import dataclass
 
-from perturber import aws
+from functions import aws
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
