@@ -8,8 +8,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from llm_server import Reply  # the llm_server fixtures come from conftest.py
 
+from evalkit.chat_server import Reply  # the llm_server fixtures come from conftest.py
 from perturber.errors import ConfigurationError, InvalidParams, ModelBackendError, ResourceUnavailable
 from perturber.llm import (
     Completion,

@@ -4,10 +4,10 @@ against the real OpenAI-compatible server of tests/llm_server.py."""
 import json
 
 import pytest
-from llm_server import Reply
 from model_tier_helpers import MODEL, SERVER_KEY, configure  # the tier fixture comes from conftest.py
 
 import perturber
+from evalkit.chat_server import Reply
 from perturber import cli, model_tier, registry
 from perturber.errors import InvalidParams, ModelBackendError, ResourceUnavailable
 from perturber.model_tier import COMPOSE_GUARD, REWRITE_GUARD, TASKS, postprocess, refused

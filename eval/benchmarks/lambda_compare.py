@@ -1,18 +1,18 @@
 """Lambda cold start and per-request overhead, this tree against another, side by side in one run.
 
     git worktree add --detach /tmp/prev <commit>
-    python eval/bench_lambda.py --prev /tmp/prev [--runs 9] [--seconds 3] [--before-h11] [--json OUT]
+    python eval/run_all.py run bench-lambda --prev /tmp/prev [--runs 9] [--seconds 3] [--before-h11] [--json OUT]
 
 Figures (each alternating between the trees, so that load changes hit both alike):
 
 * import: ``import functions.api.handler`` in fresh processes with bytecode cached, median (ms,
   wall and CPU: on a loaded machine the CPU figure is the steadier one);
 * INIT: the function built by each tree's recipe under awslambdaric against a local Runtime API,
-  read-only task root, process start -> first ``/next``, median (eval/lambda_runtime.py), on this
+  read-only task root, process start -> first ``/next``, median (:mod:`benchmarks.lambda_runtime`), on this
   interpreter and, when pyenv has it, on python3.12 (the Lambda runtime's version);
 * zip: each tree's ``infra/Makefile build-ApiFunction`` for arm64/python3.12 (what ``sam build``
   ships), zipped at deflate level 9 like infra/ci-checks.sh, and its .pyc count;
-* HTTP: both trees' services up at once (uvicorn, 1 worker), eval/bench_service.py's client,
+* HTTP: both trees' services up at once (uvicorn, 1 worker), :mod:`benchmarks.service`'s client,
   single-text requests alternating per scenario and round: median req/s, p50, p99 (``--before-h11``:
   the previous tree's server on h11 + asyncio, as before the service extra added httptools + uvloop);
 * Lambda requests: the handler called in-process with an HTTP API event per single-text request
@@ -21,7 +21,6 @@ Figures (each alternating between the trees, so that load changes hit both alike
 
 from __future__ import annotations
 
-import argparse
 import glob
 import http.client
 import json
@@ -35,10 +34,10 @@ import tempfile
 import time
 import zipfile
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "eval"))
-import bench_service  # noqa: E402
-import lambda_runtime as lr  # noqa: E402
+from benchmarks import lambda_runtime as lr
+from benchmarks import service as bench_service
+from evalkit import cli
+from evalkit.paths import ROOT
 
 IMPORT = (
     "import time; t, c = time.perf_counter(), time.process_time(); "
@@ -58,15 +57,15 @@ def import_ms(tree: pathlib.Path) -> tuple[float, float]:
     return float(wall), float(cpu)
 
 
+# run in the tree measured, with this tree's scenarios and sentence as its argument
 LAMBDA_REQUESTS = """
 import json, statistics, sys, time
-sys.path.insert(0, "eval")
-import bench_service
 from functions.api.events import LocalContext, http_api_event
 from functions.api.handler import handler
+scenarios, sentence = json.loads(sys.argv[1])
 out = {}
-for name, params in bench_service.SCENARIOS:
-    body = json.dumps({"texts": [bench_service.SENTENCE], "seed": 7, **params}).encode()
+for name, params in scenarios:
+    body = json.dumps({"texts": [sentence], "seed": 7, **params}).encode()
     event = http_api_event("POST", f"/perturb/native/{name}", headers={"content-type": "application/json"}, body=body)
     context = LocalContext()
     assert handler(event, context)["statusCode"] == 200
@@ -85,7 +84,17 @@ def lambda_request_us(tree: pathlib.Path) -> dict:
     """µs per in-process handler invocation of a single-text request event, per scenario."""
     env = {**os.environ, "PYTHONPATH": str(tree), "NLTK_DATA": str(ROOT / "build" / "nltk_data")}
     out = subprocess.run(
-        [sys.executable, "-c", LAMBDA_REQUESTS], cwd=tree, env=env, check=True, capture_output=True, text=True
+        [
+            sys.executable,
+            "-c",
+            LAMBDA_REQUESTS,
+            json.dumps([bench_service.SCENARIOS, bench_service.SENTENCE]),
+        ],
+        cwd=tree,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -163,7 +172,7 @@ def start_server(tree: pathlib.Path, pure: bool = False) -> tuple[subprocess.Pop
 
 
 def http_figures(trees: dict, seconds: float, rounds: int, pure_before: bool = False) -> dict:
-    """Single-text requests (eval/bench_service.py's client), both servers up, alternating per
+    """Single-text requests (:mod:`benchmarks.service`'s client), both servers up, alternating per
     scenario and round; the median over rounds of req/s, p50 and p99."""
     servers = {key: start_server(tree, pure_before and key == "before") for key, tree in trees.items()}
     runs: dict = {key: {} for key in trees}
@@ -193,9 +202,7 @@ def http_figures(trees: dict, seconds: float, rounds: int, pure_before: bool = F
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = cli.parser("bench-lambda", __doc__)
     parser.add_argument("--prev", type=pathlib.Path, required=True, help="the tree to compare with")
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--seconds", type=float, default=2.0, help="HTTP: per scenario and round")

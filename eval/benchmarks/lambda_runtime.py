@@ -16,7 +16,7 @@
   environment variables only (plus the function's own from ``infra/template.yaml``).
 * ``init_ms``: INIT = process start -> first ``/next``, the quantity Lambda reports as Init Duration.
 
-    python eval/lambda_runtime.py [--repo DIR ...] [--python PY ...] [--runs 7] [--json OUT]
+    python eval/run_all.py run lambda-init [--repo DIR ...] [--python PY ...] [--runs 7] [--json OUT]
 
 builds each repository's function (default: this one) for each interpreter (default: this one)
 and prints the median INIT of fresh processes per build, alternating between them, plus the
@@ -25,7 +25,6 @@ unzipped size of each build.
 
 from __future__ import annotations
 
-import argparse
 import importlib.metadata
 import json
 import os
@@ -42,7 +41,9 @@ import time
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+from evalkit import cli
+from evalkit.paths import ROOT
+
 PREFIX = "/2018-06-01/runtime"
 HANDLER = "functions.api.handler.handler"
 RUNTIME_PACKAGES = ("awslambdaric", "simplejson", "snapshot-restore-py")
@@ -335,9 +336,7 @@ def tree_bytes(path: pathlib.Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = cli.parser("lambda-init", __doc__)
     parser.add_argument(
         "--repo",
         action="append",

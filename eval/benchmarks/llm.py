@@ -1,16 +1,15 @@
 """The model-backed tier under batches: the service (uvicorn subprocess) calls a local
-OpenAI-compatible server (tests/llm_server.py) that adds a fixed delay per completion.
+OpenAI-compatible server (:mod:`evalkit.chat_server`) that adds a fixed delay per completion.
 
 Reports, per batch size, the median wall time of a POST /perturb/native/simplification with that
 many texts (bearer-authenticated, server key), the max in-flight requests seen upstream, and the
 ideal time ceil(n / concurrency) * delay. Also the import cost of the client (openai).
 
-    python eval/bench_llm.py [--delay 0.2] [--sizes 1,50,1000] [--repeat 3] [--json OUT]
+    python eval/run_all.py run bench-llm [--delay 0.2] [--sizes 1,50,1000] [--repeat 3] [--json OUT]
 """
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import http.client
 import json
@@ -22,12 +21,10 @@ import subprocess
 import sys
 import time
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-sys.path.insert(0, str(ROOT / "eval"))
-
-from bench_service import free_port  # noqa: E402
-from llm_server import LLMServer, Reply  # noqa: E402
+from benchmarks.service import free_port
+from evalkit import cli
+from evalkit.chat_server import ChatServer, Reply
+from evalkit.paths import ROOT
 
 TOKEN = "bench-token"
 
@@ -43,13 +40,13 @@ def import_cost(module: str, runs: int = 5) -> float:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = cli.parser("bench-llm", __doc__)
     ap.add_argument("--delay", type=float, default=0.2)
     ap.add_argument("--sizes", default="1,50,1000")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--json")
     args = ap.parse_args(argv)
-    upstream = LLMServer().start()
+    upstream = ChatServer().start()
     upstream.script(
         default=lambda body: Reply(content=body["messages"][1]["content"] + " (rewritten)", delay=args.delay)
     )
