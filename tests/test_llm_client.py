@@ -1,4 +1,4 @@
-"""perturber.llm against a real OpenAI-compatible server on 127.0.0.1 (tests/llm_server.py)."""
+"""perturber.llm against a real OpenAI-compatible server on 127.0.0.1 (evalkit.chat_server, through the llm_server fixture)."""
 
 import asyncio
 import logging

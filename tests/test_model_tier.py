@@ -1,5 +1,5 @@
 """The 17 model-backed entries (docs/spec/catalog.md §3, §11.1-11.2, §12, §13) over the library and CLI,
-against the real OpenAI-compatible server of tests/llm_server.py."""
+against the real OpenAI-compatible server of evalkit.chat_server (the llm_server fixture)."""
 
 import json
 

@@ -1,4 +1,4 @@
-"""``perturber evaluate`` against a real OpenAI-compatible server on 127.0.0.1 (tests/llm_server.py)."""
+"""``perturber evaluate`` against a real OpenAI-compatible server on 127.0.0.1 (evalkit.chat_server, through the llm_server fixture)."""
 
 import json
 import logging

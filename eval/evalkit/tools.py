@@ -59,8 +59,9 @@ def command(name: str, args: list[str], python: str | None = None) -> list[str]:
 
 
 def environment() -> dict[str, str]:
-    """This environment with ``eval/`` and the root first on ``PYTHONPATH`` (the tools' imports)."""
-    path = [str(ROOT / "eval"), str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
+    """This environment with ``eval/`` (the tools' packages) first on ``PYTHONPATH`` and the root
+    (``functions``) last, so that a ``PYTHONPATH`` given by the caller (another tree) comes before it."""
+    path = [str(ROOT / "eval"), *filter(None, [os.environ.get("PYTHONPATH")]), str(ROOT)]
     return {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
 
 
