@@ -21,10 +21,9 @@ import subprocess
 import sys
 import time
 
-from benchmarks.service import free_port
+from benchmarks.service import free_port, start_server
 from evalkit import cli
 from evalkit.chat_server import ChatServer, Reply
-from evalkit.paths import ROOT
 
 TOKEN = "bench-token"
 
@@ -39,6 +38,58 @@ def import_cost(module: str, runs: int = 5) -> float:
     return round(statistics.median(times), 1)
 
 
+def rewriter(delay: float):
+    """The upstream's answer: the text to rewrite, marked, after ``delay`` seconds."""
+    return lambda body: Reply(content=body["messages"][1]["content"] + " (rewritten)", delay=delay)
+
+
+def service_environment(upstream: ChatServer) -> dict:
+    """The service's environment: the model tier on ``upstream``, bearer-authenticated callers."""
+    return {
+        **os.environ,
+        "PERTURBER_LLM_BASE_URL": upstream.base_url,
+        "PERTURBER_LLM_DEFAULT_MODEL": "bench",
+        "PERTURBER_LLM_BEARER_SHA256": hashlib.sha256(TOKEN.encode()).hexdigest(),
+        "PERTURBER_LLM_API_KEY": "sk-bench",
+    }
+
+
+def time_batch(port: int, n: int) -> float:
+    """Seconds of one ``POST /perturb/native/simplification`` with ``n`` texts."""
+    body = json.dumps({"texts": [f"Question number {i}: what is {i} plus {i}?" for i in range(n)]})
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+    start = time.perf_counter()
+    conn.request(
+        "POST",
+        "/perturb/native/simplification",
+        body,
+        {"content-type": "application/json", "authorization": f"Bearer {TOKEN}"},
+    )
+    resp = conn.getresponse()
+    data = resp.read()
+    took = time.perf_counter() - start
+    assert resp.status == 200, data[:300]
+    assert len(json.loads(data)["results"]) == n
+    return took
+
+
+def batch_row(upstream: ChatServer, port: int, n: int, args, concurrency: int) -> dict:
+    """The median of ``args.repeat`` batches of ``n`` texts, against the ideal, and what the
+    upstream saw (of the last one)."""
+    times = []
+    for _ in range(args.repeat):
+        upstream.reset()
+        upstream.script(default=rewriter(args.delay))
+        times.append(time_batch(port, n))
+    return {
+        "texts": n,
+        "median_s": round(statistics.median(times), 3),
+        "ideal_s": round(math.ceil(n / concurrency) * args.delay, 3),
+        "max_in_flight": upstream.max_in_flight,
+        "upstream_requests": len(upstream.requests),
+    }
+
+
 def main(argv=None) -> int:
     ap = cli.parser("bench-llm", __doc__)
     ap.add_argument("--delay", type=float, default=0.2)
@@ -46,69 +97,17 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--json")
     args = ap.parse_args(argv)
-    upstream = ChatServer().start()
-    upstream.script(
-        default=lambda body: Reply(content=body["messages"][1]["content"] + " (rewritten)", delay=args.delay)
-    )
-    port = free_port()
-    env = {
-        **os.environ,
-        "PERTURBER_LLM_BASE_URL": upstream.base_url,
-        "PERTURBER_LLM_DEFAULT_MODEL": "bench",
-        "PERTURBER_LLM_BEARER_SHA256": hashlib.sha256(TOKEN.encode()).hexdigest(),
-        "PERTURBER_LLM_API_KEY": "sk-bench",
-    }
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "perturber.cli", "serve", "--port", str(port)],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
     from perturber.llm import LLMSettings
 
+    upstream = ChatServer().start()
+    env = service_environment(upstream)
     concurrency = LLMSettings.from_env(env).concurrency
     report = {"delay_s": args.delay, "concurrency": concurrency, "batches": []}
+    port = free_port()
+    proc = start_server(port, env)
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                http.client.HTTPConnection("127.0.0.1", port, timeout=1).request("GET", "/health")
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.1)
         for n in (int(x) for x in args.sizes.split(",")):
-            body = json.dumps({"texts": [f"Question number {i}: what is {i} plus {i}?" for i in range(n)]})
-            times = []
-            for _ in range(args.repeat):
-                upstream.reset()
-                upstream.script(
-                    default=lambda b: Reply(
-                        content=b["messages"][1]["content"] + " (rewritten)", delay=args.delay
-                    )
-                )
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
-                start = time.perf_counter()
-                conn.request(
-                    "POST",
-                    "/perturb/native/simplification",
-                    body,
-                    {"content-type": "application/json", "authorization": f"Bearer {TOKEN}"},
-                )
-                resp = conn.getresponse()
-                data = resp.read()
-                times.append(time.perf_counter() - start)
-                assert resp.status == 200, data[:300]
-                assert len(json.loads(data)["results"]) == n
-            row = {
-                "texts": n,
-                "median_s": round(statistics.median(times), 3),
-                "ideal_s": round(math.ceil(n / concurrency) * args.delay, 3),
-                "max_in_flight": upstream.max_in_flight,
-                "upstream_requests": len(upstream.requests),
-            }
+            row = batch_row(upstream, port, n, args, concurrency)
             report["batches"].append(row)
             print(json.dumps(row), flush=True)
     finally:

@@ -42,10 +42,13 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(port: int) -> subprocess.Popen:
+def start_server(port: int, env: dict | None = None) -> subprocess.Popen:
+    """``perturber serve`` on ``port`` (environment ``env``, default this one), once it answers
+    ``GET /health``."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "perturber.cli", "serve", "--port", str(port)],
         cwd=ROOT,
+        env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
