@@ -53,11 +53,12 @@ test-versions:
 # Side by side with the reference implementation when ../shared/bench and a reference interpreter
 # exist (REF_PYTHON; make one outside the repo: python3.11 -m venv ../ref-venv &&
 # ../ref-venv/bin/pip install ../shared/anchors/ibm_perturber), else our figures alone; then memory,
-# and docs/performance.md from the figures (eval/bench_side.py).
+# and docs/performance.md from the figures (tool bench-side); then HTTP throughput (bench-service).
+# Every tool of eval/ runs as `python eval/run_all.py run TOOL ...` (`run --help` lists them).
 REF_PYTHON ?= $(CURDIR)/../ref-venv/bin/python
 bench: venv nltk-data
-	$(BIN)/python eval/bench_side.py --ref $(REF_PYTHON)
-	$(BIN)/python eval/bench_service.py
+	$(BIN)/python eval/run_all.py run bench-side --ref $(REF_PYTHON)
+	$(BIN)/python eval/run_all.py run bench-service
 
 lambda-local: venv nltk-data
 	$(BIN)/python -m functions.api.local --host $(HOST) --port $(PORT)
@@ -77,14 +78,14 @@ lint: venv
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-# Lambda INIT under awslambdaric against a local Runtime API (eval/lambda_runtime.py)
+# Lambda INIT under awslambdaric against a local Runtime API (eval/benchmarks/lambda_runtime.py)
 .PHONY: lambda-init
 lambda-init: venv nltk-data
-	$(BIN)/python eval/lambda_runtime.py --runs 9
+	$(BIN)/python eval/run_all.py run lambda-init --runs 9
 .PHONY: bench-llm
 # The model-backed tier under batches (local OpenAI-compatible server adding 200 ms per completion).
 bench-llm: venv nltk-data
-	$(BIN)/python eval/bench_llm.py --delay 0.2 --sizes 1,50,1000
+	$(BIN)/python eval/run_all.py run bench-llm --delay 0.2 --sizes 1,50,1000
 
 # Issue 15: the perturbation reference, the distributions, the Lambda lock.
 .PHONY: docs dist lock

@@ -134,7 +134,8 @@ step "sam build"
 PATH="$PY312_BIN:$PATH" "$TOOLS/bin/sam" build -t infra/template.yaml \
     --build-dir "$WORK/sam-build" --cache-dir "$WORK/sam-cache" || fail "sam build"
 FN_DIR="$WORK/sam-build/ApiFunction"
-[ -f "$FN_DIR/functions/api/handler.py" ] && [ -d "$FN_DIR/perturber" ] \
+# functions/aws.py: the handler's secrets module imports it (it is not in the perturber wheel)
+[ -f "$FN_DIR/functions/api/handler.py" ] && [ -f "$FN_DIR/functions/aws.py" ] && [ -d "$FN_DIR/perturber" ] \
   || fail "sam build output lacks functions/ or perturber/"
 if find "$FN_DIR" -name '*.so' | grep -q x86_64; then
   fail "x86_64 extension modules in the arm64 function: $(find "$FN_DIR" -name '*x86_64*.so' | head -3)"

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Deploy helpers with boto3, for CI or a laptop (the stack itself comes from infra/template.yaml).
 
-    python infra/deploy.py publish-layer build/nltk_data_layer.zip --name perturber-nltk-data \\
+    python -m infra.deploy publish-layer build/nltk_data_layer.zip --name perturber-nltk-data \\
         [--region us-east-1] [--s3-bucket BUCKET]
-    python infra/deploy.py update-function NAME [--zip fn.zip] [--layer-arn ARN] [--memory 1024] \\
+    python -m infra.deploy update-function NAME [--zip fn.zip] [--layer-arn ARN] [--memory 1024] \\
         [--env KEY=VALUE ...] [--region us-east-1]
 
 ``publish-layer`` prints the new layer version ARN. ``update-function`` uploads new code (a zip,
@@ -14,7 +14,8 @@ the resulting configuration as JSON, with the value of every environment variabl
 says it holds a secret (``KEY``, ``SECRET``, ``TOKEN``, ``PASSWORD``, ``SHA256`` ...) shown as
 ``***`` (also in error messages). Credentials come from the usual boto3 chain (environment,
 profile, the OIDC role of the deploy workflow). Errors are one line on stderr, exit status 1
-(2 for usage errors), never a traceback.
+(2 for usage errors), never a traceback. Run it from the repository's root, as a module (it imports
+``functions.aws``).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import re
 import sys
 from pathlib import Path
 
-from perturber import aws
+from functions import aws
 
 DIRECT_UPLOAD_LIMIT = 50 * 1024 * 1024  # Lambda's limit for a zip sent in the request itself
 DEFAULT_RUNTIMES = ("python3.12",)
@@ -225,7 +226,7 @@ def _explain(err: Exception) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python infra/deploy.py",
+        prog="python -m infra.deploy",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

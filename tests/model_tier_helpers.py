@@ -1,4 +1,4 @@
-"""Shared set-up of the model-tier tests: the tier configured against tests/llm_server.py."""
+"""Shared set-up of the model-tier tests: the tier configured against the llm_server fixture (evalkit.chat_server)."""
 
 import pytest
 

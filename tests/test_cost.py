@@ -1,10 +1,9 @@
-"""eval/cost.py: REPORT-line parsing, trimmed mean, the price formula, the sweeps (moto, local)."""
+"""eval/costmodel: REPORT-line parsing, trimmed mean, the price formula, the sweeps (moto, local)."""
 
 from __future__ import annotations
 
 import base64
 import csv
-import importlib.util
 import io
 import json
 import os
@@ -17,11 +16,9 @@ import boto3
 import pytest
 from moto import mock_aws
 
+from costmodel import cli, lambda_logs, local, prices, remote, scenarios, snapstart
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-_spec = importlib.util.spec_from_file_location("eval_cost", ROOT / "eval" / "cost.py")
-cost = importlib.util.module_from_spec(_spec)
-sys.modules["eval_cost"] = cost  # dataclasses look their module up while the class is created
-_spec.loader.exec_module(cost)
 
 REGION = "us-east-1"
 
@@ -51,7 +48,7 @@ SNAPSTART = (
 
 
 def test_parse_warm_report_line():
-    assert cost.parse_report(WARM) == {
+    assert lambda_logs.parse_report(WARM) == {
         "request_id": "3604209a-e9a3-11e6-939a-754dd98c7be3",
         "duration_ms": 12.34,
         "billed_ms": 13.0,
@@ -62,27 +59,27 @@ def test_parse_warm_report_line():
 
 
 def test_parse_cold_report_line_has_init_duration():
-    report = cost.parse_report(COLD)
+    report = lambda_logs.parse_report(COLD)
     assert report["init_ms"] == 1076.84 and report["billed_ms"] == 2228 and report["duration_ms"] == 1150.79
     assert report["max_memory_mb"] == 120 and report["memory_mb"] == 256
 
 
 def test_parse_xray_and_snapstart_variants():
-    xray = cost.parse_report(XRAY)
+    xray = lambda_logs.parse_report(XRAY)
     assert (xray["duration_ms"], xray["billed_ms"], xray["init_ms"], xray["memory_mb"]) == (
         2.03,
         3,
         150.12,
         128,
     )
-    snap = cost.parse_report(SNAPSTART)
+    snap = lambda_logs.parse_report(SNAPSTART)
     assert snap["init_ms"] is None and snap["restore_ms"] == 300.5 and snap["billed_restore_ms"] == 235
 
 
 def test_other_lines_are_ignored_and_a_tail_gives_its_reports():
-    assert cost.parse_report("START RequestId: x Version: $LATEST") is None
-    assert cost.parse_report("END RequestId: x") is None
-    assert cost.parse_report("REPORT something without durations") is None
+    assert lambda_logs.parse_report("START RequestId: x Version: $LATEST") is None
+    assert lambda_logs.parse_report("END RequestId: x") is None
+    assert lambda_logs.parse_report("REPORT something without durations") is None
     tail = "\n".join(
         [
             "START RequestId: a Version: $LATEST",
@@ -95,74 +92,76 @@ def test_other_lines_are_ignored_and_a_tail_gives_its_reports():
             "",
         ]
     )
-    reports = cost.parse_log_tail(base64.b64decode(base64.b64encode(tail.encode())).decode())
+    reports = lambda_logs.parse_log_tail(base64.b64decode(base64.b64encode(tail.encode())).decode())
     assert [r["billed_ms"] for r in reports] == [2228, 13]
 
 
 def test_trimmed_mean_drops_the_top_and_bottom_20_percent():
-    assert cost.trimmed_mean(range(1, 11)) == 5.5  # drops 1, 2 and 9, 10
-    assert cost.trimmed_mean([10, 11, 12, 13, 1000]) == 12  # one from each end
-    assert cost.trimmed_mean([5, 7, 100]) == pytest.approx(37.333, abs=1e-3)  # n=3: nothing dropped
-    assert cost.trimmed_mean([4.0]) == 4.0
-    assert cost.trimmed_mean([1, 2, 3, 4], discard=0.5) == 2.5  # everything dropped -> plain mean
+    assert lambda_logs.trimmed_mean(range(1, 11)) == 5.5  # drops 1, 2 and 9, 10
+    assert lambda_logs.trimmed_mean([10, 11, 12, 13, 1000]) == 12  # one from each end
+    assert lambda_logs.trimmed_mean([5, 7, 100]) == pytest.approx(37.333, abs=1e-3)  # n=3: nothing dropped
+    assert lambda_logs.trimmed_mean([4.0]) == 4.0
+    assert lambda_logs.trimmed_mean([1, 2, 3, 4], discard=0.5) == 2.5  # everything dropped -> plain mean
     with pytest.raises(ValueError):
-        cost.trimmed_mean([])
+        lambda_logs.trimmed_mean([])
 
 
 # -- prices -----------------------------------------------------------------------------------
 
 
 def test_price_formula_matches_the_worked_numbers():
-    http = cost.call_cost(30, 512, "arm64", "http")
+    http = prices.call_cost(30, 512, "arm64", "http")
     assert http.compute == pytest.approx(2.0e-7, rel=1e-4)
     assert http.request == pytest.approx(2.0e-7) and http.gateway == pytest.approx(1.0e-6)
     assert round(http.per_million, 2) == 1.40
-    assert round(cost.call_cost(30, 512, "arm64", "rest").per_million, 2) == 3.90
-    assert round(cost.call_cost(30, 512, "x86_64", "http").per_million, 2) == 1.45
-    assert round(cost.call_cost(18, 1024, "arm64", "http").per_million, 2) == 1.44
-    assert round(cost.call_cost(30, 512, "arm64", "url").per_million, 2) == 0.40
+    assert round(prices.call_cost(30, 512, "arm64", "rest").per_million, 2) == 3.90
+    assert round(prices.call_cost(30, 512, "x86_64", "http").per_million, 2) == 1.45
+    assert round(prices.call_cost(18, 1024, "arm64", "http").per_million, 2) == 1.44
+    assert round(prices.call_cost(30, 512, "arm64", "url").per_million, 2) == 0.40
 
 
 def test_init_is_amortized_at_the_cold_start_rate():
-    one_init = cost.call_cost(30, 512, "arm64", "http", cold_start_rate=1.0, init_ms=3000).init
+    one_init = prices.call_cost(30, 512, "arm64", "http", cold_start_rate=1.0, init_ms=3000).init
     assert one_init == pytest.approx(2.0e-5, rel=1e-4)  # "one 3 s init at 512 MB arm64 = $2.0e-5"
-    assert cost.call_cost(30, 512, cold_start_rate=0.01, init_ms=3000).init == pytest.approx(2.0e-7, rel=1e-4)
-    assert cost.call_cost(30, 512, cold_start_rate=0.5, init_ms=0).init == 0
+    assert prices.call_cost(30, 512, cold_start_rate=0.01, init_ms=3000).init == pytest.approx(
+        2.0e-7, rel=1e-4
+    )
+    assert prices.call_cost(30, 512, cold_start_rate=0.5, init_ms=0).init == 0
 
 
 def test_billing_rounds_up_to_the_millisecond():
-    assert cost.billed_ms(30.0) == 30
-    assert cost.billed_ms(30.0001) == 31
-    assert cost.billed_ms(29.2) == 30
-    assert cost.billed_ms(0.2) == 1 and cost.billed_ms(0) == 1
-    assert cost.call_cost(29.2, 512).total == cost.call_cost(30, 512).total
-    assert cost.call_cost(30.5, 512).compute > cost.call_cost(30, 512).compute
+    assert prices.billed_ms(30.0) == 30
+    assert prices.billed_ms(30.0001) == 31
+    assert prices.billed_ms(29.2) == 30
+    assert prices.billed_ms(0.2) == 1 and prices.billed_ms(0) == 1
+    assert prices.call_cost(29.2, 512).total == prices.call_cost(30, 512).total
+    assert prices.call_cost(30.5, 512).compute > prices.call_cost(30, 512).compute
     # measured Billed Duration (a trimmed mean) is not rounded again
-    assert cost.call_cost(30.4, 512, already_billed=True).compute == pytest.approx(
-        cost.PRICE_GB_S["arm64"] * 0.5 * 30.4 / 1000
+    assert prices.call_cost(30.4, 512, already_billed=True).compute == pytest.approx(
+        prices.PRICE_GB_S["arm64"] * 0.5 * 30.4 / 1000
     )
 
 
 def test_http_api_is_metered_in_512_kb_steps():
-    assert cost.gateway_units("http", 0) == 1
-    assert cost.gateway_units("http", 512 * 1024) == 1
-    assert cost.gateway_units("http", 512 * 1024 + 1) == 2
-    assert cost.gateway_units("rest", 5_000_000) == 1 and cost.gateway_units("url", 10) == 0
-    assert cost.call_cost(30, 512, gateway="http", payload_bytes=600_000).gateway == pytest.approx(2e-6)
+    assert prices.gateway_units("http", 0) == 1
+    assert prices.gateway_units("http", 512 * 1024) == 1
+    assert prices.gateway_units("http", 512 * 1024 + 1) == 2
+    assert prices.gateway_units("rest", 5_000_000) == 1 and prices.gateway_units("url", 10) == 0
+    assert prices.call_cost(30, 512, gateway="http", payload_bytes=600_000).gateway == pytest.approx(2e-6)
 
 
 def test_duration_model_cpu_share_up_to_1769_mb():
-    assert cost.modeled_ms(10, 1769) == 10
-    assert cost.modeled_ms(10, 3008) == 10  # single-threaded: no faster above one vCPU
-    assert cost.modeled_ms(10, 128) == pytest.approx(10 * 1769 / 128)
-    assert cost.modeled_ms(10, 512) == pytest.approx(34.55, abs=0.01)
+    assert prices.modeled_ms(10, 1769) == 10
+    assert prices.modeled_ms(10, 3008) == 10  # single-threaded: no faster above one vCPU
+    assert prices.modeled_ms(10, 128) == pytest.approx(10 * 1769 / 128)
+    assert prices.modeled_ms(10, 512) == pytest.approx(34.55, abs=0.01)
 
 
 def test_bad_arch_or_gateway_are_rejected():
     with pytest.raises(ValueError):
-        cost.call_cost(1, 512, arch="riscv")
+        prices.call_cost(1, 512, arch="riscv")
     with pytest.raises(ValueError):
-        cost.call_cost(1, 512, gateway="alb")
+        prices.call_cost(1, 512, gateway="alb")
 
 
 # -- the real sweep's control flow, against moto ---------------------------------------------
@@ -257,8 +256,8 @@ def test_memory_sweep_updates_each_size_in_order_and_prices_reports(lambda_clien
         9.0,
     ]  # 1024 MB
     client = RecordingClient(lambda_client, durations)
-    event, request_bytes = cost.scenario_event("quotes", "native", "padding", "20w", 1)
-    rows = cost.function_sweep(client, "perturber-api", memories, event, invocations=n, log=lambda *_: None)
+    event, request_bytes = scenarios.scenario_event("quotes", "native", "padding", "20w", 1)
+    rows = remote.function_sweep(client, "perturber-api", memories, event, invocations=n, log=lambda *_: None)
     assert client.updates == memories + [512], "each size in order, then the original restored"
     assert lambda_client.get_function_configuration(FunctionName="perturber-api")["MemorySize"] == 512
     assert len(client.invocations) == n * len(memories)
@@ -270,12 +269,12 @@ def test_memory_sweep_updates_each_size_in_order_and_prices_reports(lambda_clien
     assert first["init_ms"] == 812.5 and first["max_memory_used_mb"] == 90
     # warm billed: 41, 42, 43, 61 -> trimmed (floor(4*0.2)=0 dropped) mean 46.75
     assert first["billed_ms"] == pytest.approx((41 + 42 + 43 + 61) / 4)
-    priced = cost.price_measured(rows, "arm64", "http", 0.0, None, request_bytes, "quotes (measured)")
+    priced = remote.price_measured(rows, "arm64", "http", 0.0, None, request_bytes, "quotes (measured)")
     assert [p["memory_mb"] for p in priced] == memories
-    expected = cost.call_cost(first["billed_ms"], 128, "arm64", "http", already_billed=True)
+    expected = prices.call_cost(first["billed_ms"], 128, "arm64", "http", already_billed=True)
     assert priced[0]["usd_per_million_calls"] == pytest.approx(expected.per_million, abs=1e-4)
-    with_init = cost.price_measured(rows, "arm64", "http", 0.1, None, request_bytes, "x")[0]
-    assert with_init["usd_init"] == pytest.approx(0.1 * cost.PRICE_GB_S["arm64"] * 0.125 * 0.813, rel=1e-3)
+    with_init = remote.price_measured(rows, "arm64", "http", 0.1, None, request_bytes, "x")[0]
+    assert with_init["usd_init"] == pytest.approx(0.1 * prices.PRICE_GB_S["arm64"] * 0.125 * 0.813, rel=1e-3)
 
 
 def test_memory_sweep_counts_missing_reports_and_errors(lambda_client):
@@ -285,17 +284,17 @@ def test_memory_sweep_counts_missing_reports_and_errors(lambda_client):
             return {**resp, "LogResult": "", "FunctionError": "Unhandled"}
 
     client = NoTail(lambda_client, [10.0] * 3)
-    rows = cost.function_sweep(client, "perturber-api", [512], {"x": 1}, invocations=3, log=lambda *_: None)
+    rows = remote.function_sweep(client, "perturber-api", [512], {"x": 1}, invocations=3, log=lambda *_: None)
     assert client.updates == [512], "nothing to restore when the last size is the original"
     assert rows[0]["missing_reports"] == 3 and rows[0]["errors"] == 3 and rows[0]["billed_ms"] is None
-    assert cost.price_measured(rows, "arm64", "http", 0.0, None, 10, "x") == []
+    assert remote.price_measured(rows, "arm64", "http", 0.0, None, 10, "x") == []
 
 
 # -- local sweep and outputs ------------------------------------------------------------------
 
 
 def test_local_run_writes_table_and_plot(tmp_path, capsys):
-    code = cost.main(
+    code = cli.main(
         [
             "--local",
             "--perturbations",
@@ -338,20 +337,20 @@ def test_local_run_writes_table_and_plot(tmp_path, capsys):
     for row in rows:
         assert float(row["usd_per_million_calls"]) >= 1.2  # request + HTTP API alone
         assert float(row["duration_ms"]) == pytest.approx(
-            cost.modeled_ms(float(row["local_ms"]), int(row["memory_mb"])), abs=1e-3
+            prices.modeled_ms(float(row["local_ms"]), int(row["memory_mb"])), abs=1e-3
         )
 
 
 def test_sample_texts_have_the_requested_sizes():
-    assert len(cost.sample_text("20w", "text").split()) == 20
-    assert len(cost.sample_text("2KB", "text")) == 2048
-    assert len(cost.sample_text("20KB", "text")) == 20480
-    schema = cost.sample_text("2KB", "schema")
+    assert len(scenarios.sample_text("20w", "text").split()) == 20
+    assert len(scenarios.sample_text("2KB", "text")) == 2048
+    assert len(scenarios.sample_text("20KB", "text")) == 20480
+    schema = scenarios.sample_text("2KB", "schema")
     assert 2048 <= len(schema) < 2300 and json.loads(schema)["type"] == "object"
 
 
 def test_measured_init_is_a_positive_number():
-    assert 0 < cost.measure_init_ms(runs=1) < 60_000
+    assert 0 < local.measure_init_ms(runs=1) < 60_000
 
 
 def test_function_mode_without_credentials_is_one_line(tmp_path):
@@ -363,7 +362,8 @@ def test_function_mode_without_credentials_is_one_line(tmp_path):
         AWS_ENDPOINT_URL="http://127.0.0.1:9",
     )
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "eval" / "cost.py"), "--function-name", "f", "--out", str(tmp_path)],
+        [sys.executable, "eval/run_all.py", "run", "cost", "--function-name", "f", "--out", str(tmp_path)],
+        cwd=ROOT,
         env=env,
         capture_output=True,
         text=True,
@@ -382,33 +382,33 @@ def test_cli_validates_options():
         [],
     ):
         with pytest.raises(SystemExit) as exc:
-            cost.main(bad)
+            cli.main(bad)
         assert exc.value.code == 2
 
 
 def test_snapstart_cache_and_restore_prices():
     gb_month = 30 * 24 * 3600
-    row = cost.snapstart_monthly(1024, cold_starts=1000, init_ms=400, arch="arm64")
+    row = snapstart.snapstart_monthly(1024, cold_starts=1000, init_ms=400, arch="arm64")
     assert row["cache"] == pytest.approx(0.0000015046 * gb_month)  # one version, 1 GB, a month
     assert row["restores"] == pytest.approx(1000 * 0.0001397998)
     assert row["without"] == pytest.approx(1000 * 0.0000133334 * 0.4)
     assert row["extra"] == pytest.approx(row["cache"] + row["restores"] - row["without"])
     # a version that lives one hour is billed the 3-hour minimum; half the memory, half the price
-    short = cost.snapstart_monthly(512, 0, 400, cached_s=3600)
+    short = snapstart.snapstart_monthly(512, 0, 400, cached_s=3600)
     assert short["cache"] == pytest.approx(0.0000015046 * 0.5 * 3 * 3600)
 
 
 def test_snapstart_pays_off_only_for_long_inits():
-    even = cost.snapstart_break_even_init_ms("arm64")
+    even = snapstart.snapstart_break_even_init_ms("arm64")
     assert even == pytest.approx(0.0001397998 / 0.0000133334 * 1000)
-    below = cost.snapstart_monthly(512, 1e6, even * 0.9, cached_s=3 * 3600)
-    above = cost.snapstart_monthly(512, 1e6, even * 1.1, cached_s=3 * 3600)
+    below = snapstart.snapstart_monthly(512, 1e6, even * 0.9, cached_s=3 * 3600)
+    above = snapstart.snapstart_monthly(512, 1e6, even * 1.1, cached_s=3 * 3600)
     assert below["extra"] > 0 > above["extra"]
 
 
 def test_snapstart_option_prints_the_comparison(tmp_path, capsys):
     assert (
-        cost.main(
+        cli.main(
             [
                 "--local",
                 "--perturbations",
@@ -435,4 +435,4 @@ def test_snapstart_option_prints_the_comparison(tmp_path, capsys):
     assert "pays off only above 10.5 s of INIT" in out
     assert "512 MB: INIT billed $0.0267/month" in out
     with pytest.raises(SystemExit):
-        cost.main(["--local", "--snapstart", "-1"])
+        cli.main(["--local", "--snapstart", "-1"])

@@ -1,8 +1,7 @@
-"""infra/deploy.py against moto (never real AWS): layer publishing, function updates, the CLI."""
+"""infra/deploy.py (``python -m infra.deploy``) against moto (never real AWS): layer publishing, function updates, the CLI."""
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
 import os
@@ -15,10 +14,9 @@ import boto3
 import pytest
 from moto import mock_aws
 
+from infra import deploy
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-_spec = importlib.util.spec_from_file_location("infra_deploy", ROOT / "infra" / "deploy.py")
-deploy = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(deploy)
 
 REGION = "us-east-1"
 MOTO_CONFIG = {"lambda": {"use_docker": False}}
@@ -172,7 +170,8 @@ def test_cli_without_credentials_is_one_clear_line(tmp_path, layer_zip):
         ["update-function", "f", "--memory", "256"],
     ):
         proc = subprocess.run(
-            [sys.executable, str(ROOT / "infra" / "deploy.py"), *args],
+            [sys.executable, "-m", "infra.deploy", *args],
+            cwd=ROOT,
             env=env,
             capture_output=True,
             text=True,

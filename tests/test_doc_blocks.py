@@ -6,7 +6,8 @@
   for ``localhost:8080`` and a local OpenAI-compatible server for the model tier. Commands that
   install, build, deploy or benchmark are checked instead of run: a ``make`` target must exist in
   the Makefile, a ``pip install`` extra in pyproject.toml, a script in the repository, and every
-  ``--flag`` of an ``eval/`` benchmark in its ``--help`` (``examples/`` scripts run); ``sam``, ``npx``, ``aws`` and
+  ``--flag`` of an ``eval/`` command in the ``--help`` of its sub-commands (``python eval/run_all.py
+  run TOOL ...``: the tool's own; ``examples/`` scripts run); ``sam``, ``npx``, ``aws`` and
   ``git`` (deployment and checkout tools) must be given a known sub-command.
 * ``text`` blocks (signatures, trees, sample output) are not code.
 
@@ -24,7 +25,8 @@ import sys
 import time
 
 import pytest
-from llm_server import Reply
+
+from evalkit.chat_server import Reply
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md"] + sorted(p for p in (ROOT / "docs").glob("*.md") if p.name != "perturbations.md")
@@ -54,7 +56,7 @@ python() {
     eval/*)
       [ -f "$REPO/$1" ] || fail "no script $1"
       local script=$1; shift
-      local sub=(); case "${1:-}" in ""|-*) ;; *) sub=("$1"); shift;; esac  # a sub-command
+      local sub=(); while [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; do sub+=("$1"); shift; done  # run TOOL ...
       help=$(command python "$REPO/$script" "${sub[@]}" --help 2>&1) || fail "$script ${sub[*]} --help"
       for a in "$@"; do
         [ "$a" = "--" ] && break  # what follows is the command the script runs
@@ -144,6 +146,8 @@ def test_the_checks_catch_a_wrong_command(scratch):
         "make no-such-target",
         "pip install 'perturber[nope]'",
         "python eval/bench.py --no-such-flag",
+        "python eval/run_all.py run cost --local --no-such-flag",
+        "python eval/run_all.py run no-such-tool",
     ):
         done = subprocess.run(
             ["bash", "-c", CHECKS + wrong], cwd=where, env=env, capture_output=True, text=True

@@ -7,17 +7,14 @@ import sys
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "eval"))
-
-import catalog_stage
-import evalkit as kit
-import fidelity
-import judge
-import report
-
 import perturber
+from evalkit import paths, report, sections
+from evalkit.corpus import load_corpus
+from fidelity import catalog, groups, judge, regions, stage, stats
+from fidelity.synonym_yield import synonym_yield
 from perturber import registry
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 KINDS = {
     "questions",
@@ -34,23 +31,23 @@ KINDS = {
 
 @pytest.fixture
 def out(tmp_path, monkeypatch):
-    monkeypatch.setattr(kit, "OUT", tmp_path)
+    monkeypatch.setattr(paths, "OUT", tmp_path)
     return tmp_path
 
 
 def test_corpus_covers_every_kind_with_unique_ids():
-    items = kit.load_corpus()
+    items = load_corpus()
     assert {i["kind"] for i in items} == KINDS
     assert len({i["id"] for i in items}) == len(items) >= 70
     assert all(i["text"] == i["text"].strip("\n") and "%%" not in i["text"] for i in items)
     json_texts = [i for i in items if i["kind"] == "json_schemas_tools"]
-    assert all(kit.json_values(i["text"]) for i in json_texts[:3])
+    assert all(regions.json_values(i["text"]) for i in json_texts[:3])
 
 
 def test_load_corpus_splits_on_the_separator_line(tmp_path):
     (tmp_path / "b.txt").write_text("one\n%%\ntwo\nlines\n%%\n\n", encoding="utf-8")
     (tmp_path / "a.txt").write_text("first", encoding="utf-8")
-    assert kit.load_corpus(tmp_path) == [
+    assert load_corpus(tmp_path) == [
         {"id": "a#0", "kind": "a", "text": "first"},
         {"id": "b#0", "kind": "b", "text": "one"},
         {"id": "b#1", "kind": "b", "text": "two\nlines"},
@@ -69,7 +66,7 @@ def test_load_corpus_splits_on_the_separator_line(tmp_path):
     ],
 )
 def test_json_values_finds_regions(text, count):
-    assert len(kit.json_values(text)) == count
+    assert len(regions.json_values(text)) == count
 
 
 @pytest.mark.parametrize(
@@ -86,26 +83,26 @@ def test_json_values_finds_regions(text, count):
     ],
 )
 def test_json_equivalent_allows_edits_only_inside_prose_values(before, after, ok):
-    assert kit.json_equivalent(kit.json_values(before)[0], kit.json_values(after)[0]) is ok
+    assert regions.json_equivalent(regions.json_values(before)[0], regions.json_values(after)[0]) is ok
 
 
 def test_json_preserved():
     text = 'Use {"type": "object", "required": ["answer"]} please.'
-    assert kit.json_preserved("no json here", "whatever") is None
-    assert kit.json_preserved(text, text.replace("please", "PLEASE")) is True
-    assert kit.json_preserved(text, text.replace('"answer"', '"respond"')) is False
-    assert kit.json_preserved(text, text.replace('"type":', '"type"\n:').replace("{", "{ ", 1)) is True
-    assert kit.json_preserved(text, text.replace('"object"', '"obj\nect"')) is False
+    assert regions.json_preserved("no json here", "whatever") is None
+    assert regions.json_preserved(text, text.replace("please", "PLEASE")) is True
+    assert regions.json_preserved(text, text.replace('"answer"', '"respond"')) is False
+    assert regions.json_preserved(text, text.replace('"type":', '"type"\n:').replace("{", "{ ", 1)) is True
+    assert regions.json_preserved(text, text.replace('"object"', '"obj\nect"')) is False
 
 
 def test_statistics():
-    assert kit.spearman([1, 2, 2, 3], [1, 3, 3, 4]) == 1.0
-    assert kit.spearman([1, 2, 3, 4], [4, 3, 2, 1]) == -1.0
-    assert kit.spearman([1, 1, 1], [1, 2, 3]) is None and kit.spearman([1, 2], [1, 2]) is None
-    assert kit.spearman([1, None, 2, 3], [2, 5, 3, 1]) == -0.5
-    assert kit.median([3, None, 1, 2]) == 2 and kit.median([None]) is None
-    assert kit.quantile([5, 1, 4, 2, 3], 0.9) == 5 and kit.quantile([5, 1, 4, 2, 3], 0.1) == 1
-    assert kit.rate([True, False, None, True]) == 2 / 3 and kit.rate([None]) is None
+    assert stats.spearman([1, 2, 2, 3], [1, 3, 3, 4]) == 1.0
+    assert stats.spearman([1, 2, 3, 4], [4, 3, 2, 1]) == -1.0
+    assert stats.spearman([1, 1, 1], [1, 2, 3]) is None and stats.spearman([1, 2], [1, 2]) is None
+    assert stats.spearman([1, None, 2, 3], [2, 5, 3, 1]) == -0.5
+    assert stats.median([3, None, 1, 2]) == 2 and stats.median([None]) is None
+    assert stats.quantile([5, 1, 4, 2, 3], 0.9) == 5 and stats.quantile([5, 1, 4, 2, 3], 0.1) == 1
+    assert stats.rate([True, False, None, True]) == 2 / 3 and stats.rate([None]) is None
 
 
 class FakeCompletion:
@@ -139,11 +136,11 @@ def test_judge_is_skipped_with_a_note_when_the_client_is_missing(monkeypatch):
 
 def test_control_group_and_json_exemptions_follow_the_catalog():
     specs = {s.name: s for s in registry.entries()}
-    assert fidelity.control_group(specs["insert_negation"])  # directional
-    assert fidelity.control_group(specs["context_load"])  # out of scope
-    assert not fidelity.control_group(specs["typos"])
-    assert fidelity.json_exempt(specs["reorder_properties"]) and fidelity.json_exempt(specs["full_width"])
-    assert not fidelity.json_exempt(specs["typos"])
+    assert groups.control_group(specs["insert_negation"])  # directional
+    assert groups.control_group(specs["context_load"])  # out of scope
+    assert not groups.control_group(specs["typos"])
+    assert groups.json_exempt(specs["reorder_properties"]) and groups.json_exempt(specs["full_width"])
+    assert not groups.json_exempt(specs["typos"])
 
 
 def test_json_gate_counts_only_non_exempt_failures():
@@ -155,7 +152,7 @@ def test_json_gate_counts_only_non_exempt_failures():
         {"entry": "upper_case", "json_preserved": True},
         {"entry": "lower_case", "json_preserved": None},
     ]
-    assert fidelity.failures_of_json(rows, specs) == {"typos": 2}
+    assert groups.failures_of_json(rows, specs) == {"typos": 2}
 
 
 def test_synonym_yield_v2_is_a_subset_of_v1():
@@ -167,7 +164,7 @@ def test_synonym_yield_v2_is_a_subset_of_v1():
     except perturber.ResourceUnavailable:
         pytest.skip("NLTK data missing")
     corpus = [{"text": "What is the capital of France? Pick a number. The movie was long."}]
-    y = fidelity.synonym_yield(corpus)
+    y = synonym_yield(corpus)
     assert y["tokens"] == 13  # word tokens, no punctuation
     assert (y["v1_candidates"], y["v2_candidates"]) == (3, 1)  # capital, number, movie vs movie
 
@@ -178,14 +175,12 @@ def test_fidelity_fast_run_writes_json_and_section(out, monkeypatch, tmp_path_fa
         'Reply with {"answer": "a short sentence", "n": 3} for three apples.\n%%\nHello there world.',
         encoding="utf-8",
     )
-    monkeypatch.setattr(kit, "CORPUS_DIR", corpus)
-    assert fidelity.main(["--fast", "--entries", "leetspeak"]) == 0
+    monkeypatch.setattr(paths, "CORPUS_DIR", corpus)
+    assert stage.main(["--fast", "--entries", "leetspeak"]) == 0
     leet = json.loads((out / "fidelity.json").read_text(encoding="utf-8"))["entries"]["leetspeak"]
     # leetspeak writes digits for letters: numbers appear that the original did not state
     assert leet["applied"] >= 1 and leet["numbers_preserved_rate"] == 0.0
-    code = fidelity.main(
-        ["--fast", "--strict-json", "--entries", "full_width", "baseline", "insert_negation"]
-    )
+    code = stage.main(["--fast", "--strict-json", "--entries", "full_width", "baseline", "insert_negation"])
     assert code == 0  # full_width changes JSON by design: exempt, so strict mode passes
     data = json.loads((out / "fidelity.json").read_text(encoding="utf-8"))
     assert set(data["entries"]) == {"full_width", "baseline", "insert_negation"}
@@ -200,12 +195,12 @@ def test_fidelity_fast_run_writes_json_and_section(out, monkeypatch, tmp_path_fa
     assert len(lines) == 2 * 3  # 2 texts x 3 entries, one seed
     assert "numbers preserved: perturber.number_words" in section
     before = section
-    assert fidelity.main(["--report-only"]) == 0
+    assert stage.main(["--report-only"]) == 0
     assert (out / "sections" / "fidelity.md").read_text(encoding="utf-8") == before
 
 
 def test_catalog_stage_counts_every_entry(out):
-    assert catalog_stage.main() == 0
+    assert catalog.main([]) == 0
     data = json.loads((out / "catalog.json").read_text(encoding="utf-8"))
     assert data["catalog_digest"] == perturber.catalog_digest()
     n = len(perturber.list_perturbations())
@@ -214,9 +209,9 @@ def test_catalog_stage_counts_every_entry(out):
 
 
 def test_report_collects_sections_in_order_under_the_claims_table(out):
-    kit.write_outputs("peers", {}, "## Peers\n\np")
-    kit.write_outputs("catalog", {}, "## Catalog\n\nc")
-    kit.write_outputs("brittlebench", {}, "## Brittlebench\n\nb")
+    sections.write_outputs("peers", {}, "## Peers\n\np")
+    sections.write_outputs("catalog", {}, "## Catalog\n\nc")
+    sections.write_outputs("brittlebench", {}, "## Brittlebench\n\nb")
     text = report.build(out).read_text(encoding="utf-8")
     assert (
         text.index("## Claims")
@@ -247,7 +242,7 @@ def test_embedding_similarity_is_offline_and_ranks_paraphrases_first(monkeypatch
     pytest.importorskip("onnxruntime")
     import socket
 
-    import embedding
+    from fidelity import embedding
 
     def refuse(*args, **kwargs):
         raise AssertionError("network attempted")
@@ -267,7 +262,7 @@ def test_embedding_similarity_is_offline_and_ranks_paraphrases_first(monkeypatch
 
 def test_peers_stage_writes_ratios(out):
     pytest.importorskip("glitchlings")
-    import peers
+    from fidelity import peers
 
     assert peers.main(["--calls", "2", "--repeats", "1"]) == 0
     data = json.loads((out / "peers.json").read_text(encoding="utf-8"))

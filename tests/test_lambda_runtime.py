@@ -2,9 +2,9 @@
 
 The code directory is built by infra/Makefile (the recipe `sam build` runs) for this machine,
 made read-only, and run as `python -S -m awslambdaric functions.api.handler.handler` with
-Lambda's environment only (eval/lambda_runtime.py). Every sample event of infra/events/ must get
+Lambda's environment only (eval/benchmarks/lambda_runtime.py). Every sample event of infra/events/ must get
 the same answer as the in-process handler and the library; a broken handler must be reported
-through /init/error. INIT timings are measured by `python eval/lambda_runtime.py`, not here.
+through /init/error. INIT timings are measured by `python eval/run_all.py run lambda-init`, not here.
 """
 
 from __future__ import annotations
@@ -18,11 +18,10 @@ import sys
 import pytest
 
 import perturber
+from benchmarks import lambda_runtime as lr
 
 pytest.importorskip("awslambdaric")
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "eval"))
-import lambda_runtime as lr
 
 EVENTS = sorted((ROOT / "infra" / "events").glob("*.json"))
 NLTK = ROOT / "build" / "nltk_data"

@@ -1,4 +1,4 @@
-"""perturber.llm against a real OpenAI-compatible server on 127.0.0.1 (tests/llm_server.py)."""
+"""perturber.llm against a real OpenAI-compatible server on 127.0.0.1 (evalkit.chat_server, through the llm_server fixture)."""
 
 import asyncio
 import logging
@@ -8,8 +8,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from llm_server import Reply  # the llm_server fixtures come from conftest.py
 
+from evalkit.chat_server import Reply  # the llm_server fixtures come from conftest.py
 from perturber.errors import ConfigurationError, InvalidParams, ModelBackendError, ResourceUnavailable
 from perturber.llm import (
     Completion,

@@ -10,10 +10,10 @@ import json
 import httpx
 import pytest
 from fastapi.testclient import TestClient
-from llm_server import Reply
 from model_tier_helpers import SERVER_KEY, configure
 from starlette.routing import Mount
 
+from evalkit.chat_server import Reply
 from perturber import core, credentials, model_tier, registry
 from perturber.service import auth
 

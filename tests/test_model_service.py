@@ -8,10 +8,10 @@ import logging
 
 import pytest
 from fastapi.testclient import TestClient
-from llm_server import Reply
 from model_tier_helpers import MODEL, SERVER_KEY, configure
 
 import perturber
+from evalkit.chat_server import Reply
 from perturber import cli, credentials, model_tier
 
 CALLER_KEY = "sk-caller-KEY-91b2"

@@ -1,13 +1,13 @@
 """The 17 model-backed entries (docs/spec/catalog.md §3, §11.1-11.2, §12, §13) over the library and CLI,
-against the real OpenAI-compatible server of tests/llm_server.py."""
+against the real OpenAI-compatible server of evalkit.chat_server (the llm_server fixture)."""
 
 import json
 
 import pytest
-from llm_server import Reply
 from model_tier_helpers import MODEL, SERVER_KEY, configure  # the tier fixture comes from conftest.py
 
 import perturber
+from evalkit.chat_server import Reply
 from perturber import cli, model_tier, registry
 from perturber.errors import InvalidParams, ModelBackendError, ResourceUnavailable
 from perturber.model_tier import COMPOSE_GUARD, REWRITE_GUARD, TASKS, postprocess, refused

@@ -5,10 +5,10 @@ import threading
 import time
 
 import pytest
-from llm_server import Reply
 from model_tier_helpers import configure
 from test_playground import CHROMIUM, FLAGS, pytestmark  # noqa: F401 - same markers and skip rule
 
+from evalkit.chat_server import Reply
 from perturber import model_tier
 
 CALLER_KEY = "sk-playground-KEY-55aa"

@@ -11,9 +11,9 @@ import pytest
 pytest.importorskip("openai")
 pytest.importorskip("text_to_num")
 
-from llm_server import Reply
 from test_robustness import TOY_SELECT, own_reply_cache, read, suite_file, toy  # noqa: F401 (a fixture)
 
+from evalkit.chat_server import Reply
 from perturber import cli
 from perturber.errors import InvalidParams
 from perturber.robustness import budget

@@ -1,4 +1,4 @@
-"""``perturber evaluate`` against a real OpenAI-compatible server on 127.0.0.1 (tests/llm_server.py)."""
+"""``perturber evaluate`` against a real OpenAI-compatible server on 127.0.0.1 (evalkit.chat_server, through the llm_server fixture)."""
 
 import json
 import logging
@@ -9,9 +9,9 @@ pytest.importorskip("openai")
 pytest.importorskip("text_to_num")
 
 
-from llm_server import Reply  # the llm_server fixtures come from conftest.py
 from test_robustness import TOY_SELECT, own_reply_cache, read, suite_file, toy  # noqa: F401 (a fixture)
 
+from evalkit.chat_server import Reply  # the llm_server fixtures come from conftest.py
 from perturber import cli
 from perturber.robustness.evaluate import EndpointModel, evaluate
 from perturber.robustness.report import aggregate

@@ -10,11 +10,11 @@ import pytest
 pytest.importorskip("openai")
 pytest.importorskip("text_to_num")
 
-from llm_server import Reply
 from test_robustness import TOY_SELECT, own_reply_cache, read, suite_file, toy  # noqa: F401 (a fixture)
 from test_robustness_compare import write_run
 
 import perturber
+from evalkit.chat_server import Reply
 from perturber import cli
 from perturber.errors import InvalidParams
 from perturber.robustness import rankings, stats

@@ -1,20 +1,15 @@
-"""eval/smoke.py against live local servers: uvicorn (the service) and the Lambda-path adapter."""
+"""eval/benchmarks/smoke.py against live local servers: uvicorn (the service) and the Lambda-path adapter."""
 
 from __future__ import annotations
 
-import importlib.util
 import io
-import pathlib
 import socket
 import threading
 import time
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-_spec = importlib.util.spec_from_file_location("eval_smoke", ROOT / "eval" / "smoke.py")
-smoke = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(smoke)
+from benchmarks import smoke
 
 
 def free_port() -> int:

@@ -21,8 +21,8 @@ import logging
 import threading
 import time
 
+from functions.aws import region
 from perturber import settings
-from perturber.aws import region
 from perturber.credentials import env_api_key
 from perturber.errors import ResourceUnavailable
 

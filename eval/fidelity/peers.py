@@ -1,6 +1,6 @@
 """Peers stage: per-call latency of perturber vs glitchlings and nlpaug on the same inputs.
 
-    python eval/peers.py [--calls 300] [--repeats 7]
+    python eval/run_all.py run peers [--calls 300] [--repeats 7]      (python -m fidelity.peers)
 
 For each operation the libraries share (keyboard typos, zero-width characters, homoglyphs,
 character elongation, OCR noise, word split), one 20-word sentence is perturbed ``calls`` times
@@ -15,15 +15,13 @@ Writes eval/out/peers.json and eval/out/sections/peers.md.
 
 from __future__ import annotations
 
-import argparse
 import importlib.metadata
 import statistics
 import sys
 import time
 
-import evalkit as kit
-
 import perturber
+from evalkit import cli, sections
 
 SENTENCE = (
     "The quick brown fox jumps over the lazy dog while seven small children watch "
@@ -93,9 +91,7 @@ def adapt(name: str, obj):
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = cli.parser("peers", __doc__)
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--repeats", type=int, default=7)
     args = parser.parse_args(argv)
@@ -128,7 +124,7 @@ def main(argv=None) -> int:
                 "overhead_ratio": overhead / row["perturber_overhead_us"],
             }
         rows.append(row)
-        kit.progress("peers", n, len(ROWS), every=len(ROWS))
+        sections.progress("peers", n, len(ROWS), every=len(ROWS))
     data = {
         "sentence": SENTENCE,
         "overhead_text": EMPTY,
@@ -138,7 +134,7 @@ def main(argv=None) -> int:
         "rows": rows,
         "perturber_version": importlib.metadata.version("perturber"),
     }
-    kit.write_outputs("peers", data, report(data))
+    sections.write_outputs("peers", data, report(data))
     return 0
 
 

@@ -1,18 +1,18 @@
 """Lambda cold start and per-request overhead, this tree against another, side by side in one run.
 
     git worktree add --detach /tmp/prev <commit>
-    python eval/bench_lambda.py --prev /tmp/prev [--runs 9] [--seconds 3] [--before-h11] [--json OUT]
+    python eval/run_all.py run bench-lambda --prev /tmp/prev [--runs 9] [--seconds 3] [--before-h11] [--json OUT]
 
 Figures (each alternating between the trees, so that load changes hit both alike):
 
 * import: ``import functions.api.handler`` in fresh processes with bytecode cached, median (ms,
   wall and CPU: on a loaded machine the CPU figure is the steadier one);
 * INIT: the function built by each tree's recipe under awslambdaric against a local Runtime API,
-  read-only task root, process start -> first ``/next``, median (eval/lambda_runtime.py), on this
+  read-only task root, process start -> first ``/next``, median (:mod:`benchmarks.lambda_runtime`), on this
   interpreter and, when pyenv has it, on python3.12 (the Lambda runtime's version);
 * zip: each tree's ``infra/Makefile build-ApiFunction`` for arm64/python3.12 (what ``sam build``
   ships), zipped at deflate level 9 like infra/ci-checks.sh, and its .pyc count;
-* HTTP: both trees' services up at once (uvicorn, 1 worker), eval/bench_service.py's client,
+* HTTP: both trees' services up at once (uvicorn, 1 worker), :mod:`benchmarks.service`'s client,
   single-text requests alternating per scenario and round: median req/s, p50, p99 (``--before-h11``:
   the previous tree's server on h11 + asyncio, as before the service extra added httptools + uvloop);
 * Lambda requests: the handler called in-process with an HTTP API event per single-text request
@@ -21,7 +21,6 @@ Figures (each alternating between the trees, so that load changes hit both alike
 
 from __future__ import annotations
 
-import argparse
 import glob
 import http.client
 import json
@@ -31,14 +30,13 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 import zipfile
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "eval"))
-import bench_service  # noqa: E402
-import lambda_runtime as lr  # noqa: E402
+from benchmarks import lambda_runtime as lr
+from benchmarks import service as bench_service
+from evalkit import cli
+from evalkit.paths import ROOT
 
 IMPORT = (
     "import time; t, c = time.perf_counter(), time.process_time(); "
@@ -58,15 +56,15 @@ def import_ms(tree: pathlib.Path) -> tuple[float, float]:
     return float(wall), float(cpu)
 
 
+# run in the tree measured, with this tree's scenarios and sentence as its argument
 LAMBDA_REQUESTS = """
 import json, statistics, sys, time
-sys.path.insert(0, "eval")
-import bench_service
 from functions.api.events import LocalContext, http_api_event
 from functions.api.handler import handler
+scenarios, sentence = json.loads(sys.argv[1])
 out = {}
-for name, params in bench_service.SCENARIOS:
-    body = json.dumps({"texts": [bench_service.SENTENCE], "seed": 7, **params}).encode()
+for name, params in scenarios:
+    body = json.dumps({"texts": [sentence], "seed": 7, **params}).encode()
     event = http_api_event("POST", f"/perturb/native/{name}", headers={"content-type": "application/json"}, body=body)
     context = LocalContext()
     assert handler(event, context)["statusCode"] == 200
@@ -85,7 +83,17 @@ def lambda_request_us(tree: pathlib.Path) -> dict:
     """µs per in-process handler invocation of a single-text request event, per scenario."""
     env = {**os.environ, "PYTHONPATH": str(tree), "NLTK_DATA": str(ROOT / "build" / "nltk_data")}
     out = subprocess.run(
-        [sys.executable, "-c", LAMBDA_REQUESTS], cwd=tree, env=env, check=True, capture_output=True, text=True
+        [
+            sys.executable,
+            "-c",
+            LAMBDA_REQUESTS,
+            json.dumps([bench_service.SCENARIOS, bench_service.SENTENCE]),
+        ],
+        cwd=tree,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -163,7 +171,7 @@ def start_server(tree: pathlib.Path, pure: bool = False) -> tuple[subprocess.Pop
 
 
 def http_figures(trees: dict, seconds: float, rounds: int, pure_before: bool = False) -> dict:
-    """Single-text requests (eval/bench_service.py's client), both servers up, alternating per
+    """Single-text requests (:mod:`benchmarks.service`'s client), both servers up, alternating per
     scenario and round; the median over rounds of req/s, p50 and p99."""
     servers = {key: start_server(tree, pure_before and key == "before") for key, tree in trees.items()}
     runs: dict = {key: {} for key in trees}
@@ -192,85 +200,79 @@ def http_figures(trees: dict, seconds: float, rounds: int, pure_before: bool = F
     }
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+def medians(samples: list[tuple[float, float]]) -> tuple[float, float]:
+    """The medians of (wall, CPU) samples, rounded to 0.1 ms."""
+    return (
+        round(statistics.median(w for w, _ in samples), 1),
+        round(statistics.median(c for _, c in samples), 1),
     )
-    parser.add_argument("--prev", type=pathlib.Path, required=True, help="the tree to compare with")
-    parser.add_argument("--runs", type=int, default=9)
-    parser.add_argument("--seconds", type=float, default=2.0, help="HTTP: per scenario and round")
-    parser.add_argument("--rounds", type=int, default=3, help="HTTP: alternating rounds")
-    parser.add_argument("--skip-http", action="store_true")
-    parser.add_argument(
-        "--before-h11",
-        action="store_true",
-        help="HTTP: run the previous tree's server on h11 + asyncio (a tree from before the service "
-        "extra added httptools + uvloop)",
-    )
-    parser.add_argument("--json", type=pathlib.Path)
-    args = parser.parse_args(argv)
-    trees = {"before": args.prev.resolve(), "after": ROOT}
-    report: dict = {k: {"tree": str(v)} for k, v in trees.items()}
-    work = pathlib.Path(tempfile.mkdtemp(prefix="perturber-bench-lambda-"))
-    try:
-        for tree in trees.values():  # bytecode cached for the import figure
-            subprocess.run(
-                [sys.executable, "-m", "compileall", "-q", "perturber", "functions"],
-                cwd=tree,
-                check=True,
-                capture_output=True,
-            )
-        samples: dict = {k: [] for k in trees}
-        for _ in range(args.runs):
-            for key, tree in trees.items():
-                samples[key].append(import_ms(tree))
-        runtime = lr.runtime_dir(work / "runtime")
-        builds = {k: lr.build_function(work / f"task-{k}", t) for k, t in trees.items()}
-        nltk = ROOT / "build" / "nltk_data"
-        inits: dict = {k: [] for k in trees}
-        for _ in range(args.runs):
-            for key in trees:
-                inits[key].append(
-                    lr.init_ms(builds[key], runtime, nltk if nltk.is_dir() else None, with_cpu=True)
-                )
-        py312 = python312()
-        if py312:
-            runtime312 = lr.runtime_dir(work / "runtime312", py312)
-            builds312 = {k: lr.build_function(work / f"task312-{k}", t, py312) for k, t in trees.items()}
-            inits312: dict = {k: [] for k in trees}
-            for _ in range(args.runs):
-                for key in trees:
-                    inits312[key].append(
-                        lr.init_ms(builds312[key], runtime312, nltk if nltk.is_dir() else None, True, py312)
-                    )
-            for key in trees:
-                report[key]["init312_ms"] = round(statistics.median(w for w, _ in inits312[key]), 1)
-                report[key]["init312_cpu_ms"] = round(statistics.median(c for _, c in inits312[key]), 1)
-        lambda_runs: dict = {k: [] for k in trees}
-        for _ in range(3):
-            for key, tree in trees.items():
-                lambda_runs[key].append(lambda_request_us(tree))
-        for key in trees:
-            report[key]["lambda_single_us"] = {
-                name: round(statistics.median(run[name] for run in lambda_runs[key]), 1)
-                for name in lambda_runs[key][0]
-            }
-        for key in trees:
-            report[key]["import_ms"] = round(statistics.median(w for w, _ in samples[key]), 1)
-            report[key]["import_cpu_ms"] = round(statistics.median(c for _, c in samples[key]), 1)
-            report[key]["init_ms"] = round(statistics.median(w for w, _ in inits[key]), 1)
-            report[key]["init_cpu_ms"] = round(statistics.median(c for _, c in inits[key]), 1)
+
+
+def import_figures(trees: dict, runs: int) -> dict:
+    """``import functions.api.handler`` of each tree, bytecode cached, alternating: medians."""
+    for tree in trees.values():
+        subprocess.run(
+            [sys.executable, "-m", "compileall", "-q", "perturber", "functions"],
+            cwd=tree,
+            check=True,
+            capture_output=True,
+        )
+    samples: dict = {k: [] for k in trees}
+    for _ in range(runs):
         for key, tree in trees.items():
-            if py312:
-                report[key].update(zip_figures(tree, work, py312))
-        if not args.skip_http:
-            for key, rows in http_figures(trees, args.seconds, args.rounds, args.before_h11).items():
-                report[key]["http_single"] = rows
-    finally:
-        for path in [work, *work.rglob("*")]:
-            if path.is_dir() and not path.is_symlink():
-                path.chmod(0o755)
-        shutil.rmtree(work, ignore_errors=True)
+            samples[key].append(import_ms(tree))
+    return {key: medians(samples[key]) for key in trees}
+
+
+def init_figures(trees: dict, runs: int, work: pathlib.Path, python: str | None = None) -> dict:
+    """INIT of each tree's function under awslambdaric (``python``: default this one), alternating:
+    medians of (wall, CPU)."""
+    suffix = "" if python is None else "312"
+    runtime = lr.runtime_dir(work / f"runtime{suffix}", python)
+    builds = {k: lr.build_function(work / f"task{suffix}-{k}", t, python) for k, t in trees.items()}
+    samples: dict = {k: [] for k in trees}
+    for _ in range(runs):
+        for key in trees:
+            samples[key].append(lr.init_ms(builds[key], runtime, lr.nltk_layer(), True, python))
+    return {key: medians(samples[key]) for key in trees}
+
+
+def lambda_figures(trees: dict) -> dict:
+    """µs per in-process handler invocation per scenario, median of three runs per tree."""
+    runs: dict = {k: [] for k in trees}
+    for _ in range(3):
+        for key, tree in trees.items():
+            runs[key].append(lambda_request_us(tree))
+    return {
+        key: {name: round(statistics.median(run[name] for run in runs[key]), 1) for name in runs[key][0]}
+        for key in trees
+    }
+
+
+def measure(trees: dict, args, work: pathlib.Path) -> dict:
+    """Every figure of each tree (``"before"``, ``"after"``), in the order they are taken."""
+    report: dict = {k: {"tree": str(v)} for k, v in trees.items()}
+    imports = import_figures(trees, args.runs)
+    inits = init_figures(trees, args.runs, work)
+    py312 = python312()
+    if py312:
+        for key, (wall, cpu) in init_figures(trees, args.runs, work, py312).items():
+            report[key].update(init312_ms=wall, init312_cpu_ms=cpu)
+    for key, figures in lambda_figures(trees).items():
+        report[key]["lambda_single_us"] = figures
+    for key in trees:
+        report[key]["import_ms"], report[key]["import_cpu_ms"] = imports[key]
+        report[key]["init_ms"], report[key]["init_cpu_ms"] = inits[key]
+    if py312:
+        for key, tree in trees.items():
+            report[key].update(zip_figures(tree, work, py312))
+    if not args.skip_http:
+        for key, rows in http_figures(trees, args.seconds, args.rounds, args.before_h11).items():
+            report[key]["http_single"] = rows
+    return report
+
+
+def print_report(report: dict, skip_http: bool) -> None:
     print(
         f"{'':8} {'import ms (CPU)':>15} {'INIT ms (CPU)':>14} {'INIT 3.12 (CPU)':>15} {'zip MB':>7} "
         f"{'unzipped MB':>11} {'.pyc':>5}"
@@ -286,13 +288,34 @@ def main(argv: list[str] | None = None) -> int:
     print("\nLambda handler in-process, single-text request events (µs per invocation): before -> after")
     for name, old in report["before"]["lambda_single_us"].items():
         print(f"{name:14} {old:8.0f} -> {report['after']['lambda_single_us'][name]:8.0f}")
-    if not args.skip_http:
+    if not skip_http:
         print("\nsingle-text HTTP requests (req/s, p50 ms, p99 ms): before -> after")
         for old, new in zip(report["before"]["http_single"], report["after"]["http_single"]):
             print(
                 f"{new['name']:14} {old['requests_per_s']:6.0f} -> {new['requests_per_s']:6.0f}   "
                 f"{old['p50_ms']:5.2f} -> {new['p50_ms']:5.2f}   {old['p99_ms']:5.2f} -> {new['p99_ms']:5.2f}"
             )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = cli.parser("bench-lambda", __doc__)
+    parser.add_argument("--prev", type=pathlib.Path, required=True, help="the tree to compare with")
+    parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("--seconds", type=float, default=2.0, help="HTTP: per scenario and round")
+    parser.add_argument("--rounds", type=int, default=3, help="HTTP: alternating rounds")
+    parser.add_argument("--skip-http", action="store_true")
+    parser.add_argument(
+        "--before-h11",
+        action="store_true",
+        help="HTTP: run the previous tree's server on h11 + asyncio (a tree from before the service "
+        "extra added httptools + uvloop)",
+    )
+    parser.add_argument("--json", type=pathlib.Path)
+    args = parser.parse_args(argv)
+    trees = {"before": args.prev.resolve(), "after": ROOT}
+    with lr.scratch("perturber-bench-lambda-") as work:
+        report = measure(trees, args, work)
+    print_report(report, args.skip_http)
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))
     return 0

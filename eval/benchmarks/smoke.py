@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Smoke test of a running perturber HTTP endpoint (deployed API Gateway URL or local server).
 
-    python eval/smoke.py --url https://abc123.execute-api.us-east-1.amazonaws.com/
-    python eval/smoke.py --url http://127.0.0.1:8080        # make serve / make lambda-local
+    python eval/run_all.py run smoke --url https://abc123.execute-api.us-east-1.amazonaws.com/
+    python eval/run_all.py run smoke --url http://127.0.0.1:8080        # make serve / make lambda-local
 
 Checks, one line each: GET /health, GET /version, GET /perturbations, one typed route
 (``POST /perturb/<category>/<name>``), the generic route (``POST /perturb``) and two error routes
@@ -14,17 +14,13 @@ fails. Standard library only (plus perturber for the comparison).
 
 from __future__ import annotations
 
-import argparse
 import json
-import pathlib
 import sys
 import time
 import urllib.error
 import urllib.request
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from evalkit import cli
 
 try:
     import perturber
@@ -225,9 +221,7 @@ def run(base: str, timeout: float = 30.0, wait: float = 0.0, out=sys.stdout) -> 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python eval/smoke.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = cli.parser("smoke", __doc__)
     parser.add_argument("--url", required=True, help="base URL, e.g. the stack's ApiUrl output")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per request")
     parser.add_argument(

@@ -1,6 +1,6 @@
 """Native entries versus their brittlebench-tier counterparts on the vectors' inputs (§17.6).
 
-    python eval/brittlebench_compare.py [--json OUT.json]
+    python eval/run_all.py run brittlebench [--json OUT.json]      (python -m fidelity.brittlebench_compare)
 
 Every native entry that has a tier counterpart is run, at its defaults, on the 17 distinct inputs
 of ``shared/vectors/brittlebench`` under seeds 0, 1 and 7; the tier entry runs at its defaults
@@ -10,13 +10,14 @@ of ``shared/vectors/brittlebench`` under seeds 0, 1 and 7; the tier entry runs a
 
 from __future__ import annotations
 
-import argparse
 import json
 import pathlib
 import re
 import sys
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+from evalkit import cli
+from evalkit.paths import ROOT
+
 VECTORS = ROOT.parent / "shared" / "vectors" / "brittlebench"
 SEEDS = (0, 1, 7)
 NATIVE_PARAMS = {"quotes": {"n": 10}, "spaces": {"n": 10}, "new_lines": {"n": 10}}
@@ -105,9 +106,7 @@ def markdown(table: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = cli.parser("brittlebench", __doc__)
     parser.add_argument("--json", help="also write the counts as JSON")
     args = parser.parse_args(argv)
     if not VECTORS.is_dir():

@@ -1,7 +1,7 @@
 """Catalog stage: what the catalog holds, counted by family, category, scope, expectation,
 seed-sensitivity and kind, with the catalog digest (the hash every result cites).
 
-    python eval/catalog_stage.py
+    python eval/run_all.py run catalog        (python -m fidelity.catalog)
 
 Writes eval/out/catalog.json and eval/out/sections/catalog.md.
 """
@@ -11,9 +11,8 @@ from __future__ import annotations
 import collections
 import sys
 
-import evalkit as kit
-
 import perturber
+from evalkit import cli, sections
 
 FIELDS = ("family", "category", "in_scope", "expectation", "seed_sensitive", "kind")
 
@@ -35,7 +34,8 @@ def counts(entries: list[dict]) -> dict:
     return out
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    cli.parser("catalog", __doc__).parse_args(argv)
     entries = perturber.list_perturbations()
     data = {
         "entries": len(entries),
@@ -54,7 +54,7 @@ def main() -> int:
     titles = {"in_scope": "in scope", "seed_sensitive": "seed-sensitive"}
     for field, values in data["counts"].items():
         lines.append(f"* **{titles.get(field, field)}**: " + ", ".join(f"{k} {v}" for k, v in values.items()))
-    kit.write_outputs("catalog", data, "\n".join(lines))
+    sections.write_outputs("catalog", data, "\n".join(lines))
     print(f"  [catalog] {len(entries)} entries, digest {data['catalog_digest'][:12]}…", flush=True)
     return 0
 

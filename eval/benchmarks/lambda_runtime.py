@@ -16,7 +16,7 @@
   environment variables only (plus the function's own from ``infra/template.yaml``).
 * ``init_ms``: INIT = process start -> first ``/next``, the quantity Lambda reports as Init Duration.
 
-    python eval/lambda_runtime.py [--repo DIR ...] [--python PY ...] [--runs 7] [--json OUT]
+    python eval/run_all.py run lambda-init [--repo DIR ...] [--python PY ...] [--runs 7] [--json OUT]
 
 builds each repository's function (default: this one) for each interpreter (default: this one)
 and prints the median INIT of fresh processes per build, alternating between them, plus the
@@ -25,7 +25,7 @@ unzipped size of each build.
 
 from __future__ import annotations
 
-import argparse
+import contextlib
 import importlib.metadata
 import json
 import os
@@ -40,9 +40,12 @@ import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+from evalkit import cli
+from evalkit.paths import ROOT
+
 PREFIX = "/2018-06-01/runtime"
 HANDLER = "functions.api.handler.handler"
 RUNTIME_PACKAGES = ("awslambdaric", "simplejson", "snapshot-restore-py")
@@ -334,10 +337,51 @@ def tree_bytes(path: pathlib.Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
 
 
+@contextlib.contextmanager
+def scratch(prefix: str) -> Iterator[pathlib.Path]:
+    """A temporary folder for read-only builds, made writable again and removed on exit."""
+    work = pathlib.Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        yield work
+    finally:
+        for path in [work, *work.rglob("*")]:
+            if path.is_dir() and not path.is_symlink():
+                path.chmod(0o755)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def nltk_layer() -> pathlib.Path | None:
+    """The NLTK data built by ``make nltk-data`` (the layer), when there is one."""
+    nltk = ROOT / "build" / "nltk_data"
+    return nltk if nltk.is_dir() else None
+
+
+def measure_inits(repos: list[pathlib.Path], pythons: list[str], runs: int, work: pathlib.Path) -> dict:
+    """Each repository's function built for each interpreter; INIT of ``runs`` fresh processes
+    of each, alternating between the builds so that load changes hit every build alike."""
+    runtimes = {py: runtime_dir(work / f"runtime{j}", py) for j, py in enumerate(pythons)}
+    builds = {}
+    for i, repo in enumerate(repos):
+        for j, py in enumerate(pythons):
+            builds[repo, py] = build_function(work / f"task{i}-{j}", repo, py)
+    samples: dict = {key: [] for key in builds}
+    for _ in range(runs):
+        for repo, py in builds:
+            samples[repo, py].append(init_ms(builds[repo, py], runtimes[py], nltk_layer(), True, py))
+    return {
+        f"{repo} (python {python_version(py)})": {
+            "init_ms_median": round(statistics.median(w for w, _ in samples[repo, py]), 1),
+            "init_cpu_ms_median": round(statistics.median(c for _, c in samples[repo, py]), 1),
+            "init_ms": [round(w, 1) for w, _ in samples[repo, py]],
+            "unzipped_bytes": tree_bytes(builds[repo, py]),
+            "pyc_files": sum(1 for _ in builds[repo, py].rglob("*.pyc")),
+        }
+        for repo, py in builds
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = cli.parser("lambda-init", __doc__)
     parser.add_argument(
         "--repo",
         action="append",
@@ -355,35 +399,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     repos = [r.resolve() for r in (args.repo or [ROOT])]
     pythons = [os.path.abspath(p) for p in args.python] if args.python else [PYTHON]
-    nltk = ROOT / "build" / "nltk_data"
-    work = pathlib.Path(tempfile.mkdtemp(prefix="perturber-init-"))
-    try:
-        runtimes = {py: runtime_dir(work / f"runtime{j}", py) for j, py in enumerate(pythons)}
-        builds = {}
-        for i, repo in enumerate(repos):
-            for j, py in enumerate(pythons):
-                builds[repo, py] = build_function(work / f"task{i}-{j}", repo, py)
-        samples: dict = {key: [] for key in builds}
-        for _ in range(args.runs):  # alternate, so that load changes hit every build alike
-            for repo, py in builds:
-                samples[repo, py].append(
-                    init_ms(builds[repo, py], runtimes[py], nltk if nltk.is_dir() else None, True, py)
-                )
-        report = {
-            f"{repo} (python {python_version(py)})": {
-                "init_ms_median": round(statistics.median(w for w, _ in samples[repo, py]), 1),
-                "init_cpu_ms_median": round(statistics.median(c for _, c in samples[repo, py]), 1),
-                "init_ms": [round(w, 1) for w, _ in samples[repo, py]],
-                "unzipped_bytes": tree_bytes(builds[repo, py]),
-                "pyc_files": sum(1 for _ in builds[repo, py].rglob("*.pyc")),
-            }
-            for repo, py in builds
-        }
-    finally:
-        for path in [work, *work.rglob("*")]:
-            if path.is_dir() and not path.is_symlink():
-                path.chmod(0o755)
-        shutil.rmtree(work, ignore_errors=True)
+    with scratch("perturber-init-") as work:
+        report = measure_inits(repos, pythons, args.runs, work)
     for key, row in report.items():
         print(
             f"{key}: INIT median {row['init_ms_median']} ms (CPU {row['init_cpu_ms_median']} ms) "

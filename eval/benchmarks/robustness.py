@@ -1,13 +1,13 @@
 """Measurements of the robustness harness (docs/robustness.md "Measured").
 
-    python eval/bench_robustness.py suite --examples 10000 [--ladder]   # cases/s, peak RSS
-    python eval/bench_robustness.py evaluate --cases 320 --concurrency 8  # 200 ms server latency
-    python eval/bench_robustness.py report --results 100000               # report rendering time
-    python eval/bench_robustness.py scripted [--questions FILE] [--out DIR]  # the documented run
-    python eval/bench_robustness.py cost [--seeds 0,1,2]    # duplicates, the plan vs actual usage, 2nd run
-    python eval/bench_robustness.py samples                 # --samples 5 against a random endpoint
-    python eval/bench_robustness.py rankings                # two models with opposite weak spots
-    python eval/bench_robustness.py gate                    # the CI example: clean and planted candidates
+    python eval/run_all.py run bench-robustness suite --examples 10000 [--ladder]   # cases/s, peak RSS
+    python eval/run_all.py run bench-robustness evaluate --cases 320 --concurrency 8  # 200 ms server latency
+    python eval/run_all.py run bench-robustness report --results 100000               # report rendering time
+    python eval/run_all.py run bench-robustness scripted [--questions FILE] [--out DIR]  # the documented run
+    python eval/run_all.py run bench-robustness cost [--seeds 0,1,2]    # duplicates, the plan vs actual usage, 2nd run
+    python eval/run_all.py run bench-robustness samples                 # --samples 5 against a random endpoint
+    python eval/run_all.py run bench-robustness rankings                # two models with opposite weak spots
+    python eval/run_all.py run bench-robustness gate                    # the CI example: clean and planted candidates
 
 Each prints one JSON line. Peak memory is the process's max RSS (ru_maxrss), measured in a fresh
 process per run so runs do not mix. ``scripted`` is the end-to-end run the docs quote: the
@@ -21,7 +21,6 @@ Every run gets a reply cache of its own (``XDG_CACHE_HOME`` in the output direct
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import pathlib
@@ -35,7 +34,9 @@ import tempfile
 import time
 from collections import Counter
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+from evalkit import cli
+from evalkit.paths import ROOT
+
 ENDPOINT = ROOT / "examples" / "scripted_endpoint.py"
 
 # Twenty deterministic entries over five families (none model-backed).
@@ -461,8 +462,8 @@ def bench_gate(args) -> dict:
     return result
 
 
-def main() -> None:
-    p = argparse.ArgumentParser()
+def main(argv: list[str] | None = None) -> int:
+    p = cli.parser("bench-robustness", __doc__)
     sub = p.add_subparsers(dest="cmd", required=True)
     s = sub.add_parser("suite")
     s.add_argument("--examples", type=int, default=10_000)
@@ -487,7 +488,7 @@ def main() -> None:
     c.add_argument("--port", type=int, default=8765, help="the endpoint's port (part of the cache key)")
     for name in ("cost", "samples", "rankings", "gate"):
         (c if name == "cost" else sub.add_parser(name)).add_argument("--out", help="working directory")
-    args = p.parse_args()
+    args = p.parse_args(argv)
     fn = {
         "suite": bench_suite,
         "evaluate": bench_evaluate,
@@ -499,7 +500,8 @@ def main() -> None:
         "gate": bench_gate,
     }[args.cmd]
     print(json.dumps(fn(args)))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,4 +1,5 @@
-"""Small AWS helpers shared by the Lambda glue, ``infra/deploy.py`` and ``eval/cost.py``.
+"""Small AWS helpers shared by the Lambda glue (``functions/api/secrets.py``), ``infra/deploy.py``
+and the cost model's memory sweep (``eval/costmodel``); not part of the library's wheel.
 
 Nothing here imports boto3: callers pass their clients in.
 

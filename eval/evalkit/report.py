@@ -2,14 +2,16 @@
 
 Each stage writes ``eval/out/sections/<stage>.md``; this module only concatenates them (in
 :data:`ORDER`, then any other section alphabetically) under a claims table and the run summary,
-so a partial run (``--stage``) keeps the sections of earlier runs. Run by ``eval/run_all.py``.
+so a partial run (``--stage``) keeps the sections of earlier runs. Run by ``eval/run_all.py`` after
+its stages (and as ``python eval/run_all.py run report``).
 """
 
 from __future__ import annotations
 
 import pathlib
+import sys
 
-import evalkit as kit
+from evalkit import cli, paths
 
 ORDER = ("catalog", "fidelity", "peers")
 
@@ -46,7 +48,9 @@ CLAIMS = (
 )
 
 
-def build(out: pathlib.Path = kit.OUT) -> pathlib.Path:
+def build(out: pathlib.Path | None = None) -> pathlib.Path:
+    """Write ``REPORT.md`` into ``out`` (default ``eval/out``) and return its path."""
+    out = out or paths.OUT
     sections = out / "sections"
     found = {p.stem: p for p in sections.glob("*.md")} if sections.is_dir() else {}
     names = [n for n in ORDER if n in found] + sorted(n for n in found if n not in ORDER)
@@ -72,5 +76,11 @@ def build(out: pathlib.Path = kit.OUT) -> pathlib.Path:
     return path
 
 
+def main(argv: list[str] | None = None) -> int:
+    cli.parser("report", __doc__).parse_args(argv)
+    print(f"report: {build()}")
+    return 0
+
+
 if __name__ == "__main__":
-    print(build())
+    sys.exit(main())

@@ -5,12 +5,11 @@ keep-alive connections from client threads in this process, and reports requests
 perturbations/s and p50/p99 latency. Client and server share the machine's cores, so the figures
 are a lower bound for the server alone.
 
-    python eval/bench_service.py [--seconds 5] [--connections 4] [--json OUT]
+    python eval/run_all.py run bench-service [--seconds 5] [--connections 4] [--json OUT]
 """
 
 from __future__ import annotations
 
-import argparse
 import http.client
 import json
 import pathlib
@@ -21,7 +20,9 @@ import sys
 import threading
 import time
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+from evalkit import cli
+from evalkit.paths import ROOT
+
 SENTENCE = (
     "Please tell me quickly which famous European city hosted the summer games in 1992, "
     "and why it mattered so much?"
@@ -41,10 +42,13 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(port: int) -> subprocess.Popen:
+def start_server(port: int, env: dict | None = None) -> subprocess.Popen:
+    """``perturber serve`` on ``port`` (environment ``env``, default this one), once it answers
+    ``GET /health``."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "perturber.cli", "serve", "--port", str(port)],
         cwd=ROOT,
+        env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -102,9 +106,7 @@ def run(port: int, name: str, params: dict, batch: int, seconds: float, connecti
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = cli.parser("bench-service", __doc__)
     parser.add_argument("--seconds", type=float, default=4.0, help="per scenario (default 4)")
     parser.add_argument("--connections", type=int, default=4, help="keep-alive client connections")
     parser.add_argument("--json", help="also write the figures to this file")
