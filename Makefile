@@ -91,6 +91,7 @@ bench-llm: venv nltk-data
 .PHONY: docs dist lock
 docs: venv nltk-data
 	$(BIN)/perturber docs --out docs/perturbations.md
+	$(BIN)/python -m perturber.settings docs/configuration.md
 
 dist: venv
 	rm -rf dist

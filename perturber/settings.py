@@ -327,5 +327,23 @@ def default_limits() -> Limits:
     return Limits.from_env()
 
 
-if __name__ == "__main__":  # python -m perturber.settings: the table of docs/configuration.md
-    print(markdown_table(), end="")
+TABLE_START = "<!-- generated: python -m perturber.settings -->\n"
+TABLE_END = "<!-- end"
+
+
+def with_table(page: str) -> str:
+    """``page`` (docs/configuration.md) with its generated table replaced by :func:`markdown_table`."""
+    head, rest = page.split(TABLE_START, 1)
+    return head + TABLE_START + markdown_table() + TABLE_END + rest.split(TABLE_END, 1)[1]
+
+
+if __name__ == "__main__":  # python -m perturber.settings [PAGE]: the table, or PAGE rewritten with it
+    import sys
+
+    if len(sys.argv) > 1:
+        with open(sys.argv[1], encoding="utf-8") as fh:
+            page = fh.read()
+        with open(sys.argv[1], "w", encoding="utf-8") as fh:
+            fh.write(with_table(page))
+    else:
+        print(markdown_table(), end="")

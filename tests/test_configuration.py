@@ -16,8 +16,8 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 def test_documented_table_is_the_generated_one():
     doc = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
-    documented = doc.split("<!-- generated: python -m perturber.settings -->\n", 1)[1].split("<!-- end")[0]
-    assert documented == settings.markdown_table()
+    documented = doc.split(settings.TABLE_START, 1)[1].split(settings.TABLE_END)[0]
+    assert documented == settings.markdown_table() and settings.with_table(doc) == doc
     out = subprocess.run(
         [sys.executable, "-m", "perturber.settings"], capture_output=True, text=True, check=True
     )
