@@ -16,7 +16,7 @@ from .. import text as tm
 from ..memo import per_text
 from ..registry import Outcome, Param, choice, perturbation, rate, unchanged
 from ..rng import Draws, select
-from .markdown_inline import _BT_RUN, _WS_SET, _end, _inline
+from .markdown_inline import BACKTICK_RUN, WHITESPACE_SET, match_end, strip_inline
 
 # In ``re`` str patterns ``\\s`` is exactly ``str.isspace()`` (§1.5 whitespace; the tests check
 # every code point), and it is much faster than an explicit class.  Horizontal whitespace is
@@ -232,18 +232,18 @@ def _line_wrap(text: str, width: int) -> Outcome:
         if e - s <= width or ncl(s, e) <= width:
             continue
         if cls == "plain":
-            body = _end(_HS_RUN0, text, s, e)
+            body = match_end(_HS_RUN0, text, s, e)
             pw = ncl(s, body)
             prefix = text[s:body]
         elif cls == "quote":
-            body = _end(_QUOTE_PREFIX, text, s, e)
+            body = match_end(_QUOTE_PREFIX, text, s, e)
             pw = ncl(s, body)
             prefix = text[s:body]
         else:
             m = _MARKER[cls].match(text, s, e)
             if m is None:  # defensive: the class regex of text.py guarantees a match
                 continue
-            body = _end(_HS_RUN0, text, m.end(2), e)
+            body = match_end(_HS_RUN0, text, m.end(2), e)
             hang = ncl(m.start(2), body)
             pw = ncl(s, m.end(1)) + hang
             prefix = m.group(1) + " " * hang
@@ -266,7 +266,7 @@ def _line_wrap(text: str, width: int) -> Outcome:
             prefix, pw = "", 0
         brk = nl + prefix
         last = e
-        while last > s and text[last - 1] in _WS_SET:
+        while last > s and text[last - 1] in WHITESPACE_SET:
             last -= 1
         # Columns count clusters: with one code point per cluster, offsets are columns.
         if starts is None:
@@ -309,7 +309,7 @@ def markdown_wrap(text: str, rng: Draws) -> Outcome:
     >>> markdown_wrap("print(1)", None).text
     '```\\nprint(1)\\n```'
     """
-    longest = max(map(len, _BT_RUN.findall(text)), default=0) if "`" in text else 0
+    longest = max(map(len, BACKTICK_RUN.findall(text)), default=0) if "`" in text else 0
     fence = "`" * max(3, longest + 1)
     nl = tm.newline_style(text)
     tail = "" if text.endswith(("\n", "\r")) else nl
@@ -346,81 +346,132 @@ def strip_markdown(text: str, rng: Draws) -> Outcome:
     if _MD_HINT.search(text) is None:
         return unchanged(text, "no_candidates")
     lines = tm.lines(text)
-    urls = [(s, e) for s, e in tm.protected_spans(text, json=False) if text[s] not in " `~"]
-    url_starts = [s for s, _ in urls]
-    glue = _glue_mask(_cluster_starts(text), len(text))
+    stripper = _MarkdownLines(text, len(lines))
+    for i, ln in enumerate(lines):
+        stripper.strip(i, ln)
+    if not stripper.edits:
+        return unchanged(text, "no_candidates")
+    dels = stripper.dels + _removed_lines(lines, stripper.removed)
+    dels.sort()
+    return Outcome(tm.splice(text, dels), stripper.edits)
 
-    def ok(*pos: int) -> bool:
+
+class _MarkdownLines:
+    """The line rules of ``strip_markdown`` applied one line at a time, top to bottom: the
+    deletions inside lines (``dels``), the whole lines to remove (``removed``: fence lines and
+    setext underlines) and the number of occurrences removed (``edits``).
+
+    >>> t = "# Title #\\n> **quoted**"
+    >>> stripper = _MarkdownLines(t, 2)
+    >>> for i, ln in enumerate(tm.lines(t)):
+    ...     stripper.strip(i, ln)
+    >>> tm.splice(t, sorted(stripper.dels)), stripper.edits
+    ('Title\\nquoted', 4)
+    """
+
+    __slots__ = ("text", "urls", "url_starts", "glue", "dels", "removed", "edits", "fence", "prev_plain")
+
+    def __init__(self, text: str, n_lines: int) -> None:
+        self.text = text
+        self.urls = [(s, e) for s, e in tm.protected_spans(text, json=False) if text[s] not in " `~"]
+        self.url_starts = [s for s, _ in self.urls]
+        self.glue = _glue_mask(_cluster_starts(text), len(text))
+        self.dels: list[tuple[int, int, str]] = []
+        self.removed = bytearray(n_lines)
+        self.edits = 0
+        self.fence: str | None = None  # the run of the open fenced block
+        self.prev_plain = False  # the line before is plain (a setext underline may follow)
+
+    def ok(self, *pos: int) -> bool:
+        """True when every offset is a cluster boundary."""
+        glue = self.glue
         return glue is None or not any(glue[p] for p in pos)
 
-    dels: list[tuple[int, int, str]] = []
-    removed = bytearray(len(lines))
-    edits = 0
-    fence: str | None = None
-    prev_plain = False
-    for i, ln in enumerate(lines):
-        s, e, cls = ln.start, ln.end, ln.cls
+    def delete(self, start: int, end: int, occurrences: int = 1) -> None:
+        """Delete ``text[start:end]``, which removes ``occurrences`` of markup."""
+        self.dels.append((start, end, ""))
+        self.edits += occurrences
+
+    def strip(self, i: int, ln: tm.Line) -> None:
+        """Apply the rules to line ``i``."""
+        text, s, e, cls = self.text, ln.start, ln.end, ln.cls
         if cls == "code":
-            prev_plain = False
-            if fence is None:
-                fence = tm.fence_opening(text, s, e)
-                if fence is not None:
-                    removed[i] = 1
-                    edits += 1
-            elif tm.closes_fence(text, s, e, fence):
-                removed[i] = 1
-                edits += 1
-                fence = None
-            continue
-        fence = None
+            self.prev_plain = False
+            self._fence_line(i, s, e)
+            return
+        self.fence = None
+        was_plain, self.prev_plain = self.prev_plain, False
         if cls == "blank":
-            prev_plain = False
-            continue
+            return
         if cls == "heading":
-            prev_plain = False
-            m = _HEAD_OPEN.match(text, s, e)
-            rest_s, rest_e = s, e
-            if m is not None and ok(m.start(1), m.end()):
-                dels.append((m.start(1), m.end(), ""))
-                edits += 1
-                rest_s = m.end()
-                c = _HEAD_CLOSE.search(text, rest_s, e)
-                if c is not None and ok(c.start(), c.end()):
-                    dels.append((c.start(), c.end(), ""))
-                    edits += 1
-                    rest_e = c.start()
-            edits += _inline(text, rest_s, rest_e, urls, url_starts, glue, dels)
-            continue
-        if prev_plain and _SETEXT.match(text, s, e) is not None:
-            removed[i] = 1
-            edits += 1
-            prev_plain = False
-            continue
-        if _THEMATIC.match(text, s, e) is not None:
-            dels.append((s, e, ""))
-            edits += 1
-            prev_plain = False
-            continue
-        cur = s
+            self._heading(s, e)
+        elif was_plain and _SETEXT.match(text, s, e) is not None:
+            self.removed[i] = 1
+            self.edits += 1
+        elif _THEMATIC.match(text, s, e) is not None:
+            self.delete(s, e)
+        else:
+            self.inline(self._markers(s, e), e)
+            self.prev_plain = cls == "plain"
+
+    def _fence_line(self, i: int, s: int, e: int) -> None:
+        """A line of a fenced block: its opening and closing fence lines are removed."""
+        text = self.text
+        if self.fence is None:
+            self.fence = tm.fence_opening(text, s, e)
+            if self.fence is not None:
+                self.removed[i] = 1
+                self.edits += 1
+        elif tm.closes_fence(text, s, e, self.fence):
+            self.removed[i] = 1
+            self.edits += 1
+            self.fence = None
+
+    def _heading(self, s: int, e: int) -> None:
+        """An ATX heading: its opening and closing ``#`` runs, then the inline rules."""
+        text = self.text
+        m = _HEAD_OPEN.match(text, s, e)
+        if m is not None and self.ok(m.start(1), m.end()):
+            self.delete(m.start(1), m.end())
+            s = m.end()
+            c = _HEAD_CLOSE.search(text, s, e)
+            if c is not None and self.ok(c.start(), c.end()):
+                self.delete(c.start(), c.end())
+                e = c.start()
+        self.inline(s, e)
+
+    def _markers(self, s: int, e: int) -> int:
+        """Remove the quote markers, then a list marker and its task box; return where the
+        line's content starts."""
+        text = self.text
         m = _QUOTE.match(text, s, e)
-        if m is not None and ok(m.start(1), m.end(1)):
-            dels.append((m.start(1), m.end(1), ""))
-            edits += m.group(1).count(">")
-            cur = m.end()
-        m = _LIST.match(text, cur, e)
-        if m is not None and ok(m.start(1), m.end()):
-            dels.append((m.start(1), m.end(), ""))
-            edits += 1
-            cur = m.end()
-            t = _TASK.match(text, cur, e)
-            if t is not None and ok(t.end()):
-                dels.append((cur, t.end(), ""))
-                edits += 1
-                cur = t.end()
-        edits += _inline(text, cur, e, urls, url_starts, glue, dels)
-        prev_plain = cls == "plain"
-    if not edits:
-        return unchanged(text, "no_candidates")
+        if m is not None and self.ok(m.start(1), m.end(1)):
+            self.delete(m.start(1), m.end(1), m.group(1).count(">"))
+            s = m.end()
+        m = _LIST.match(text, s, e)
+        if m is not None and self.ok(m.start(1), m.end()):
+            self.delete(m.start(1), m.end())
+            s = m.end()
+            t = _TASK.match(text, s, e)
+            if t is not None and self.ok(t.end()):
+                self.delete(s, t.end())
+                s = t.end()
+        return s
+
+    def inline(self, s: int, e: int) -> None:
+        """The inline rules on ``text[s:e]``."""
+        self.edits += strip_inline(self.text, s, e, self.urls, self.url_starts, self.glue, self.dels)
+
+
+def _removed_lines(lines: list[tm.Line], removed: bytearray) -> list[tuple[int, int, str]]:
+    """The deletions of the removed lines, each with its line break (the last line, which has
+    none, with the break before it).
+
+    >>> lines = tm.lines("a\\n```\\nb\\n```")
+    >>> _removed_lines(lines, bytearray([0, 1, 0, 1]))
+    [(2, 6, ''), (8, 11, ''), (7, 8, '')]
+    """
+    dels = []
     last_kept = -1
     for i, ln in enumerate(lines):
         if not removed[i]:
@@ -434,8 +485,7 @@ def strip_markdown(text: str, rng: Draws) -> Outcome:
                 k = lines[last_kept]
                 if k.next > k.end:
                     dels.append((k.end, k.next, ""))
-    dels.sort()
-    return Outcome(tm.splice(text, dels), edits)
+    return dels
 
 
 # --------------------------------------------------------------------------------------------
