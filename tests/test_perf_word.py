@@ -250,7 +250,7 @@ def test_synonym_matches_reference(text, seed, rate):
 def test_token_scan_matches_finditer(text):
     from perturber.text import tokens
 
-    expected = tuple(tm.Token(m.start(), m.end(), m.group()) for m in tokens._WORD_RE.finditer(text))
+    expected = tuple(tm.Token(m.start(), m.end(), m.group()) for m in tokens.WORD_RE.finditer(text))
     assert tm.word_tokens(text) == expected
     assert all(type(t) is tm.Token for t in tm.word_tokens(text))
 
@@ -407,7 +407,7 @@ def test_token_indices_match_the_loop(text, table):
 
     words = {
         "aux": directional._aux().all,
-        "firsts": typo_tables._contraction_firsts(),
+        "firsts": typo_tables.contraction_first_words(),
         "stop": spacing._stop_words(),
     }[table]
     toks = tm.word_tokens(text)
@@ -421,15 +421,15 @@ ascii_words = st.text(alphabet="abcdeilmnoprstuyABEILT", min_size=1, max_size=12
 @given(ascii_words | st.sampled_from(WORDY), seeds)
 def test_typo_options_and_edits_match_the_word_model(word, seed):
     from perturber.perturbations.word_level.typo_mechanics import (
-        _edit_double,
-        _edit_drop,
-        _edit_sub,
-        _edit_swap,
-        _shift,
-        _Word,
+        Word,
+        edit_double,
+        edit_drop,
+        edit_sub,
+        edit_swap,
+        shift_letter,
     )
 
-    w = _Word(tm.Token(0, len(word), word))
+    w = Word(tm.Token(0, len(word), word))
     found = ((op, tuple(producer(w, typos._TY_MIN))) for op, producer in typos._TY_OPS)
     expected = [(op, list(p)) for op, p in found if p]
     got = typos._typo_options.__wrapped__(word)
@@ -440,27 +440,31 @@ def test_typo_options_and_edits_match_the_word_model(word, seed):
             edit = typos._typo_edit(word, op, i, a)
             if op == "substitute":
                 shifts = w.shift_options(i)
-                want = _edit_sub(w, i, _shift(w.keys[i], shifts[b.below(len(shifts))]))
+                want = edit_sub(w, i, shift_letter(w.keys[i], shifts[b.below(len(shifts))]))
             else:
-                want = {"swap": _edit_swap, "delete": _edit_drop, "duplicate": _edit_double}[op](w, i)
+                want = {"swap": edit_swap, "delete": edit_drop, "duplicate": edit_double}[op](w, i)
             assert edit == want and a.below(1000) == b.below(1000)
 
 
 def test_realistic_typos_replacements_are_json_safe():
     # realistic_typos writes its edits without text.splice's JSON-interior filter: none would apply
-    from perturber.perturbations.word_level.typo_tables import _misspellings, _phonetic_rules, _qwerty
+    from perturber.perturbations.word_level.typo_tables import (
+        misspelling_table,
+        phonetic_rule_table,
+        qwerty_table,
+    )
 
-    words = list(_misspellings()[0].values()) + [r for _, r in _phonetic_rules()[1] if r is not None]
-    words += [c for options in _qwerty()[0].values() for c in options]
+    words = list(misspelling_table()[0].values()) + [r for _, r in phonetic_rule_table()[1] if r is not None]
+    words += [c for options in qwerty_table()[0].values() for c in options]
     assert words and not any(c in '"\\' or c < " " for w in words for c in w)
 
 
 @settings(max_examples=500, deadline=None)
 @given(ascii_words | st.sampled_from(WORDY))
 def test_rt_applicable_of_an_unfiltered_word_is_the_producers(word):
-    from perturber.perturbations.word_level.typo_mechanics import _unfiltered, _Word
+    from perturber.perturbations.word_level.typo_mechanics import Word, unfiltered
 
-    if _unfiltered(word) and len(word) >= typos._RT_MIN:
+    if unfiltered(word) and len(word) >= typos._RT_MIN:
         assert typos._rt_applicable_unfiltered(word) == typos._rt_applicable(
-            _Word(tm.Token(0, len(word), word))
+            Word(tm.Token(0, len(word), word))
         )

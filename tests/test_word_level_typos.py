@@ -193,7 +193,7 @@ def naive_positions(word, min_letters, ext=None):
     def is_ascii(i):
         return word[i].isascii() and word[i].isalpha()
 
-    nb, cons = T._qwerty()
+    nb, cons = T.qwerty_table()
     lidx = [i for i, k in enumerate(keys) if k is not None]
     first, last = lidx[0], lidx[-1]
     out = {}
@@ -242,21 +242,22 @@ def naive_positions(word, min_letters, ext=None):
     out["substitute"] = [
         i
         for i in range(n)
-        if is_ascii(i) and any(passes(keys[:i] + [T._shift(keys[i], d)] + keys[i + 1 :]) for d in (-1, 1))
+        if is_ascii(i)
+        and any(passes(keys[:i] + [T.shift_letter(keys[i], d)] + keys[i + 1 :]) for d in (-1, 1))
     ]
     return out
 
 
 PRODUCERS = {
-    "swap": T._swaps,
-    "double": T._doubles,
-    "drop": T._drops,
-    "key_sub": T._key_subs,
-    "key_insert": T._key_inserts,
-    "caps": T._caps_slips,
-    "vowel": T._vowel_swaps,
-    "consonant": T._consonant_doubles,
-    "substitute": T._substitutes,
+    "swap": T.swaps,
+    "double": T.doubles,
+    "drop": T.drops,
+    "key_sub": T.key_subs,
+    "key_insert": T.key_inserts,
+    "caps": T.caps_slips,
+    "vowel": T.vowel_swaps,
+    "consonant": T.consonant_doubles,
+    "substitute": T.substitutes,
 }
 
 _letter = st.sampled_from("aaabbblloAB")
@@ -278,7 +279,7 @@ def test_option_filter_matches_naive_model(word, min_letters, ext):
         keys = [c.lower() if c.isalpha() else None for c in word]
         assume(_maxrun([ext[0]] * ext[1] + keys) <= max(2, _maxrun(keys), ext[2]))
     tok = tm.Token(10, 10 + len(word), word)
-    w = T._Word(tok, ext)
+    w = T.Word(tok, ext)
     expected = naive_positions(word, min_letters, ext)
     for name, producer in PRODUCERS.items():
         assert list(producer(w, min_letters)) == expected[name], name
@@ -287,17 +288,17 @@ def test_option_filter_matches_naive_model(word, min_letters, ext):
 @settings(max_examples=200, deadline=None)
 @given(words)
 def test_option_lists_at_a_position_match_naive_model(word):
-    w = T._Word(tm.Token(0, len(word), word))
+    w = T.Word(tm.Token(0, len(word), word))
     keys = [c.lower() if c.isalpha() else None for c in word]
     limit = max(2, _maxrun(keys))
-    nb = T._qwerty()[0]
-    for i in T._key_subs(w, 3):
+    nb = T.qwerty_table()[0]
+    for i in T.key_subs(w, 3):
         assert w.sub_options(i, nb[keys[i]]) == [
             c for c in nb[keys[i]] if _runs_ok(keys[:i] + [c] + keys[i + 1 :], limit)
         ]
-    for i in T._substitutes(w, 3):
+    for i in T.substitutes(w, 3):
         assert w.shift_options(i) == [
-            d for d in (-1, 1) if _runs_ok(keys[:i] + [T._shift(keys[i], d)] + keys[i + 1 :], limit)
+            d for d in (-1, 1) if _runs_ok(keys[:i] + [T.shift_letter(keys[i], d)] + keys[i + 1 :], limit)
         ]
 
 
@@ -350,27 +351,27 @@ def _naive_phonetic(word):
     ],
 )
 def test_phonetic_matches_spec_formula(word):
-    w = T._Word(tm.Token(0, len(word), word))
+    w = T.Word(tm.Token(0, len(word), word))
     got = [tm.splice(word, [e]) for e in T._phonetic_options(w)]
     assert got == _naive_phonetic(word)
 
 
 def test_realistic_typos_must_not_lose_capitals_in_phonetic_edits():
-    w = T._Word(tm.Token(0, 5, "Phone"))
+    w = T.Word(tm.Token(0, 5, "Phone"))
     assert T._phonetic_options(w) == [(0, 2, "F")]
-    w = T._Word(tm.Token(0, 5, "Llama"))
+    w = T.Word(tm.Token(0, 5, "Llama"))
     assert [tm.splice("Llama", [e]) for e in T._phonetic_options(w)] == ["Lama"]
 
 
 def test_phonetic_rules_respect_minimum_letters():
     # que -> k on "que" and ck -> k on "ack" would leave fewer than 3 letters
     for word in ("que", "ack"):
-        assert T._phonetic_options(T._Word(tm.Token(0, 3, word))) == []
+        assert T._phonetic_options(T.Word(tm.Token(0, 3, word))) == []
 
 
 def test_phonetic_never_matches_non_ascii_lookalikes():
     word = "ba\u212a\u212a"  # KELVIN SIGN lower-cases to ASCII k
-    w = T._Word(tm.Token(0, len(word), word))
+    w = T.Word(tm.Token(0, len(word), word))
     assert T._phonetic_options(w) == []
 
 
@@ -445,7 +446,7 @@ def test_realistic_typos_must_not_drop_first_letter_or_go_below_three_letters():
         out = run(text, "realistic_typos", {"count": 1000}, seed).text
         for tok in tm.word_tokens(out):
             assert sum(c.isalpha() for c in tok.text) >= 3
-    assert all(0 not in T._drops(T._Word(tm.Token(0, 5, w)), 3) for w in ("apple", "bbbcd"))
+    assert all(0 not in T.drops(T.Word(tm.Token(0, 5, w)), 3) for w in ("apple", "bbbcd"))
 
 
 def test_realistic_typos_must_not_shift_non_ascii_onto_ascii():
@@ -542,9 +543,9 @@ def test_typos_edit_kinds():
 
 
 def test_typos_substitute_wraps_and_keeps_case():
-    w = T._Word(tm.Token(0, 4, "Zaza"))
-    assert T._edit_sub(w, 0, T._shift("z", 1)) == (0, 1, "A")
-    assert T._shift("a", -1) == "z"
+    w = T.Word(tm.Token(0, 4, "Zaza"))
+    assert T.edit_sub(w, 0, T.shift_letter("z", 1)) == (0, 1, "A")
+    assert T.shift_letter("a", -1) == "z"
 
 
 def test_typos_must_not_grind_a_word_down():

@@ -29,7 +29,7 @@ import regex
 from ..memo import per_text
 from ..rng import positions as _all_positions
 from .spans import Spans, protected_spans
-from .tokens import _WORD_RE, Token, is_bound
+from .tokens import WORD_RE, Token, is_bound
 
 __all__ = [
     "Bits",
@@ -455,7 +455,7 @@ class Tokens:
         if self.bits is not None:
             end = token_end(self.bits, start)
             return Token(start, end, text[start:end])
-        m = _WORD_RE.match(text, start)
+        m = WORD_RE.match(text, start)
         assert m is not None  # a token starts there
         return Token(start, m.end(), m.group())
 

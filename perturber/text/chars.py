@@ -21,8 +21,8 @@ def _cls(chars: str) -> str:
     return "".join("\\" + c if c in "\\]^-[" else c for c in chars)
 
 
-_WS_C = _cls(WHITESPACE)
-_HS_C = _cls(HSPACE)
+WHITESPACE_CLASS = _cls(WHITESPACE)
+HSPACE_CLASS = _cls(HSPACE)
 
 
 #: Characters that join two parts of one word (apostrophes, hyphens) in §1.6 tokens.
@@ -47,5 +47,5 @@ def is_word_char(ch: str) -> bool:
     return ch.isalnum()  # equals category L*/N* for every code point (checked in the tests)
 
 
-#: Fast NamedTuple construction: ``_new_token(Token, (s, e, t))`` skips ``__new__``'s argument parsing.
-_new_token = tuple.__new__
+#: Fast NamedTuple construction: ``new_tuple(Token, (s, e, t))`` skips ``__new__``'s argument parsing.
+new_tuple = tuple.__new__

@@ -9,8 +9,8 @@ from typing import NamedTuple
 import regex
 
 from ..memo import per_text
-from .chars import _new_token
-from .spans import Spans, _as_spans
+from .chars import new_tuple
+from .spans import Spans, as_spans
 
 # --------------------------------------------------------------------------------------------
 # Numbers (§1.10)
@@ -58,13 +58,13 @@ def numeric_literals(text: str, spans: Spans | Iterable[tuple[int, int]] | None 
         return []
     if spans is None:
         return list(_numeric_literals_of(text))
-    return _numeric_literals(text, _as_spans(text, spans))
+    return _numeric_literals(text, as_spans(text, spans))
 
 
 @per_text
 def _numeric_literals_of(text: str) -> tuple[Number, ...]:
     """The numeric literals of ``text`` (with its own protected spans), memoised like its tokens."""
-    return tuple(_numeric_literals(text, _as_spans(text, None)))
+    return tuple(_numeric_literals(text, as_spans(text, None)))
 
 
 def _numeric_literals(text: str, sp: Spans) -> list[Number]:
@@ -136,5 +136,5 @@ def _numeric_literals(text: str, sp: Spans) -> list[Number]:
             ex = "protected"
         elif idig + fdig > 15:
             ex = "too_long"
-        out.append(_new_token(Number, (s, e, t, neg, grouped, idig, fdig, ex is None, ex)))
+        out.append(new_tuple(Number, (s, e, t, neg, grouped, idig, fdig, ex is None, ex)))
     return out

@@ -9,10 +9,10 @@ from typing import NamedTuple
 
 from ..memo import loaded_once, per_text
 from .chars import JOINERS as _JOINERS
-from .chars import _new_token
 from .chars import is_mark as _is_mark
-from .lines import _NON_WS, _classify, _fences, _line_bounds
-from .spans import Spans, _protected
+from .chars import new_tuple
+from .lines import NON_WHITESPACE, classify_lines, fenced_blocks, line_bounds
+from .spans import Spans, find_protected
 
 # --------------------------------------------------------------------------------------------
 # Units: sentences, lines, code blocks (§1.9)
@@ -113,15 +113,15 @@ def _no_end_before(text: str, p: int) -> bool:
     return False
 
 
-def _rstrip_end(text: str, s: int, e: int) -> int:
+def rstrip_end(text: str, s: int, e: int) -> int:
     """End of ``text[s:e]`` without trailing whitespace."""
     while e > s and text[e - 1].isspace():
         e -= 1
     return e
 
 
-def _lstrip_start(text: str, s: int, e: int) -> int:
-    m = _NON_WS.search(text, s, e)
+def lstrip_start(text: str, s: int, e: int) -> int:
+    m = NON_WHITESPACE.search(text, s, e)
     return m.start() if m is not None else e
 
 
@@ -145,12 +145,12 @@ def _sentences(text: str, ps: int, pe: int, sp: Spans, out: list) -> None:
             continue
         if has_sp and sp.contains(rs):
             continue
-        st = _lstrip_start(text, cur, rs)
-        out.append(_new_token(Unit, (st, ce, "sentence", "?" in text[rs:re_])))
+        st = lstrip_start(text, cur, rs)
+        out.append(new_tuple(Unit, (st, ce, "sentence", "?" in text[rs:re_])))
         cur = ce
-    st = _lstrip_start(text, cur, pe)
+    st = lstrip_start(text, cur, pe)
     if st < pe:
-        out.append(_new_token(Unit, (st, _rstrip_end(text, st, pe), "sentence", False)))
+        out.append(new_tuple(Unit, (st, rstrip_end(text, st, pe), "sentence", False)))
 
 
 def trailing_run(text: str, unit: Unit) -> tuple[int, int]:
@@ -172,17 +172,17 @@ def trailing_run(text: str, unit: Unit) -> tuple[int, int]:
 
 
 def _line_question(text: str, s: int, e: int) -> bool:
-    e = _rstrip_end(text, s, e)
+    e = rstrip_end(text, s, e)
     while e > s and text[e - 1] in _CLOSERS:
         e -= 1
     return e > s and text[e - 1] == "?"
 
 
 def _units(text: str, kinds: str = "all") -> list[Unit]:
-    lb = _line_bounds(text)
-    fences = _fences(text, lb)
-    cls = _classify(text, lb, fences)
-    sp = Spans(_protected(text, lb, fences))
+    lb = line_bounds(text)
+    fences = fenced_blocks(text, lb)
+    cls = classify_lines(text, lb, fences)
+    sp = Spans(find_protected(text, lb, fences))
     fence_at = {f[0]: f for f in fences}
     out: list[Unit] = []
     i, n = 0, len(lb)
@@ -191,8 +191,8 @@ def _units(text: str, kinds: str = "all") -> list[Unit]:
         if i in fence_at:
             _, last, s, e = fence_at[i]
             if kinds == "all":
-                s = _lstrip_start(text, s, e)
-                out.append(_new_token(Unit, (s, _rstrip_end(text, s, e), "code", False)))
+                s = lstrip_start(text, s, e)
+                out.append(new_tuple(Unit, (s, rstrip_end(text, s, e), "code", False)))
             i = last + 1
         elif c == "plain":
             j = i
@@ -205,9 +205,9 @@ def _units(text: str, kinds: str = "all") -> list[Unit]:
         else:
             if kinds == "all":
                 s, e, _ = lb[i]
-                s = _lstrip_start(text, s, e)
-                e = _rstrip_end(text, s, e)
-                out.append(_new_token(Unit, (s, e, "line", _line_question(text, s, e))))
+                s = lstrip_start(text, s, e)
+                e = rstrip_end(text, s, e)
+                out.append(new_tuple(Unit, (s, e, "line", _line_question(text, s, e))))
             i += 1
     return out
 

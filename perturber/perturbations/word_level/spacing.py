@@ -632,7 +632,7 @@ def _punctuation_drop(text: str) -> Outcome:
     starters = _starters()
     edits = []
     for u in sents:
-        m = tm.tokens._WORD_RE.search(text, u.start, u.end)  # the sentence's first token
+        m = tm.tokens.WORD_RE.search(text, u.start, u.end)  # the sentence's first token
         if m is not None and m.group().lower() in starters:
             tok = tm.Token(m.start(), m.end(), m.group())
             w = tok.text

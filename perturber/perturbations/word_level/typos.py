@@ -41,40 +41,40 @@ from ...text.bits import (
 )
 from .batch import token_indices
 from .typo_mechanics import (
-    _VOWEL_SET,
-    _VOWELS,
-    _alpha_letters,
-    _caps_slips,
-    _consonant_doubles,
-    _doubles,
-    _drops,
-    _edit_caps,
-    _edit_double,
-    _edit_drop,
-    _edit_insert,
-    _edit_sub,
-    _edit_swap,
-    _glued,
-    _key_inserts,
-    _key_subs,
-    _lower_or_title,
-    _run_profile,
-    _shift,
-    _substitutes,
-    _swaps,
-    _typo_starts,
-    _unfiltered,
-    _vowel_swaps,
-    _Word,
+    VOWEL_SET,
+    VOWELS,
+    Word,
+    alpha_letters,
+    caps_slips,
+    consonant_doubles,
+    doubles,
+    drops,
+    edit_caps,
+    edit_double,
+    edit_drop,
+    edit_insert,
+    edit_sub,
+    edit_swap,
+    glued,
+    key_inserts,
+    key_subs,
+    lower_or_title,
+    run_profile,
+    shift_letter,
+    substitutes,
+    swaps,
+    typo_starts,
+    unfiltered,
+    vowel_swaps,
 )
 from .typo_tables import (
-    _confusables,
-    _contraction_firsts,
-    _contractions,
-    _misspellings,
-    _phonetic_rules,
-    _qwerty,
-    _uk,
+    confusable_table,
+    contraction_first_words,
+    contraction_table,
+    misspelling_table,
+    phonetic_rule_table,
+    qwerty_table,
+    uk_table,
 )
 
 # --------------------------------------------------------------------------------------------
@@ -91,14 +91,14 @@ def _first_cased(word: str) -> int:
     return -1
 
 
-def _phonetic_options(w: _Word) -> list[tuple]:
+def _phonetic_options(w: Word) -> list[tuple]:
     """The Table A2 rules that apply and pass the filter, as edits, in table order.
 
     Each rule rewrites its first occurrence; the result equals ``match_case(token, rule applied
     to the lower-cased token)``: a title token whose first letter is rewritten keeps it upper.
     """
     word = w.tok.text
-    any_rule, rules = _phonetic_rules()
+    any_rule, rules = phonetic_rule_table()
     if any_rule.search(word) is None:
         return []
     out = []
@@ -121,7 +121,7 @@ def _phonetic_options(w: _Word) -> list[tuple]:
     return out
 
 
-def _missed_space(tokens: Tokens, w: _Word) -> tuple | None:
+def _missed_space(tokens: Tokens, w: Word) -> tuple | None:
     """``missed_space`` (§5.1 mechanism 11): the gap after the token is exactly one U+0020 and
     the next token is a free alpha token, and joining the two creates no run of 3+ equal
     letters longer than the longest in the two tokens.  Returns the run ``(key, length,
@@ -134,7 +134,7 @@ def _join_run(tokens: Tokens, tok: tm.Token, tail: tuple) -> tuple | None:
     """:func:`_missed_space` of ``tok`` from its ``tail``: (key of its last letter, length of
     the letter run it ends with, its run limit)."""
     nxt = tokens.next_free(tok)
-    if nxt is None or _alpha_letters(nxt.text) < 1:
+    if nxt is None or alpha_letters(nxt.text) < 1:
         return None
     first, lead, longest = _run_profile_memo(nxt.text)
     a, run, limit = tail
@@ -146,55 +146,55 @@ def _join_run(tokens: Tokens, tok: tm.Token, tail: tuple) -> tuple | None:
 
 @per_word
 def _run_profile_memo(word: str) -> tuple[str | None, int, int]:
-    """:func:`_run_profile`, memoised (a pure function of the token's text)."""
-    return _run_profile(word)
+    """:func:`run_profile`, memoised (a pure function of the token's text)."""
+    return run_profile(word)
 
 
 _RT_PRODUCERS = (
-    ("key_sub", _key_subs),
-    ("key_insert", _key_inserts),
-    ("transpose", _swaps),
-    ("double", _doubles),
-    ("drop", _drops),
-    ("caps_slip", _caps_slips),
-    ("vowel_swap", _vowel_swaps),
-    ("consonant_double", _consonant_doubles),
+    ("key_sub", key_subs),
+    ("key_insert", key_inserts),
+    ("transpose", swaps),
+    ("double", doubles),
+    ("drop", drops),
+    ("caps_slip", caps_slips),
+    ("vowel_swap", vowel_swaps),
+    ("consonant_double", consonant_doubles),
 )
 
 
-def _realise(w: _Word, mech: str, rng: Draws, positions: Sequence[int] | None = None) -> tuple:
+def _realise(w: Word, mech: str, rng: Draws, positions: Sequence[int] | None = None) -> tuple:
     """Draw the position (and option) of a positional mechanism and return its edit
     (``positions``: the mechanism's positions in ``w`` when already known)."""
     if positions is None:
         positions = list(dict(_RT_PRODUCERS)[mech](w, _RT_MIN))
     i = rng.choice(positions)
     if mech == "key_sub":
-        return _edit_sub(w, i, rng.choice(w.sub_options(i, _qwerty()[0][w.keys[i]])))
+        return edit_sub(w, i, rng.choice(w.sub_options(i, qwerty_table()[0][w.keys[i]])))
     if mech == "key_insert":
-        return _edit_insert(w, i, rng.choice(w.insert_options(i, _qwerty()[0][w.keys[i]])))
+        return edit_insert(w, i, rng.choice(w.insert_options(i, qwerty_table()[0][w.keys[i]])))
     if mech == "vowel_swap":
-        others = [v for v in _VOWELS if v != w.keys[i]]
-        return _edit_sub(w, i, rng.choice(w.sub_options(i, others)))
+        others = [v for v in VOWELS if v != w.keys[i]]
+        return edit_sub(w, i, rng.choice(w.sub_options(i, others)))
     return _RT_EDITS[mech](w, i)
 
 
 # The mechanisms whose position alone determines the edit.
 _RT_EDITS = {
-    "transpose": _edit_swap,
-    "drop": _edit_drop,
-    "caps_slip": _edit_caps,
-    "double": _edit_double,
-    "consonant_double": _edit_double,
+    "transpose": edit_swap,
+    "drop": edit_drop,
+    "caps_slip": edit_caps,
+    "double": edit_double,
+    "consonant_double": edit_double,
 }
 
 
-def _rt_applicable(w: _Word) -> tuple[str, ...]:
+def _rt_applicable(w: Word) -> tuple[str, ...]:
     """The positional mechanisms of ``realistic_typos`` that have an option left for ``w``."""
     return tuple(name for name, producer in _RT_PRODUCERS if next(producer(w, _RT_MIN), None) is not None)
 
 
 def _rt_applicable_unfiltered(word: str) -> tuple[str, ...]:
-    """:func:`_rt_applicable` of a token of ``_unfiltered`` letters with no run carried in: the
+    """:func:`_rt_applicable` of a token of ``unfiltered`` letters with no run carried in: the
     filter removes nothing, so a mechanism applies where it has a position at all (every letter
     has keyboard neighbours and a case; a drop needs 4 letters, a vowel swap an inner vowel, a
     consonant double a Table A3 consonant after the first letter).
@@ -203,12 +203,12 @@ def _rt_applicable_unfiltered(word: str) -> tuple[str, ...]:
     ('key_sub', 'key_insert', 'transpose', 'double', 'caps_slip', 'vowel_swap', 'consonant_double')
     """
     low = word.lower()
-    consonants = _qwerty()[1]
+    consonants = qwerty_table()[1]
     return (
         ("key_sub", "key_insert", "transpose", "double")
         + (("drop",) if len(low) >= _RT_MIN + 1 else ())
         + ("caps_slip",)
-        + (("vowel_swap",) if any(c in _VOWEL_SET for c in low[1:-1]) else ())
+        + (("vowel_swap",) if any(c in VOWEL_SET for c in low[1:-1]) else ())
         + (("consonant_double",) if any(c in consonants for c in low[1:]) else ())
     )
 
@@ -216,7 +216,7 @@ def _rt_applicable_unfiltered(word: str) -> tuple[str, ...]:
 class _RtPlan(NamedTuple):
     """What ``realistic_typos`` needs of a token with no run carried in, token-relative."""
 
-    word: _Word  # the token at offset 0
+    word: Word  # the token at offset 0
     mechs: tuple[str, ...]  # applicable mechanisms except missed_space, in §5.1 order
     misspelling: str | None  # the Table A1 replacement (case matched), when it applies
     phonetic: tuple[tuple, ...]  # the Table A2 edits that apply
@@ -232,9 +232,9 @@ def _rt_plan(word: str) -> _RtPlan:
     >>> plan.mechs[:2], plan.misspelling, plan.phonetic, plan.tail
     (('phonetic', 'key_sub'), None, ((0, 2, 'F'),), ('h', 1, 2))
     """
-    w = _Word(tm.Token(0, len(word), word))
+    w = Word(tm.Token(0, len(word), word))
     mechs: list[str] = []
-    misspell, longest = _misspellings()
+    misspell, longest = misspelling_table()
     rep = misspell.get(word.lower()) if len(word) <= longest else None
     if rep is not None:
         rep = tm.match_case(word, rep)
@@ -245,7 +245,7 @@ def _rt_plan(word: str) -> _RtPlan:
     phonetic = tuple(_phonetic_options(w))
     if phonetic:
         mechs.append("phonetic")
-    mechs += _rt_applicable_unfiltered(word) if _unfiltered(word) else _rt_applicable(w)
+    mechs += _rt_applicable_unfiltered(word) if unfiltered(word) else _rt_applicable(w)
     a = w.keys[-1]
     return _RtPlan(w, tuple(mechs), rep, phonetic, (a, w.left(w.n - 1, a), w.limit))  # type: ignore[arg-type]
 
@@ -267,7 +267,7 @@ def realistic_typos(text: str, rng: Draws, *, count: int) -> Outcome:
     >>> out.edits, out.text != "Please receive the parcel today."
     (2, True)
     """
-    starts = _typo_starts(text, _RT_MIN)
+    starts = typo_starts(text, _RT_MIN)
     if not starts:
         return unchanged(text, "no_candidates")
     tokens = Tokens(text)
@@ -320,9 +320,9 @@ def _rt_inherited(
     """The draw and edit of ``realistic_typos`` for a token that a missed space joined to its
     predecessor (it inherits that letter run), and the run it passes on when it draws
     ``missed_space`` itself."""
-    w = _Word(tok, inherit)
+    w = Word(tok, inherit)
     mechs = []
-    misspell, longest = _misspellings()
+    misspell, longest = misspelling_table()
     rep = misspell.get(tok.text.lower()) if len(tok.text) <= longest else None
     if rep is not None:
         rep = tm.match_case(tok.text, rep)
@@ -351,7 +351,7 @@ def _rt_inherited(
 
 _TY_MIN_CAND = 4
 _TY_MIN = 3
-_TY_OPS = (("swap", _swaps), ("delete", _drops), ("duplicate", _doubles), ("substitute", _substitutes))
+_TY_OPS = (("swap", swaps), ("delete", drops), ("duplicate", doubles), ("substitute", substitutes))
 
 
 @per_word
@@ -363,11 +363,11 @@ def _typo_options(word: str) -> tuple[tuple[str, Sequence[int]], ...]:
     >>> _typo_options("cat")
     (('swap', range(0, 2)), ('duplicate', range(0, 3)), ('substitute', range(0, 3)))
     """
-    if _unfiltered(word):  # every position of every op passes the filter
+    if unfiltered(word):  # every position of every op passes the filter
         n = len(word)
         ops = (("swap", range(n - 1)), ("delete", range(1, n) if n - 1 >= _TY_MIN else range(0)))
         return tuple(op for op in ops if op[1]) + (("duplicate", range(n)), ("substitute", range(n)))
-    w = _Word(tm.Token(0, len(word), word))
+    w = Word(tm.Token(0, len(word), word))
     found = ((op, tuple(producer(w, _TY_MIN))) for op, producer in _TY_OPS)
     return tuple((op, positions) for op, positions in found if positions)
 
@@ -380,23 +380,23 @@ def _typo_edit(word: str, op: str, i: int, rng: Draws) -> tuple:
     ((1, 3, 'ta'), (2, 3, ''))
     """
     if not (word.isascii() and word.isalpha()):  # clusters are not code points, or joiners
-        w = _Word(tm.Token(0, len(word), word))
+        w = Word(tm.Token(0, len(word), word))
         if op == "swap":
-            return _edit_swap(w, i)
+            return edit_swap(w, i)
         if op == "delete":
-            return _edit_drop(w, i)
+            return edit_drop(w, i)
         if op == "duplicate":
-            return _edit_double(w, i)
+            return edit_double(w, i)
         shifts = w.shift_options(i)
-        return _edit_sub(w, i, _shift(w.keys[i], shifts[rng.below(len(shifts))]))  # type: ignore[arg-type]
+        return edit_sub(w, i, shift_letter(w.keys[i], shifts[rng.below(len(shifts))]))  # type: ignore[arg-type]
     if op == "swap":
         return (i, i + 2, word[i + 1] + word[i])
     if op == "delete":
         return (i, i + 1, "")
     if op == "duplicate":
         return (i + 1, i + 1, word[i])
-    kept = (-1, 1) if _unfiltered(word) else _Word(tm.Token(0, len(word), word)).shift_options(i)
-    letter = _shift(word[i].lower(), kept[rng.below(len(kept))])
+    kept = (-1, 1) if unfiltered(word) else Word(tm.Token(0, len(word), word)).shift_options(i)
+    letter = shift_letter(word[i].lower(), kept[rng.below(len(kept))])
     return (i, i + 1, letter.upper() if word[i].isupper() else letter)
 
 
@@ -416,7 +416,7 @@ def typos(text: str, rng: Draws, *, count: int) -> Outcome:
     >>> out.edits, out.text.split()[0]
     (2, 'The')
     """
-    starts = _typo_starts(text, _TY_MIN_CAND)
+    starts = typo_starts(text, _TY_MIN_CAND)
     if not starts:
         return unchanged(text, "no_candidates")
     # Per chosen token: rng.choice of the ops that apply, of the op's positions, and for a
@@ -491,7 +491,7 @@ def _confusable_edits(text: str) -> tuple[tuple[int, int, str], ...]:
 
 def _confusable_hits_general(text: str) -> list[tuple[int, int, str]]:
     """``(start, end, table word)`` of each free Table A4 token, one free token at a time."""
-    table = _confusables()
+    table = confusable_table()
     curly = "’" in text
     out = []
     for tok in tm.free_tokens(text):
@@ -505,7 +505,7 @@ def _confusable_hits_general(text: str) -> list[tuple[int, int, str]]:
 def _confusable_hits_plain(b: Bits) -> list[tuple[int, int, str]]:
     """:func:`_confusable_hits_general` of a plain text: the lower-cased view of every free token
     looked up in C-level passes."""
-    table = _confusables()
+    table = confusable_table()
     first, ends = token_bounds(b, b.free_start)
     words = lowered_words(b, first, ends)
     hits = compress(range(len(words)), map(_confusable_keys().__contains__, words))
@@ -515,7 +515,7 @@ def _confusable_hits_plain(b: Bits) -> list[tuple[int, int, str]]:
 @loaded_once
 def _confusable_keys() -> frozenset[bytes]:
     """The Table A4 words as ASCII bytes (for the lower-cased view of a plain text)."""
-    return frozenset(k.encode("ascii") for k in _confusables())
+    return frozenset(k.encode("ascii") for k in confusable_table())
 
 
 @per_text
@@ -619,7 +619,7 @@ def _stretch_units() -> tuple[frozenset[str], bytes]:
     """The unit symbols a stretchable word could be (ASCII letters, lower or title case, two or
     more), and their :func:`short_word_table`."""
     words = frozenset(
-        u for u in unit_symbols() if u.isascii() and u.isalpha() and len(u) >= 2 and _lower_or_title(u)
+        u for u in unit_symbols() if u.isascii() and u.isalpha() and len(u) >= 2 and lower_or_title(u)
     )
     return words, short_word_table(words)
 
@@ -632,10 +632,10 @@ def _word_sites(text: str, free: Sequence[tm.Token]) -> list[tuple[int, int, str
         (tok.start, tok.end, _last_cluster(text, tok))
         for tok in free
         if len(tok.text) >= 2
-        and _alpha_letters(tok.text) >= 2
+        and alpha_letters(tok.text) >= 2
         and tok.text not in units
-        and _lower_or_title(tok.text)
-        and not _glued(text, tok)
+        and lower_or_title(tok.text)
+        and not glued(text, tok)
     ]
 
 
@@ -647,7 +647,7 @@ def _ascii_word_sites(free: Sequence[tm.Token]) -> list[tuple[int, int, str]]:
         (s, e, w[-1])
         for s, e, w in free
         if len(w) >= 2
-        and (w.isalpha() or _alpha_letters(w) >= 2)
+        and (w.isalpha() or alpha_letters(w) >= 2)
         and w not in units
         and (w.islower() or (w[0].isupper() and w[1:].islower()))
     ]
@@ -691,8 +691,8 @@ def contractions(text: str, rng: Draws) -> Outcome:
 @per_text
 def _contract(text: str) -> Outcome:
     """The outcome of ``contractions``, a pure function of the text (memoised for short texts)."""
-    two, one = _contractions()
-    firsts = _contraction_firsts()
+    two, one = contraction_table()
+    firsts = contraction_first_words()
     tokens = tm.word_tokens(text)
     # Only a token that starts a Table A5 phrase can start a contraction: scan those alone.
     starts = token_indices(tokens, firsts)
@@ -836,7 +836,7 @@ def spelling_uk(text: str, rng: Draws) -> Outcome:
     >>> spelling_uk("My favorite color is gray; the theater is 5 meters away.", None).text
     'My favourite colour is grey; the theatre is 5 metres away.'
     """
-    table, after_number = _uk()
+    table, after_number = uk_table()
     spans = None
     number_ends = None
     edits = []
