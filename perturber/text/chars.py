@@ -47,5 +47,22 @@ def is_word_char(ch: str) -> bool:
     return ch.isalnum()  # equals category L*/N* for every code point (checked in the tests)
 
 
+_ASCII = bytes(range(0x80))
+
+
+def ascii_words(text: str) -> bool:
+    """True when every word character and combining mark of ``text`` is ASCII (``[A-Za-z0-9]``
+    are then its only word characters, and it has no mark): the common case, where scans can
+    use ASCII classes.
+
+    >>> ascii_words("It’s 5 €."), ascii_words("naïve"), ascii_words("x\u0301")
+    (True, False, False)
+    """
+    if text.isascii():
+        return True
+    others = text.encode("utf-8").translate(None, _ASCII).decode("utf-8")
+    return not any(c.isalnum() or is_mark(c) for c in set(others))
+
+
 #: Fast NamedTuple construction: ``new_tuple(Token, (s, e, t))`` skips ``__new__``'s argument parsing.
 new_tuple = tuple.__new__

@@ -21,13 +21,35 @@ _FENCE_CLOSE = {
 
 
 def line_bounds(text: str) -> list[tuple[int, int, int]]:
-    """(start, end of content, start of next line); a final line break opens no new line."""
+    """(start, end of content, start of next line); a final line break opens no new line.
+
+    >>> line_bounds("a\\nbc\\r\\n"), line_bounds("a\\n\\nb"), line_bounds("")
+    ([(0, 1, 2), (2, 4, 6)], [(0, 1, 2), (2, 2, 3), (3, 4, 4)], [])
+    """
+    return _break_bounds(text) if "\r" in text else _newline_bounds(text)
+
+
+def _break_bounds(text: str) -> list[tuple[int, int, int]]:
+    """:func:`line_bounds` of any text, one line break at a time."""
     out = []
     pos = 0
     for m in _LB.finditer(text):
         s, e = m.span()
         out.append((pos, s, e))
         pos = e
+    if pos < len(text):
+        out.append((pos, len(text), len(text)))
+    return out
+
+
+def _newline_bounds(text: str) -> list[tuple[int, int, int]]:
+    """:func:`line_bounds` of a text without ``\\r``, from ``str.split`` (the common case)."""
+    out = []
+    pos = 0
+    for part in text.split("\n")[:-1]:
+        end = pos + len(part)
+        out.append((pos, end, end + 1))
+        pos = end + 1
     if pos < len(text):
         out.append((pos, len(text), len(text)))
     return out
@@ -54,9 +76,19 @@ def closes_fence(text: str, s: int, e: int, run: str) -> bool:
     return m is not None and len(m.group(1)) >= len(run)
 
 
+def may_fence(text: str) -> bool:
+    """False when ``text`` holds no run of three backticks or tildes, so no fenced block (a
+    one-character test first: a memchr, where a three-character needle is a slower search).
+
+    >>> may_fence("a ``b`` c"), may_fence("~~~")
+    (False, True)
+    """
+    return ("`" in text and "```" in text) or ("~" in text and "~~~" in text)
+
+
 def fenced_blocks(text: str, lb: list[tuple[int, int, int]]) -> list[tuple[int, int, int, int]]:
     """Fenced blocks as (first line index, last line index, span start, span end)."""
-    if "```" not in text and "~~~" not in text:
+    if not may_fence(text):
         return []
     out = []
     i, n = 0, len(lb)

@@ -9,8 +9,8 @@ from typing import NamedTuple
 
 from ..memo import loaded_once, per_text
 from .chars import JOINERS as _JOINERS
+from .chars import ascii_words, new_tuple
 from .chars import is_mark as _is_mark
-from .chars import new_tuple
 from .lines import NON_WHITESPACE, classify_lines, fenced_blocks, line_bounds
 from .spans import Spans, find_protected
 
@@ -126,6 +126,73 @@ def lstrip_start(text: str, s: int, e: int) -> int:
 
 
 def _sentences(text: str, ps: int, pe: int, sp: Spans, out: list) -> None:
+    """Append the sentences of the plain paragraph ``text[ps:pe]`` to ``out``: found by
+    :func:`_sentence_ends` when the paragraph has ASCII word characters only and no protected
+    span, else one terminal run at a time."""
+    if ascii_words(text) and not (sp and sp.overlaps(max(ps - 1, 0), pe)):
+        _simple_sentences(text, ps, pe, out)
+    else:
+        _checked_sentences(text, ps, pe, sp, out)
+
+
+def _simple_sentences(text: str, ps: int, pe: int, out: list) -> None:
+    """:func:`_checked_sentences` of a paragraph without protected spans whose word characters
+    are ASCII: each match of :func:`_sentence_ends` ends a sentence, and the whitespace it
+    takes leads to the next one.
+
+    >>> out = []
+    >>> _simple_sentences("Dr. Li paid $1.50 at 5 p.m. today!  Ok?)  No. 5 is", 0, 50, out)
+    >>> [(u.start, u.end, u.is_question) for u in out]
+    [(0, 34, False), (36, 40, True), (42, 50, False)]
+    """
+    st = lstrip_start(text, ps, pe)
+    for m in _sentence_ends().finditer(text, st, pe):
+        rs, re_ = m.span(1)
+        out.append(new_tuple(Unit, (st, m.end(2), "sentence", "?" in text[rs:re_])))
+        st = m.end()
+    if st < pe:
+        out.append(new_tuple(Unit, (st, rstrip_end(text, st, pe), "sentence", False)))
+
+
+@loaded_once
+def _sentence_ends() -> _re.Pattern[str]:
+    """The §1.9 sentence ends of a paragraph whose word characters are ASCII and that holds no
+    protected span, as one pattern: a terminal run (group 1), its closers (group 2) and the
+    whitespace after them (or the paragraph's end). A run that is a single ``.`` is no end
+    after a one-letter token or a Table A13 abbreviation (``no`` only before `` ?[0-9]``): the
+    token and its start (no word character, and no joiner after one, before it) are
+    look-behinds on the ``.``. :func:`_checked_sentences` is the reference (the tests compare
+    them)."""
+    plain, digit, _dotted, dotted_last = _abbr()
+    # A dotted abbreviation (e.g, i.e) ends in one letter, which the one-letter rule keeps.
+    assert all(len(last) == 1 for last in dotted_last)
+    word = "A-Za-z0-9"
+    starts = rf"(?<![{word}])(?<![{word}][{_re.escape(_JOINERS)}])"  # a token starts here
+    by_length: dict[int, list[str]] = {}
+    for a in sorted(plain):
+        by_length.setdefault(len(a), []).append(_ascii_ci(a))
+    after = [rf"(?<!{starts}[A-Za-z]\.)"]  # one letter
+    after += [rf"(?<!{starts}(?:{'|'.join(words)})\.)" for _, words in sorted(by_length.items())]
+    after += [rf"(?!(?<={starts}{_ascii_ci(d)}\.) ?[0-9])" for d in sorted(digit)]
+    closers = "[" + _re.escape(_CLOSERS) + "]*"
+    single = rf"(?={closers}(?:\s|\Z))" + "".join(after)
+    # led by the class of the run's first character, which the engine scans for in C
+    return _re.compile(rf"([.!?…](?:[.!?…]+|(?<=[!?…])|{single}))({closers})(?:\s+|\Z)")
+
+
+def _ascii_ci(word: str) -> str:
+    """``word`` as a pattern that matches it in any ASCII case (never ``(?i)``: it also folds
+    non-ASCII letters onto ASCII ones).
+
+    >>> print(_ascii_ci("e.g"))
+    [eE]\\.[gG]
+    """
+    return "".join(f"[{c}{c.upper()}]" if c.isalpha() else _re.escape(c) for c in word)
+
+
+def _checked_sentences(text: str, ps: int, pe: int, sp: Spans, out: list) -> None:
+    """:func:`_sentences` of any paragraph: each terminal run checked in turn (abbreviations,
+    one-letter tokens, protected spans)."""
     cur = ps
     has_sp = bool(sp)
     for m in _TERM.finditer(text, ps, pe):
@@ -140,8 +207,6 @@ def _sentences(text: str, ps: int, pe: int, sp: Spans, out: list) -> None:
             and _no_end_before(text, rs)
             and not (has_sp and sp.contains(rs - 1))
         ):
-            continue
-        if rs > 0 and text[rs - 1].isdigit() and ce < pe and text[ce].isdigit():
             continue
         if has_sp and sp.contains(rs):
             continue
