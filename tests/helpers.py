@@ -78,7 +78,8 @@ def typos_reference(text: str, seed: int, count: int = 5) -> str:
     edits = []
     for start in select(starts, rng, count=count):
         w = Word(free[start])
-        op, positions = rng.choice(T._typo_options(w.tok.text))
+        found = ((op, list(producer(w, T._TY_MIN))) for op, producer in T._TY_OPS)
+        op, positions = rng.choice([(op, positions) for op, positions in found if positions])
         i = rng.choice(positions)
         if op == "swap":
             edits.append(edit_swap(w, i))

@@ -123,3 +123,11 @@ def test_lanes_index_like_the_positions(text):
     lanes = B.Lanes(b.start, b.n)
     expected = B.positions(b.start, b.n)
     assert len(lanes) == len(expected) and [lanes[i] for i in range(len(lanes))] == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.booleans(), min_size=1, max_size=1500))
+def test_lanes_find_each_flag(flags):
+    mask = int("".join("1" if f else "0" for f in flags), 16)
+    lanes = B.Lanes(mask, len(flags))
+    assert [lanes[i] for i in range(len(lanes))] == [p for p, f in enumerate(flags) if f]

@@ -415,11 +415,23 @@ def test_token_indices_match_the_loop(text, table):
 
 
 ascii_words = st.text(alphabet="abcdeilmnoprstuyABEILT", min_size=1, max_size=12)
+# words made of runs of one to four equal letters (the option filter's hard cases)
+runny_words = st.lists(st.tuples(st.sampled_from("abzAZ"), st.integers(1, 4)), min_size=1, max_size=5).map(
+    lambda runs: "".join(c * k for c, k in runs)
+)
 
 
-@settings(max_examples=500, deadline=None)
-@given(ascii_words | st.sampled_from(WORDY), seeds)
-def test_typo_options_and_edits_match_the_word_model(word, seed):
+# words of several parts with a joiner between each two (a joiner breaks a run of letters)
+joined_words = st.tuples(
+    st.lists(ascii_words | runny_words, min_size=2, max_size=3), st.sampled_from(["'", "’", "-", "‐"])
+).map(lambda parts: parts[1].join(parts[0]))
+
+
+@settings(max_examples=1000, deadline=None)
+@given(ascii_words | runny_words | joined_words | st.sampled_from(WORDY), seeds)
+def test_typo_plan_and_edits_match_the_word_model(word, seed):
+    """The memoised plan of ``typos`` (ops, positions and, for an ASCII word, the kept shifts,
+    found from runs of letters) and its edits are those of the position producers."""
     from perturber.perturbations.word_level.typo_mechanics import (
         Word,
         edit_double,
@@ -432,12 +444,14 @@ def test_typo_options_and_edits_match_the_word_model(word, seed):
     w = Word(tm.Token(0, len(word), word))
     found = ((op, tuple(producer(w, typos._TY_MIN))) for op, producer in typos._TY_OPS)
     expected = [(op, list(p)) for op, p in found if p]
-    got = typos._typo_options.__wrapped__(word)
-    assert [(op, list(p)) for op, p in got] == expected
-    for op, positions in got:
-        for i in positions:
+    got = typos._typo_plan.__wrapped__(word)
+    assert [(op, list(p)) for op, p, _ in got] == expected
+    for op, positions, kept in got:
+        for j, i in enumerate(positions):
+            if kept is not None:
+                assert list(kept[j]) == w.shift_options(i)
             a, b = Draws(seed), Draws(seed)
-            edit = typos._typo_edit(word, op, i, a)
+            edit = typos._typo_edit(word, op, i, None if kept is None else kept[j], a)
             if op == "substitute":
                 shifts = w.shift_options(i)
                 want = edit_sub(w, i, shift_letter(w.keys[i], shifts[b.below(len(shifts))]))

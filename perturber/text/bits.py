@@ -357,7 +357,7 @@ def positions(mask: int, n: int) -> list[int]:
     """
     h = format(mask, "x")
     off = n - len(h)  # the leading lanes without a flag
-    if 8 * mask.bit_count() < len(h):  # sparse: find each flag
+    if 12 * mask.bit_count() < len(h):  # sparse (measured crossover): find each flag
         out = []
         find = h.find
         p = find("1")
@@ -367,7 +367,7 @@ def positions(mask: int, n: int) -> list[int]:
         return out
     return list(
         compress(
-            _all_positions(n)[off:] if n <= 16384 else range(off, n),
+            _all_positions(n, off),
             h.encode("ascii").translate(_HEX_TO_FLAG),
         )
     )
@@ -375,8 +375,9 @@ def positions(mask: int, n: int) -> list[int]:
 
 class Lanes(Sequence[int]):
     """The code points flagged in a mask as an ascending read-only sequence, without listing
-    them: ``len`` is a popcount and ``lanes[i]`` finds the i-th flag through per-block counts
-    (for a few look-ups in a long text; :func:`positions` lists them all).
+    them: ``len`` is a popcount and ``lanes[i]`` finds the i-th flag from counts of flags in
+    blocks of the mask's hex digits (for a few look-ups in a long text; :func:`positions` lists
+    them all).
 
     >>> lanes = Lanes(0x10110, 5)
     >>> len(lanes), lanes[0], lanes[2], list(lanes)
@@ -385,7 +386,8 @@ class Lanes(Sequence[int]):
 
     __slots__ = ("mask", "n", "size", "_hex", "_before")
 
-    _BLOCK = 64
+    _BLOCK = 256  # hex digits per counted block
+    _STEP = 32  # hex digits counted at a time inside a block
 
     def __init__(self, mask: int, n: int) -> None:
         self.mask = mask
@@ -411,8 +413,14 @@ class Lanes(Sequence[int]):
             )
             self._hex = h
         block = bisect_right(self._before, i) - 1
-        pos = block * self._BLOCK - 1
-        for _ in range(i - self._before[block] + 1):
+        need = i - self._before[block]  # flags to pass in the block before the i-th
+        pos = block * self._BLOCK
+        count, step = h.count, self._STEP
+        while (seen := count("1", pos, pos + step)) <= need:
+            need -= seen
+            pos += step
+        pos -= 1
+        for _ in range(need + 1):
             pos = h.find("1", pos + 1)
         return pos
 
@@ -459,6 +467,18 @@ class Tokens:
         m = WORD_RE.match(text, start)
         assert m is not None  # a token starts there
         return Token(start, m.end(), m.group())
+
+    def word_at(self, start: int) -> str:
+        """The text of the token that starts at ``start``.
+
+        >>> Tokens("say don’t go").word_at(4)
+        'don’t'
+        """
+        if self.bits is not None:
+            return self.text[start : token_end(self.bits, start)]
+        m = WORD_RE.match(self.text, start)
+        assert m is not None  # a token starts there
+        return m.group()
 
     def next_free(self, tok: Token) -> Token | None:
         """The next free token when it starts right after one U+0020 behind ``tok``, else None."""

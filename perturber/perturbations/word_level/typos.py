@@ -10,6 +10,7 @@ memoised, so a chosen token costs O(its length) and a whole call O(len(text)).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from itertools import compress, repeat
 from operator import add, itemgetter, mul
@@ -19,7 +20,7 @@ import regex
 
 from ... import text as tm
 from ...data import unit_symbols
-from ...memo import loaded_once, per_text, per_word
+from ...memo import loaded_once, per_text, per_value, per_word
 from ...registry import Outcome, count, perturbation, rate, unchanged
 from ...rng import Draws, below_many, select
 from ...text.bits import (
@@ -355,31 +356,125 @@ _TY_OPS = (("swap", swaps), ("delete", drops), ("duplicate", doubles), ("substit
 
 
 @per_word
-def _typo_options(word: str) -> tuple[tuple[str, Sequence[int]], ...]:
-    """The ops of ``typos`` that apply to ``word``, each with its cluster positions, in
-    ``_TY_OPS`` order (after the option filter). A pure function of the word's text, so it is
-    memoised: words recur across texts and seeds.
+def _typo_plan(word: str) -> tuple[tuple[str, Sequence[int], tuple | None], ...]:
+    """The ops of ``typos`` that apply to ``word``, in ``_TY_OPS`` order (after the option
+    filter), each with its cluster positions and, for ``substitute`` on an ASCII word, the
+    shifts the filter keeps at each position (None: both, or found later for other words). A
+    pure function of the word's text, so it is memoised: words recur across texts and seeds.
 
-    >>> _typo_options("cat")
-    (('swap', range(0, 2)), ('duplicate', range(0, 3)), ('substitute', range(0, 3)))
+    >>> [op for op, _, _ in _typo_plan("cats")], _typo_plan("cat")[0]
+    (['swap', 'delete', 'duplicate', 'substitute'], ('swap', (0, 1), None))
     """
-    if unfiltered(word):  # every position of every op passes the filter
-        n = len(word)
-        ops = (("swap", range(n - 1)), ("delete", range(1, n) if n - 1 >= _TY_MIN else range(0)))
-        return tuple(op for op in ops if op[1]) + (("duplicate", range(n)), ("substitute", range(n)))
-    w = Word(tm.Token(0, len(word), word))
+    n = len(word)
+    if n > _TY_MIN and unfiltered(word):  # every position of every op passes the filter
+        return _unfiltered_plan(n)
+    if _SIMPLE_WORD.fullmatch(word):
+        return _simple_plan(word)
+    w = Word(tm.Token(0, n, word))
     found = ((op, tuple(producer(w, _TY_MIN))) for op, producer in _TY_OPS)
-    return tuple((op, positions) for op, positions in found if positions)
+    return tuple((op, positions, None) for op, positions in found if positions)
 
 
-def _typo_edit(word: str, op: str, i: int, rng: Draws) -> tuple:
-    """The token-relative edit of ``op`` at cluster ``i`` of ``word`` (a substitution draws its
-    shift among those the option filter keeps).
+@per_value(64)
+def _unfiltered_plan(n: int) -> tuple[tuple[str, Sequence[int], None], ...]:
+    """The plan of every word of ``n > 3`` letters that the option filter leaves whole (one
+    shared plan per length)."""
+    return (
+        ("swap", range(n - 1), None),
+        ("delete", range(1, n), None),
+        ("duplicate", range(n), None),
+        ("substitute", range(n), None),
+    )
 
-    >>> _typo_edit("cat", "swap", 1, Draws(0)), _typo_edit("cat", "delete", 2, Draws(0))
+
+# A token whose clusters are single code points: ASCII letters and joiners.
+_SIMPLE_WORD = re.compile(r"[A-Za-z'’\-‐‑]+")
+
+
+def _simple_plan(word: str) -> tuple[tuple[str, Sequence[int], tuple | None], ...]:
+    """:func:`_typo_plan` of a token of ASCII letters and joiners, from the runs of equal
+    letters around each position (a joiner breaks a run): an option is kept when the run it
+    makes or joins is no longer than the word's longest run (at least 2), and a deletion when 3
+    letters remain. (tests/test_perf_word.py compares it with the position producers.)
+
+    >>> _simple_plan("Eeel")[0], _simple_plan("Eeel")[3]
+    (('swap', (2,), None), ('substitute', (0, 1, 2, 3), ((-1, 1), (-1, 1), (-1, 1), (-1, 1))))
+    >>> [(op, list(positions)) for op, positions, _ in _simple_plan("it's")]
+    [('swap', [0]), ('duplicate', [0, 1, 3]), ('substitute', [0, 1, 3])]
+    """
+    low = word.lower()
+    n = len(low)
+    left = _run_lengths(low)  # the run of equal letters ending at each position
+    right = _run_lengths(low[::-1])[::-1]  # ... starting at each position
+    limit = max(2, max(left))
+    letters = n - sum(map(low.count, tm.JOINERS))
+    swaps_, deletes, duplicates, subs, kept = [], [], [], [], []
+    for i, c in enumerate(low):
+        if c in tm.JOINERS:
+            continue
+        before = low[i - 1] if i else ""
+        after = low[i + 1] if i + 1 < n else ""
+        if after and after != c and after not in tm.JOINERS:  # a swap: the runs each moved letter joins
+            joined_left = left[i - 1] if before == after else 0
+            joined_right = right[i + 2] if i + 2 < n and low[i + 2] == c else 0
+            if joined_left < limit and joined_right < limit:
+                swaps_.append(i)
+        if i and not (before == after and before not in tm.JOINERS and left[i - 1] + right[i + 1] > limit):
+            deletes.append(i)  # a deletion joins the runs on both sides when they match
+        if before != c and after != c:
+            duplicates.append(i)
+        down, up = _SHIFTED[c]
+        if down in (before, after) or up in (before, after):  # count the run it would join
+            shifts = tuple(
+                d for d, new in ((-1, down), (1, up)) if _run_with(low, left, right, i, new) <= limit
+            )
+            if shifts:
+                subs.append(i)
+                kept.append(shifts)
+        else:
+            subs.append(i)
+            kept.append(_BOTH_SHIFTS)
+    found = (
+        ("swap", tuple(swaps_), None),
+        ("delete", tuple(deletes) if letters - 1 >= _TY_MIN else (), None),
+        ("duplicate", tuple(duplicates), None),
+        ("substitute", tuple(subs), tuple(kept)),
+    )
+    return tuple(op for op in found if op[1])
+
+
+def _run_with(low: str, left: list[int], right: list[int], i: int, letter: str) -> int:
+    """The run of equal letters through position ``i`` of ``low`` once it holds ``letter``
+    (``left``/``right``: the runs ending and starting at each position)."""
+    n = len(low)
+    before = left[i - 1] if i > 0 and low[i - 1] == letter else 0
+    return before + 1 + (right[i + 1] if i + 1 < n and low[i + 1] == letter else 0)
+
+
+def _run_lengths(word: str) -> list[int]:
+    """The length of the run of equal characters that ends at each position.
+
+    >>> _run_lengths("aabaaa")
+    [1, 2, 1, 1, 2, 3]
+    """
+    out = []
+    prev, run = "", 0
+    for c in word:
+        run = run + 1 if c == prev else 1
+        out.append(run)
+        prev = c
+    return out
+
+
+def _typo_edit(word: str, op: str, i: int, shifts: tuple | None, rng: Draws) -> tuple:
+    """The token-relative edit of ``op`` at cluster ``i`` of ``word``; a substitution draws its
+    shift among ``shifts`` (those the option filter keeps; None: both for an unfiltered ASCII
+    word, found here for any other).
+
+    >>> _typo_edit("cat", "swap", 1, None, Draws(0)), _typo_edit("cat", "delete", 2, None, Draws(0))
     ((1, 3, 'ta'), (2, 3, ''))
     """
-    if not (word.isascii() and word.isalpha()):  # clusters are not code points, or joiners
+    if not _SIMPLE_WORD.fullmatch(word):  # clusters are not code points, or not ASCII
         w = Word(tm.Token(0, len(word), word))
         if op == "swap":
             return edit_swap(w, i)
@@ -387,17 +482,22 @@ def _typo_edit(word: str, op: str, i: int, rng: Draws) -> tuple:
             return edit_drop(w, i)
         if op == "duplicate":
             return edit_double(w, i)
-        shifts = w.shift_options(i)
-        return edit_sub(w, i, shift_letter(w.keys[i], shifts[rng.below(len(shifts))]))  # type: ignore[arg-type]
+        found = w.shift_options(i)
+        return edit_sub(w, i, shift_letter(w.keys[i], found[rng.below(len(found))]))  # type: ignore[arg-type]
     if op == "swap":
         return (i, i + 2, word[i + 1] + word[i])
     if op == "delete":
         return (i, i + 1, "")
     if op == "duplicate":
         return (i + 1, i + 1, word[i])
-    kept = (-1, 1) if unfiltered(word) else Word(tm.Token(0, len(word), word)).shift_options(i)
+    kept = _BOTH_SHIFTS if shifts is None else shifts
     letter = shift_letter(word[i].lower(), kept[rng.below(len(kept))])
     return (i, i + 1, letter.upper() if word[i].isupper() else letter)
+
+
+_BOTH_SHIFTS = (-1, 1)
+# each lower-case ASCII letter's shifts by -1 and +1 (wrapping within a-z)
+_SHIFTED = {c: (shift_letter(c, -1), shift_letter(c, 1)) for c in "abcdefghijklmnopqrstuvwxyz"}
 
 
 @perturbation(
@@ -427,10 +527,11 @@ def typos(text: str, rng: Draws, *, count: int) -> Outcome:
     chosen = select(starts, rng, count=count)
     tokens = Tokens(text)
     for start in chosen:
-        tok = tokens.at(start)
-        ops = _typo_options(tok.text)
-        op, positions = ops[below(len(ops))]
-        s, e, out = _typo_edit(tok.text, op, positions[below(len(positions))], rng)
+        word = tokens.word_at(start)
+        plan = _typo_plan(word)
+        op, positions, kept = plan[below(len(plan))]
+        j = below(len(positions))
+        s, e, out = _typo_edit(word, op, positions[j], None if kept is None else kept[j], rng)
         edit_starts.append(start + s)
         edit_ends.append(start + e)
         outs.append(out)
