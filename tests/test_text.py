@@ -877,3 +877,19 @@ def test_newline_bounds_are_the_break_bounds(text):
     lines_module = sys.modules["perturber.text.lines"]
     text = text.replace("\r", "")
     assert lines_module._newline_bounds(text) == lines_module._break_bounds(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["# ", "- ", "1. ", "```", "> ", "|", "A. ", "Answer:", "x", " ", "\t", "\n"]),
+        max_size=6,
+    ).map("".join)
+)
+def test_plain_paragraphs_are_the_plain_blocks(text):
+    units_module = sys.modules["perturber.text.units"]
+    lb = units_module.line_bounds(text)
+    blocks = units_module._blocks(text, lb, units_module.fenced_blocks(text, lb))
+    assert units_module.plain_paragraphs(text) == [
+        (lb[i][0], lb[j][1]) for kind, i, j in blocks if kind == "plain"
+    ]

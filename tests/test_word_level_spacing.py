@@ -8,6 +8,7 @@ import pytest
 from helpers import expected_version, out, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_text import sentence_texts
 
 import perturber
 import perturber.perturbations.word_level.spacing as spacing
@@ -840,3 +841,39 @@ def test_token_ending_at_is_the_joiner_free_token_there(text):
         word = ends.get(e)
         expected = word if word is not None and not any(j in word for j in tm.JOINERS) else None
         assert spacing._token_ending_at(text, e) == expected
+
+
+STARTER_WORDS = [
+    "The",
+    "It",
+    "Is",
+    "What",
+    "How",
+    "THE",
+    "it",
+    "I",
+    "If",
+    "3Rd",
+    "The$",
+    "Its-x",
+    '"The',
+    "(If",
+    "$How",
+    "!!! What",
+]
+drop_texts = st.lists(
+    st.sampled_from(STARTER_WORDS)
+    | sentence_texts
+    | st.sampled_from(["\n", "\n\n", "\n- ", "\n1. ", "\n> "]),
+    max_size=6,
+).map(" ".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(drop_texts)
+def test_punctuation_drop_of_a_simple_text_is_the_sentence_loop(text):
+    """The text split at its sentence ends gets the edits of the loop over sentences, on texts
+    with ASCII word characters and no protected span."""
+    if tm.ascii_words(text) and not tm.protected_spans(text):
+        edits = spacing._drop_edits(text)
+        assert spacing._simple_drop(text) == (tm.splice(text, edits), len(edits))

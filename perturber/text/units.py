@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re as _re
 import string
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 from ..memo import loaded_once, per_text
@@ -146,7 +146,7 @@ def _simple_sentences(text: str, ps: int, pe: int, out: list) -> None:
     [(0, 34, False), (36, 40, True), (42, 50, False)]
     """
     st = lstrip_start(text, ps, pe)
-    for m in _sentence_ends().finditer(text, st, pe):
+    for m in sentence_end_matches(text, st, pe):
         rs, re_ = m.span(1)
         out.append(new_tuple(Unit, (st, m.end(2), "sentence", "?" in text[rs:re_])))
         st = m.end()
@@ -158,7 +158,7 @@ def _simple_sentences(text: str, ps: int, pe: int, out: list) -> None:
 def _sentence_ends() -> _re.Pattern[str]:
     """The §1.9 sentence ends of a paragraph whose word characters are ASCII and that holds no
     protected span, as one pattern: a terminal run (group 1), its closers (group 2) and the
-    whitespace after them (or the paragraph's end). A run that is a single ``.`` is no end
+    whitespace after them (group 3; empty at the paragraph's end). A run that is a single ``.`` is no end
     after a one-letter token or a Table A13 abbreviation (``no`` only before `` ?[0-9]``): the
     token and its start (no word character, and no joiner after one, before it) are
     look-behinds on the ``.``. :func:`_checked_sentences` is the reference (the tests compare
@@ -177,7 +177,7 @@ def _sentence_ends() -> _re.Pattern[str]:
     closers = "[" + _re.escape(_CLOSERS) + "]*"
     single = rf"(?={closers}(?:\s|\Z))" + "".join(after)
     # led by the class of the run's first character, which the engine scans for in C
-    return _re.compile(rf"([.!?…](?:[.!?…]+|(?<=[!?…])|{single}))({closers})(?:\s+|\Z)")
+    return _re.compile(rf"([.!?…](?:[.!?…]+|(?<=[!?…])|{single}))({closers})(\s+|\Z)")
 
 
 def _ascii_ci(word: str) -> str:
@@ -246,35 +246,80 @@ def _line_question(text: str, s: int, e: int) -> bool:
 def _units(text: str, kinds: str = "all") -> list[Unit]:
     lb = line_bounds(text)
     fences = fenced_blocks(text, lb)
-    cls = classify_lines(text, lb, fences)
     sp = Spans(find_protected(text, lb, fences))
-    fence_at = {f[0]: f for f in fences}
     out: list[Unit] = []
+    for kind, i, j in _blocks(text, lb, fences):
+        if kind == "plain":
+            _sentences(text, lb[i][0], lb[j][1], sp, out)
+        elif kinds == "all":
+            s, e = lb[i][0], lb[j][1]
+            s = lstrip_start(text, s, e)
+            e = rstrip_end(text, s, e)
+            out.append(new_tuple(Unit, (s, e, kind, kind == "line" and _line_question(text, s, e))))
+    return out
+
+
+def _blocks(text: str, lb: list[tuple[int, int, int]], fences: list) -> Iterator[tuple[str, int, int]]:
+    """``(kind, first line, last line)`` of each non-blank block in text order: a fenced
+    ``code`` block, a ``plain`` paragraph, or one other ``line``."""
+    cls = classify_lines(text, lb, fences)
+    fence_at = {f[0]: f[1] for f in fences}
     i, n = 0, len(lb)
     while i < n:
         c = cls[i]
         if i in fence_at:
-            _, last, s, e = fence_at[i]
-            if kinds == "all":
-                s = lstrip_start(text, s, e)
-                out.append(new_tuple(Unit, (s, rstrip_end(text, s, e), "code", False)))
-            i = last + 1
+            yield "code", i, fence_at[i]
+            i = fence_at[i] + 1
         elif c == "plain":
             j = i
             while j + 1 < n and cls[j + 1] == "plain":
                 j += 1
-            _sentences(text, lb[i][0], lb[j][1], sp, out)
+            yield "plain", i, j
             i = j + 1
-        elif c == "blank":
-            i += 1
         else:
-            if kinds == "all":
-                s, e, _ = lb[i]
-                s = lstrip_start(text, s, e)
-                e = rstrip_end(text, s, e)
-                out.append(new_tuple(Unit, (s, e, "line", _line_question(text, s, e))))
+            if c != "blank":
+                yield "line", i, i
             i += 1
-    return out
+
+
+def plain_paragraphs(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each plain paragraph (§1.9): its first line's start, its last line's
+    end of content.
+
+    >>> plain_paragraphs("One.\\nTwo.\\n\\n- item\\nThree")
+    [(0, 9), (18, 23)]
+    """
+    if "\n" not in text and "\r" not in text:  # one line (a prompt, often): classify it alone
+        lb = [(0, len(text), len(text))]
+        plain = text and classify_lines(text, lb, fenced_blocks(text, lb)) == ["plain"]
+        return [(0, len(text))] if plain else []
+    lb = line_bounds(text)
+    return [
+        (lb[i][0], lb[j][1]) for kind, i, j in _blocks(text, lb, fenced_blocks(text, lb)) if kind == "plain"
+    ]
+
+
+def split_sentences(paragraph: str) -> list[str]:
+    """A plain paragraph whose word characters are ASCII and that holds no protected span,
+    from its first non-whitespace character, split at its sentence ends: ``[body, run, closers,
+    whitespace, body, ..., body]`` (each sentence is a body, its terminal run and closers; the
+    last body is the final sentence without an end, maybe empty).
+
+    >>> split_sentences('Hi. "Yes!" she said')
+    ['Hi', '.', '', ' ', '"Yes', '!', '"', ' ', 'she said']
+    """
+    return _sentence_ends().split(paragraph)
+
+
+def sentence_end_matches(text: str, start: int, end: int) -> Iterator[_re.Match[str]]:
+    """The sentence ends of the plain paragraph ``text[start:end]`` when its word characters
+    are ASCII and it holds no protected span (:func:`_sentence_ends`): each match's group 1 is
+    a terminal run, group 2 its closers, and its end the start of the next sentence.
+
+    >>> [m.group(1) for m in sentence_end_matches("Dr. Li? Yes!! At 5 p.m. ok.", 0, 27)]
+    ['?', '!!', '.']
+    """
+    return _sentence_ends().finditer(text, start, end)
 
 
 def units(text: str) -> Sequence[Unit]:

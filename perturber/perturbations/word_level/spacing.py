@@ -625,9 +625,98 @@ def punctuation_drop(text: str, rng: Draws) -> Outcome:
 @per_text
 def _punctuation_drop(text: str) -> Outcome:
     """The outcome of ``punctuation_drop``, a pure function of the text (memoised for short texts)."""
+    if tm.ascii_words(text) and not tm.protected_spans(text):
+        out, edits = _simple_drop(text)
+        return Outcome(out, edits) if edits else unchanged(text, "no_candidates")
+    found = _drop_edits(text)
+    if not found:
+        return unchanged(text, "no_candidates")
+    return Outcome(tm.splice(text, found), len(found))
+
+
+def _simple_drop(text: str) -> tuple[str, int]:
+    """``punctuation_drop`` of a text whose word characters are ASCII and that holds no
+    protected span, and its number of edits, from each paragraph split at its sentence ends:
+    a sentence's run goes when the sentence has a body before it, and its body's first token
+    becomes lower case when it is a free title-case Table A12 word (the capitalised spelling
+    of one: the words are lower-case letters). A paragraph's final sentence without an end
+    keeps its run, if any (a period that the splitter did not take as an end).
+    :func:`_drop_edits` is the reference (tests/test_word_level_spacing.py compares them).
+
+    >>> _simple_drop("Dr. Li left. Is it late? It is 5 p.m.")
+    ('Dr. Li left is it late it is 5 p.m.', 4)
+    """
+    out: list[str] = []
+    edits = 0
+    pos = 0
+    for ps, pe in tm.plain_paragraphs(text):
+        first = _NON_SPACE.search(text, ps, pe)
+        if first is None:
+            continue
+        parts = tm.split_sentences(text[first.start() : pe])
+        bodies, runs = parts[0::4], parts[1::4]
+        gone = [
+            bool(b) and (r in _PLAIN_RUNS or _PLAIN_RUN.fullmatch(r) is not None)
+            for b, r in zip(bodies, runs)
+        ]
+        parts[1::4] = ["" if g else r for g, r in zip(gone, runs)]
+        edits += sum(gone)
+        for i, body in enumerate(bodies):  # a body that starts in lower case or a digit starts no starter
+            if body and body[0] not in _LOWER_OR_DIGIT:
+                lowered = _lower_starter(body)
+                if lowered is not None:
+                    parts[4 * i] = lowered
+                    edits += 1
+        out.append(text[pos : first.start()])
+        out += parts
+        pos = pe
+    out.append(text[pos:])
+    return "".join(out), edits
+
+
+def _lower_starter(body: str) -> str | None:
+    """``body`` (a sentence before its run) with its first token lower-cased when that token
+    is a free title-case Table A12 word; None when it is not. The body starts after whitespace
+    or at a paragraph's start and ends before a run of ``. ! ? …``, so the token is bound only
+    by what ``body`` holds."""
+    m = _SIMPLE_TOKEN.match(body) or _SIMPLE_TOKEN.search(body)
+    if m is None or m.group() not in _title_starters() or tm.is_bound(body, m.span()):
+        return None
+    s = m.start()
+    return body[:s] + body[s].lower() + body[s + 1 :]
+
+
+_NON_SPACE = re.compile(r"\S")
+# A word token of a text whose word characters are ASCII (§1.6 with \p{L}\p{N} = [A-Za-z0-9]).
+_SIMPLE_TOKEN = re.compile(r"[A-Za-z0-9]+(?:['’\-‐‑][A-Za-z0-9]+)*")
+# A terminal run that punctuation_drop removes: ".", "!" and "?", no ".."; the common ones.
+_PLAIN_RUN = re.compile(r"(?:\.(?!\.)|[!?])+")
+_PLAIN_RUNS = frozenset([".", "?", "!", "?!", "!?", "!!", "??"])
+_LOWER_OR_DIGIT = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+
+
+@loaded_once
+def _title_starters() -> frozenset[str]:
+    """The Table A12 words capitalised (``the`` -> ``The``): with lower-case letters only, a
+    word is one of them and title case exactly when its capitalised spelling is in this set."""
+    assert all(w.isascii() and w.isalpha() and w.islower() for w in _starters())
+    return frozenset(w.capitalize() for w in _starters())
+
+
+_NON_SPACE = re.compile(r"\S")
+# A word token of a text whose word characters are ASCII (§1.6 with \p{L}\p{N} = [A-Za-z0-9]).
+_SIMPLE_TOKEN = re.compile(r"[A-Za-z0-9]+(?:['’\-‐‑][A-Za-z0-9]+)*")
+# A terminal run that punctuation_drop removes: ".", "!" and "?", no ".."; the common ones.
+_PLAIN_RUN = re.compile(r"(?:\.(?!\.)|[!?])+")
+_PLAIN_RUNS = frozenset([".", "?", "!", "?!", "!?", "!!", "??"])
+_LOWER_OR_DIGIT = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+
+
+def _drop_edits(text: str) -> list[tuple[int, int, str]]:
+    """The edits of ``punctuation_drop`` for any text, one sentence at a time."""
     sents = tm.sentences(text)
     if not sents:
-        return unchanged(text, "no_candidates")
+        return []
     spans = tm.Spans(tm.protected_spans(text))
     starters = _starters()
     edits = []
@@ -650,9 +739,7 @@ def _punctuation_drop(text: str) -> Outcome:
             chunk = text[s:e]
             if "…" not in chunk and ".." not in chunk:
                 edits.append((s, e, ""))
-    if not edits:
-        return unchanged(text, "no_candidates")
-    return Outcome(tm.splice(text, edits), len(edits))
+    return edits
 
 
 # --------------------------------------------------------------------------------------------
