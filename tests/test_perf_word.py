@@ -109,9 +109,10 @@ def _sequence_spaces_reference(text, seed, rate):
 def _repeated_chars_reference(text, seed, rate):
     """The straightforward repeated_chars: select the sites, one randint(2, 3) each."""
     rng = Draws(seed)
-    cands = typos._stretch_candidates(text)
-    if not cands:
+    offsets, units = typos._stretch_candidates(text)
+    if not offsets:
         return text
+    cands = list(zip(offsets, units or [text[o - 1] for o in offsets]))
     edits = [(pos, pos, unit * rng.randint(2, 3)) for pos, unit in select(cands, rng, rate=rate)]
     return tm.splice(text, edits)
 

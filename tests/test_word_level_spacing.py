@@ -860,6 +860,9 @@ STARTER_WORDS = [
     "(If",
     "$How",
     "!!! What",
+    "Go!!!! no",
+    "Why???",
+    "So?!?!",
 ]
 drop_texts = st.lists(
     st.sampled_from(STARTER_WORDS)

@@ -12,6 +12,7 @@ import pytest
 from helpers import outputs, realistic_typos_reference, run, typos_reference
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from test_word_level_spacing import drop_texts
 
 import perturber
 import perturber.perturbations.word_level.typos as T
@@ -915,7 +916,8 @@ def test_realistic_typos_fast_path_matches_reference_across_missed_spaces():
 
 
 def test_repeated_chars_candidates_are_offsets_and_units():
-    assert T._stretch_candidates("Why so? No!!") == ((3, "y"), (6, "o"), (7, "?"), (10, "o"), (12, "!"))
+    assert T._stretch_candidates("Why so? No!!") == ((3, 6, 7, 10, 12), ())  # units: the code point before
+    assert T._stretch_candidates("Café so? No!!") == ((4, 7, 8, 11, 13), ("é", "o", "?", "o", "!"))
     assert T._stretch_sites("Why so? No!!") is T._stretch_sites("Why so? No!!")
 
 
@@ -925,3 +927,12 @@ def test_confusable_candidates_are_precomputed_edits():
     assert edits == ((0, 3, "It’s"), (4, 9, "there"), (15, 19, "its"), (20, 25, "THERE"))
     assert T._confusable_sites(text) == edits
     assert T.confusable_words(text, Draws(3), rate=1.0).text == tm.splice(text, list(edits))
+
+
+@settings(max_examples=500, deadline=None)
+@given(drop_texts)
+def test_terminal_runs_of_a_simple_text_are_the_sentence_loop(text):
+    """The !/? runs found from the parts of each paragraph split at its sentence ends are the
+    ones the loop over sentences finds (ASCII word characters, no protected span)."""
+    if tm.ascii_words(text) and not tm.protected_spans(text):
+        assert T._simple_terminal_runs(text) == T._checked_terminal_runs(text, tm.Spans())

@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 import regex
 
-from ..memo import per_text
+from ..memo import per_text, per_value
 from ..rng import positions as _all_positions
 from .spans import Spans, protected_spans
 from .tokens import WORD_RE, Token, is_bound
@@ -514,19 +514,24 @@ def short_word_starts(b: Bits, words: frozenset[str], table: bytes, among: int) 
     """
     x = _parse(b.view, table)
     link = b.link
-    longest = max(map(len, words))
-    at = [among] + [(x >> k & b.ones) << 4 * k & link << 4 * k for k in range(1, longest)]
-    maybe = 0  # the starts whose token could be one of the words
-    for length in {len(w) for w in words}:
+    lengths = _lengths(words)
+    at = [among] + [(x >> k & b.ones) << 4 * k & link << 4 * k for k in range(1, lengths[-1])]
+    found = 0
+    view, n = b.view, b.n
+    for length in lengths:
         fits = among & (x & b.ones) & ~(link << 4 * length)  # at most ``length`` code points
         for k in range(1, length):
-            fits &= at[k]
-        maybe |= fits
-    found = 0
-    for s in positions(maybe, b.n):
-        if b.view[s : token_end(b, s)].decode("ascii") in words:
-            found |= 1 << 4 * (b.n - 1 - s)
+            fits &= at[k]  # ... and exactly ``length``, each a character of one of the words
+        for s in positions(fits, n) if fits else ():
+            if view[s : s + length].decode("ascii") in words:
+                found |= 1 << 4 * (n - 1 - s)
     return found
+
+
+@per_value(64)
+def _lengths(words: frozenset[str]) -> tuple[int, ...]:
+    """The distinct lengths of ``words``, ascending (a table of words: a small value)."""
+    return tuple(sorted({len(w) for w in words}))
 
 
 def shift_code_points(text: str, b: Bits, mask: int, delta: int) -> str:

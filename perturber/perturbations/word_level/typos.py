@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from itertools import compress, repeat
-from operator import add, itemgetter, mul
+from operator import add, mul
 from typing import NamedTuple
 
 import regex
@@ -22,7 +22,7 @@ from ... import text as tm
 from ...data import unit_symbols
 from ...memo import loaded_once, per_text, per_value, per_word
 from ...registry import Outcome, count, perturbation, rate, unchanged
-from ...rng import Draws, below_many, select
+from ...rng import Draws, below_many, pick, select
 from ...text.bits import (
     Bits,
     Tokens,
@@ -631,15 +631,52 @@ def _confusable_sites(text: str) -> tuple[tuple[int, int, str], ...]:
 
 
 def _terminal_runs(text: str) -> list[tuple[int, int]]:
-    """Terminal runs (§1.9) of the sentences that consist of 1-3 ``!``/``?`` only."""
+    """Terminal runs (§1.9) of the sentences that consist of 1-3 ``!``/``?`` only, outside
+    protected spans."""
     if "!" not in text and "?" not in text:
         return []
+    spans = tm.protected_spans(text)
+    if not spans and tm.ascii_words(text):
+        return _simple_terminal_runs(text)
+    return _checked_terminal_runs(text, tm.Spans(spans))
+
+
+def _checked_terminal_runs(text: str, spans: tm.Spans) -> list[tuple[int, int]]:
+    """:func:`_terminal_runs` of any text, one sentence at a time."""
     out = []
     for u in tm.sentences(text):
         s, e = tm.trailing_run(text, u)
-        if 1 <= e - s <= 3 and all(c == "!" or c == "?" for c in text[s:e]):
+        if 1 <= e - s <= 3 and all(c == "!" or c == "?" for c in text[s:e]) and not spans.overlaps(s, e):
             out.append((s, e))
     return out
+
+
+def _simple_terminal_runs(text: str) -> list[tuple[int, int]]:
+    """:func:`_terminal_runs` of a text whose word characters are ASCII and that holds no
+    protected span: in its plain paragraphs, each whole run of 1-3 ``!``/``?`` followed by
+    closers and whitespace or the paragraph's end (such a run always ends a sentence: only a
+    single ``.`` may not), found from its first character (a literal: a fast scan).
+
+    >>> _simple_terminal_runs("Why? No!! Dr. Li?! Ok... fine!?!? (Yes?)")
+    [(3, 4), (7, 9), (16, 18), (38, 39)]
+    """
+    out = []
+    leads = [p for c, p in (("!", _BANG_RUN), ("?", _QUESTION_RUN)) if c in text]
+    for ps, pe in tm.plain_paragraphs(text):
+        for pattern in leads:
+            out += [m.span() for m in pattern.finditer(text, ps, pe)]
+    if len(leads) > 1:
+        out.sort()
+    return out
+
+
+def _bang_run(lead: str) -> re.Pattern[str]:
+    """A whole terminal run of 1-3 ``!``/``?`` that starts with ``lead``."""
+    closers = "[" + re.escape("\"'”’)]}»") + "]*"
+    return re.compile(rf"{re.escape(lead)}(?<![.!?…].)[!?]{{0,2}}(?![.!?…])(?={closers}(?:\s|\Z))")
+
+
+_BANG_RUN, _QUESTION_RUN = _bang_run("!"), _bang_run("?")
 
 
 def _last_cluster(text: str, tok: tm.Token) -> str:
@@ -665,42 +702,46 @@ def repeated_chars(text: str, rng: Draws, *, rate: float) -> Outcome:
     ...     "Whyyyy???", "Whyyyy????")
     True
     """
-    cands = _stretch_sites(text)
-    if not cands:
+    offsets, units = _stretch_sites(text)
+    if not offsets:
         return unchanged(text, "no_candidates")
-    chosen = select(cands, rng, rate=rate)
+    idx = select(range(len(offsets)), rng, rate=rate)
+    at = list(pick(offsets, idx))
     # one draw of rng.randint(2, 3) == 2 + rng.below(2) per chosen site, in order; the repeated
     # units are letters, marks, "!" and "?", which splice never skips (nothing JSON-unsafe)
-    repeats = map(add, below_many(rng, 2, len(chosen)), repeat(2))
-    inserts = map(mul, map(_UNIT, chosen), repeats)
-    offsets = list(map(_POS, chosen))
-    return Outcome(tm.splice_at(text, offsets, offsets, inserts), len(chosen))
+    repeats = map(add, below_many(rng, 2, len(at)), repeat(2))
+    unit = pick(units, idx) if units else map(text.__getitem__, map(_BEFORE, at))
+    return Outcome(tm.splice_at(text, at, at, map(mul, unit, repeats)), len(at))
 
 
-_POS = itemgetter(0)
-_UNIT = itemgetter(1)
+_BEFORE = (-1).__add__
 
 
-def _stretch_candidates(text: str) -> tuple[tuple[int, str], ...]:
-    """The candidates of ``repeated_chars`` in text order, each as ``(insertion offset, unit to
-    repeat)``: the last cluster of a word, the last character of a ``!``/``?`` run.
+def _stretch_candidates(text: str) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """The candidates of ``repeated_chars`` in text order: their insertion offsets and the unit
+    to repeat at each (the last cluster of a word, the last character of a ``!``/``?`` run),
+    or no units when each is the code point before its offset (a plain text).
 
-    >>> _stretch_candidates("Why so? No!")
-    ((3, 'y'), (6, 'o'), (7, '?'), (10, 'o'), (11, '!'))
+    >>> _stretch_candidates("Why so? No!"), _stretch_candidates("Café, no!")
+    (((3, 6, 7, 10, 11), ()), ((4, 8, 9), ('é', 'o', '!')))
     """
-    spans = tm.Spans(tm.protected_spans(text))
     b = bits(text)
+    runs = _terminal_runs(text)
     if b is not None:
-        ends = positions(_stretch_lanes(b), b.n)
-        cands = [(e, e + 1, text[e]) for e in ends]
-    else:
-        free = tm.free_tokens(text, spans=spans)
-        cands = _ascii_word_sites(free) if text.isascii() else _word_sites(text, free)
-    runs = [(s, e) for s, e in _terminal_runs(text) if not spans.overlaps(s, e)]
+        offsets = list(map(_AFTER, positions(_stretch_lanes(b), b.n)))
+        if runs:
+            offsets += [e for _, e in runs]
+            offsets.sort()
+        return tuple(offsets), ()
+    free = tm.free_tokens(text)
+    cands = _ascii_word_sites(free) if text.isascii() else _word_sites(text, free)
     if runs:
         cands.extend((s, e, text[e - 1]) for s, e in runs)
-        cands.sort(key=lambda c: c[0])
-    return tuple((end, unit) for _, end, unit in cands)
+        cands.sort()
+    return tuple(e for _, e, _ in cands), tuple(u for _, _, u in cands)
+
+
+_AFTER = (1).__add__
 
 
 def _stretch_lanes(b: Bits) -> int:
@@ -755,7 +796,7 @@ def _ascii_word_sites(free: Sequence[tm.Token]) -> list[tuple[int, int, str]]:
 
 
 @per_text
-def _stretch_sites(text: str) -> tuple[tuple[int, str], ...]:
+def _stretch_sites(text: str) -> tuple[tuple[int, ...], tuple[str, ...]]:
     """:func:`_stretch_candidates`, memoised for short texts (a pure function of the text)."""
     return _stretch_candidates(text)
 
