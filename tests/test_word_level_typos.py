@@ -921,12 +921,13 @@ def test_repeated_chars_candidates_are_offsets_and_units():
     assert T._stretch_sites("Why so? No!!") is T._stretch_sites("Why so? No!!")
 
 
-def test_confusable_candidates_are_precomputed_edits():
+def test_confusable_candidates_are_table_words_edited_when_chosen():
     text = "Its their cat; it’s THEIR turn."
-    edits = T._confusable_edits(text)
-    assert edits == ((0, 3, "It’s"), (4, 9, "there"), (15, 19, "its"), (20, 25, "THERE"))
-    assert T._confusable_sites(text) == edits
-    assert T.confusable_words(text, Draws(3), rate=1.0).text == tm.splice(text, list(edits))
+    hits = T._confusable_sites(text)
+    assert hits == ((0, 3, "it's"), (4, 9, "there"), (15, 19, "its"), (20, 25, "there"))
+    edits = T._confusable_edits(text, hits)
+    assert edits == [(0, 3, "It’s"), (4, 9, "there"), (15, 19, "its"), (20, 25, "THERE")]
+    assert T.confusable_words(text, Draws(3), rate=1.0).text == tm.splice(text, edits)
 
 
 @settings(max_examples=500, deadline=None)

@@ -30,21 +30,23 @@ from ..registry import Outcome, choice, perturbation, rate, unchanged
 from ..rng import Draws, chosen
 from ..text.bits import (
     Bits,
+    WordTable,
     bits,
     case_lanes,
     char_lanes,
     char_table,
     count,
     free_lanes,
+    lanes_at,
     positions,
     shift_code_points,
-    short_word_starts,
-    short_word_table,
     spread_right,
     token_any,
     view,
     whole,
     with_letters,
+    word_spans,
+    word_table,
 )
 
 __all__ = [
@@ -432,11 +434,10 @@ _HYPHEN = char_table("-")  # every hyphen of §1.6 is "-" in the view
 
 
 @loaded_once
-def _title_units() -> tuple[frozenset[str], bytes]:
-    """The unit symbols ``title_case`` could capitalise (one lower-case ASCII word each), and
-    their :func:`short_word_table`."""
-    words = frozenset(u for u in unit_symbols() if u.isascii() and u.isalpha() and u[0].islower())
-    return words, short_word_table(words)
+def _title_units() -> WordTable:
+    """The unit symbols ``title_case`` could capitalise (one lower-case ASCII word each), as a
+    :class:`WordTable`."""
+    return word_table({u for u in unit_symbols() if u.isascii() and u.isalpha() and u[0].islower()})
 
 
 def _title_plain(b: Bits) -> tuple[int, int]:
@@ -446,8 +447,9 @@ def _title_plain(b: Bits) -> tuple[int, int]:
     of tokens that change."""
     lower, upper, _digit, _apostrophe = case_lanes(b)
     ok = b.free_start & (lower | upper) & ~token_any(upper & b.link, b)
-    units, table = _title_units()
-    ok &= ~short_word_starts(b, units, table, ok & lower)
+    units = word_spans(b, _title_units(), ok & lower)
+    if units:
+        ok &= ~lanes_at([s for s, _ in units], b.n)
     letters = (ok & lower) | (spread_right(ok, b.link) & lower & b.link & char_lanes(b, _HYPHEN) >> 4)
     return letters, count(token_any(letters, b))
 

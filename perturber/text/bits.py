@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 import regex
 
-from ..memo import per_text, per_value
+from ..memo import per_text
 from ..rng import positions as _all_positions
 from .spans import Spans, protected_spans
 from .tokens import WORD_RE, Token, is_bound
@@ -46,8 +46,10 @@ __all__ = [
     "lowered_words",
     "positions",
     "shift_code_points",
-    "short_word_starts",
-    "short_word_table",
+    "WordTable",
+    "word_spans",
+    "word_table",
+    "lanes_at",
     "spread_right",
     "token_any",
     "token_bounds",
@@ -492,46 +494,91 @@ class Tokens:
         return None if is_bound(text, nxt) or self._spans.overlaps(nxt.start, nxt.end) else nxt
 
 
-def short_word_table(words: frozenset[str]) -> bytes:
-    """A ``bytes.translate`` table for :func:`short_word_starts`: hex digit bit ``k`` of a byte
-    is set when it is the ``k``-th character of one of ``words`` (ASCII, 1 to 4 characters)."""
+class WordTable(NamedTuple):
+    """A set of ASCII words looked up among a plain text's tokens by :func:`word_spans`."""
+
+    words: frozenset[bytes]  # as they are, or lower-cased when ``folded``
+    table: bytes  # a byte's hex digit: bit k set when it is the k-th character (k < 4) of a word
+    lengths: tuple[int, ...]  # the words' distinct lengths, ascending
+    folded: bool  # matched in any case
+
+
+def word_table(words: frozenset[str] | set[str], folded: bool = False) -> WordTable:
+    """The :class:`WordTable` of ``words`` (ASCII; ``folded``: matched in any ASCII case, and
+    given in lower case).
+
+    >>> word_table({"km", "kg"}).lengths
+    (2,)
+    """
     at = [0] * 256  # the positions (bits) at which each byte occurs in a word
     for w in words:
-        for k, c in enumerate(w):
-            at[ord(c)] |= 1 << k
-    return bytes(ord(_HEX[bits_set]) for bits_set in at)
+        for k, c in enumerate(w[:4]):
+            for byte in {c, c.upper()} if folded else {c}:
+                at[ord(byte)] |= 1 << k
+    table = bytes(ord(_HEX[bits_set]) for bits_set in at)
+    lengths = tuple(sorted({len(w) for w in words}))
+    assert lengths[-1] < 16  # a lane holds a candidate's length (word_spans)
+    return WordTable(frozenset(w.encode("ascii") for w in words), table, lengths, folded)
 
 
-def short_word_starts(b: Bits, words: frozenset[str], table: bytes, among: int) -> int:
-    """The start lanes (of ``among``) of the tokens whose text is one of ``words`` (``table``:
-    :func:`short_word_table` of them): the lanes whose token length and characters could match,
-    then each of those checked.
+def word_spans(b: Bits, wt: WordTable, among: int) -> list[tuple[int, int]]:
+    """``(start, end)``, ascending, of the tokens (starting at one of ``among``'s start lanes)
+    whose text (lower-cased when the table is folded; ``’`` read as ``'``) is one of the
+    table's words: the lanes whose token length and first characters could match are found in
+    a few operations on the masks (each lane of the result holds its token's length), then
+    each is checked.
 
     >>> b = bits("5 km, kilo km2 kg")
-    >>> units = frozenset(["km", "kg"])
-    >>> positions(short_word_starts(b, units, short_word_table(units), b.start), b.n)
-    [2, 15]
+    >>> word_spans(b, word_table({"km", "kg"}), b.start)
+    [(2, 4), (15, 17)]
+    >>> b = bits("Their cat, there's THEIR")
+    >>> word_spans(b, word_table({"their", "there's"}, folded=True), b.start)
+    [(0, 5), (11, 18), (19, 24)]
     """
-    x = _parse(b.view, table)
-    link = b.link
-    lengths = _lengths(words)
-    at = [among] + [(x >> k & b.ones) << 4 * k & link << 4 * k for k in range(1, lengths[-1])]
-    found = 0
-    view, n = b.view, b.n
-    for length in lengths:
-        fits = among & (x & b.ones) & ~(link << 4 * length)  # at most ``length`` code points
-        for k in range(1, length):
-            fits &= at[k]  # ... and exactly ``length``, each a character of one of the words
-        for s in positions(fits, n) if fits else ():
-            if view[s : s + length].decode("ascii") in words:
-                found |= 1 << 4 * (n - 1 - s)
-    return found
+    x = _parse(b.view, wt.table)
+    link, ones = b.link, b.ones
+    fits = among & x & ones  # tokens of at least k code points whose first (up to 4) match
+    lengths = 0  # each candidate's lane holds its token's length
+    k = 1
+    for length in wt.lengths:
+        while k < length and fits:
+            fits &= (x >> k & ones) << 4 * k & link << 4 * k if k < 4 else link << 4 * k
+            k += 1
+        if not fits:
+            break
+        lengths |= (fits & ~(link << 4 * length)) * length  # exactly ``length`` code points
+    if not lengths:
+        return []
+    h = format(lengths, "x")
+    flags = h.translate(_NONZERO)
+    off = b.n - len(h)
+    view, words = (b.view.lower() if wt.folded else b.view), wt.words
+    out = []
+    find = flags.find
+    p = find("1")
+    while p >= 0:
+        s = p + off
+        e = s + _HEX_VALUE[h[p]]
+        if view[s:e] in words:
+            out.append((s, e))
+        p = find("1", p + 1)
+    return out
 
 
-@per_value(64)
-def _lengths(words: frozenset[str]) -> tuple[int, ...]:
-    """The distinct lengths of ``words``, ascending (a table of words: a small value)."""
-    return tuple(sorted({len(w) for w in words}))
+_NONZERO = str.maketrans("23456789abcdef", "1" * 14)  # a hex digit that is not 0 -> "1"
+_HEX_VALUE = {d: int(d, 16) for d in _HEX}
+
+
+def lanes_at(points: Sequence[int], n: int) -> int:
+    """The mask with a flag at each of ``points`` (code points of a text of ``n``).
+
+    >>> hex(lanes_at([0, 2], 3))
+    '0x101'
+    """
+    digits = bytearray(b"0") * n
+    for p in points:
+        digits[p] = 49  # "1"
+    return int(digits, 16) if n else 0
 
 
 def shift_code_points(text: str, b: Bits, mask: int, delta: int) -> str:

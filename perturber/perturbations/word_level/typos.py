@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from itertools import compress, repeat
+from itertools import repeat
 from operator import add, mul
 from typing import NamedTuple
 
@@ -26,19 +26,19 @@ from ...rng import Draws, below_many, pick, select
 from ...text.bits import (
     Bits,
     Tokens,
+    WordTable,
     bits,
     case_lanes,
     char_lanes,
     fill_left,
     free_lanes,
-    lowered_words,
+    lanes_at,
     positions,
-    short_word_starts,
-    short_word_table,
     token_any,
-    token_bounds,
     whole,
     with_letters,
+    word_spans,
+    word_table,
 )
 from .batch import token_indices
 from .typo_mechanics import (
@@ -558,36 +558,33 @@ def confusable_words(text: str, rng: Draws, *, rate: float) -> Outcome:
     >>> confusable_words("Their cat.", Draws(0), rate=1.0).text
     'There cat.'
     """
-    cands = _confusable_sites(text)
-    if not cands:
+    hits = _confusable_sites(text)
+    if not hits:
         return unchanged(text, "no_candidates")
-    edits = select(cands, rng, rate=rate)
+    edits = _confusable_edits(text, select(hits, rng, rate=rate))
     return Outcome(tm.splice(text, edits), len(edits))
 
 
-def _confusable_edits(text: str) -> tuple[tuple[int, int, str], ...]:
-    """The edit of every Table A4 word of ``text``, in text order (a pure function of the text).
+def _confusable_edits(text: str, hits: Sequence[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """The edits of Table A4 ``hits`` ``(start, end, table word)``: the table word in the case
+    of the token, its apostrophes in the token's style or else the text's (§1.7).
 
-    >>> _confusable_edits("Its their cat.")
-    ((0, 3, "It's"), (4, 9, 'there'))
+    >>> _confusable_edits("Its their cat.", [(0, 3, "it's"), (4, 9, "there")])
+    [(0, 3, "It's"), (4, 9, 'there')]
     """
-    style: list[str] = []  # the text's apostrophe style, found on first use
-
-    def edit(start: int, end: int, rep: str) -> tuple[int, int, str]:
+    style = ""  # the text's apostrophe style, found on first use
+    out = []
+    for start, end, rep in hits:
         source = text[start:end]
         word = tm.match_case(source, rep)
         if "'" in word:
             if "’" in source or "'" in source:
                 word = tm.apply_apostrophe(word, tm.apostrophe_style(text, source))
             else:
-                if not style:
-                    style.append(tm.apostrophe_style(text))
-                word = tm.apply_apostrophe(word, style[0])
-        return (start, end, word)
-
-    b = bits(text)
-    hits = _confusable_hits_general(text) if b is None else _confusable_hits_plain(b)
-    return tuple(edit(start, end, rep) for start, end, rep in hits)
+                style = style or tm.apostrophe_style(text)
+                word = tm.apply_apostrophe(word, style)
+        out.append((start, end, word))
+    return out
 
 
 def _confusable_hits_general(text: str) -> list[tuple[int, int, str]]:
@@ -604,25 +601,32 @@ def _confusable_hits_general(text: str) -> list[tuple[int, int, str]]:
 
 
 def _confusable_hits_plain(b: Bits) -> list[tuple[int, int, str]]:
-    """:func:`_confusable_hits_general` of a plain text: the lower-cased view of every free token
-    looked up in C-level passes."""
+    """:func:`_confusable_hits_general` of a plain text: the free tokens whose lower-cased view
+    is a Table A4 word, found by :func:`word_spans`."""
     table = confusable_table()
-    first, ends = token_bounds(b, b.free_start)
-    words = lowered_words(b, first, ends)
-    hits = compress(range(len(words)), map(_confusable_keys().__contains__, words))
-    return [(first[i], ends[i], table[words[i].decode("ascii")]) for i in hits]
+    low = b.view.lower()
+    out = []
+    for s, e in word_spans(b, _confusable_words(), b.free_start):
+        out.append((s, e, table[low[s:e].decode("ascii")]))
+    return out
 
 
 @loaded_once
-def _confusable_keys() -> frozenset[bytes]:
-    """The Table A4 words as ASCII bytes (for the lower-cased view of a plain text)."""
-    return frozenset(k.encode("ascii") for k in confusable_table())
+def _confusable_words() -> WordTable:
+    """The Table A4 words as a folded :class:`WordTable` (for the view of a plain text)."""
+    return word_table(set(confusable_table()), folded=True)
 
 
 @per_text
 def _confusable_sites(text: str) -> tuple[tuple[int, int, str], ...]:
-    """:func:`_confusable_edits`, memoised for short texts."""
-    return _confusable_edits(text)
+    """``(start, end, table word)`` of each free Table A4 token of ``text`` (memoised for short
+    texts).
+
+    >>> _confusable_sites("Its their cat.")
+    ((0, 3, "it's"), (4, 9, 'there'))
+    """
+    b = bits(text)
+    return tuple(_confusable_hits_general(text) if b is None else _confusable_hits_plain(b))
 
 
 # --------------------------------------------------------------------------------------------
@@ -751,19 +755,19 @@ def _stretch_lanes(b: Bits) -> int:
     _lower, upper, digit, _apostrophe = case_lanes(b)
     ok = b.free_start & ~token_any(digit & b.tok | upper & b.link, b)
     ok = with_letters(b, ok, 2)
-    units, table = _stretch_units()
-    ok &= ~short_word_starts(b, units, table, ok)
+    units = word_spans(b, _stretch_units(), ok)
+    if units:
+        ok &= ~lanes_at([s for s, _ in units], b.n)
     return whole(ok, b) & b.end
 
 
 @loaded_once
-def _stretch_units() -> tuple[frozenset[str], bytes]:
+def _stretch_units() -> WordTable:
     """The unit symbols a stretchable word could be (ASCII letters, lower or title case, two or
-    more), and their :func:`short_word_table`."""
-    words = frozenset(
-        u for u in unit_symbols() if u.isascii() and u.isalpha() and len(u) >= 2 and lower_or_title(u)
+    more), as a :class:`WordTable`."""
+    return word_table(
+        {u for u in unit_symbols() if u.isascii() and u.isalpha() and len(u) >= 2 and lower_or_title(u)}
     )
-    return words, short_word_table(words)
 
 
 def _word_sites(text: str, free: Sequence[tm.Token]) -> list[tuple[int, int, str]]:
