@@ -38,7 +38,7 @@ try:  # the C generator under ``random.Random``: an int seed gives the same stre
 except ImportError:  # pragma: no cover - an interpreter without the C module
     _MersenneTwister = random.Random  # type: ignore[misc,assignment]
 
-_FIRST_BATCH = 32  # words pulled by a new seed's first refill (and cached for the seed)
+_FIRST_BATCH = 64  # words pulled by a new seed's first refill (and cached for the seed)
 _CACHED_WORDS = 128  # a recurring seed's cached words grow up to this many
 _MAX_BATCH = 1 << 16  # later batches double up to this many words
 _TAIL_WORDS = 4096  # words after the first _CACHED_WORDS cached for a recent seed
@@ -186,6 +186,16 @@ class Draws:
     def choice(self, seq: Sequence):
         return seq[self.below(len(seq))]
 
+    def sample_range(self, n: int, k: int) -> list[int]:
+        """``sample(range(n), k)``; without copying the pool when ``k`` is a small part of ``n``.
+
+        >>> Draws(2).sample_range(50, 2) == Draws(2).sample(range(50), 2)
+        True
+        """
+        if 16 * k < n:
+            return _sample_sparse(self, n, k)
+        return self.sample(positions(n), k)
+
     def random(self) -> float:
         """The generator's ``random()``: 53 bits from two words."""
         a = self._word() >> 5
@@ -239,6 +249,23 @@ class Draws:
                 pos = 0
         self._pos = pos
         return out
+
+
+def _sample_sparse(rng: Draws, n: int, k: int) -> list[int]:
+    """``rng.sample(range(n), k)`` for a few ``k`` out of many ``n``: the same draws and swaps,
+    with the pool kept as the positions where it differs from ``range(n)``.
+
+    >>> _sample_sparse(Draws(4), 1000, 3) == Draws(4).sample(range(1000), 3)
+    True
+    """
+    moved: dict[int, int] = {}
+    out = []
+    below = rng.below
+    for i in range(k):
+        j = i + below(n - i)
+        out.append(moved.get(j, j))
+        moved[j] = moved.get(i, i)
+    return out
 
 
 def below_many(rng: Draws, n: int, k: int) -> list[int]:
@@ -358,7 +385,7 @@ def chosen(n: int, rng: Draws, *, rate: float | None = None, count: int | None =
     k = quota(n, rate=rate, count=count)
     if k == 0 or k == n:
         return range(k)
-    return rng.sample(positions(n), k)
+    return rng.sample_range(n, k)
 
 
 def select(candidates: Sequence, rng: Draws, *, rate: float | None = None, count: int | None = None) -> list:

@@ -880,3 +880,33 @@ def test_punctuation_drop_of_a_simple_text_is_the_sentence_loop(text):
     if tm.ascii_words(text) and not tm.protected_spans(text):
         edits = spacing._drop_edits(text)
         assert spacing._simple_drop(text) == (tm.splice(text, edits), len(edits))
+
+
+def _inner_runs_reference(text):
+    """The end of each run of U+0020 with a non-whitespace character on both sides, by a loop."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        if text[i] != " ":
+            i += 1
+            continue
+        j = i
+        while j < n and text[j] == " ":
+            j += 1
+        if i > 0 and not text[i - 1].isspace() and j < n and not text[j].isspace():
+            out.append((i, j))
+        i = j
+    return out
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["a", " ", "  ", "\t", "\n", "\u00a0", "\u3000", "é", "’", ".", "`x y`"]), max_size=25
+    ).map("".join)
+)
+def test_inner_space_runs_are_the_loop(text):
+    """The inner runs of sequence_spaces (masks of a plain view, or the pattern) are those the
+    character loop finds, outside protected spans."""
+    spans = tm.Spans(tm.protected_spans(text))
+    ends = [e for s, e in _inner_runs_reference(text) if not spans.overlaps(s, e)]
+    assert list(spacing._inner_run_ends.__wrapped__(text)) == ends

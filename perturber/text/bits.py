@@ -44,6 +44,7 @@ __all__ = [
     "flagged",
     "free_lanes",
     "lowered_words",
+    "may_protect",
     "positions",
     "shift_code_points",
     "WordTable",
@@ -76,6 +77,9 @@ def _case_digit(byte: int) -> str:
 
 
 _CLASSES = bytes(ord(_class_digit(b)) for b in range(256))
+# a view byte's hex digit: 1 for U+0020, 2 for whitespace (str.isspace; a view's non-ASCII
+# whitespace is \x0b)
+_SPACES = bytes(ord(_HEX[(b == 32) | chr(b).isspace() << 1]) if b < 128 else ord("0") for b in range(256))
 _CASES = bytes(ord(_case_digit(b)) for b in range(256))
 # Non-ASCII joiners and their ASCII stand-ins in the view (the other non-ASCII characters of a
 # plain text are punctuation, symbols or spaces: outside every token, like "?").
@@ -89,11 +93,11 @@ _NOT_PLAIN = regex.compile(
 
 
 def view(text: str) -> bytes | None:
-    """``text`` as ASCII bytes of the same length that keep its token structure, or None when it
-    is not plain.
+    """``text`` as ASCII bytes of the same length that keep its token structure and its
+    whitespace (a non-ASCII space becomes ``\\x0b``), or None when it is not plain.
 
-    >>> view("It’s 5 €."), view("naïve")
-    (b"It's 5 ?.", None)
+    >>> view("It’s 5\\u00a0€."), view("naïve")
+    (b"It's 5\\x0b?.", None)
     """
     if text.isascii():
         return text.encode("ascii")
@@ -103,6 +107,8 @@ def view(text: str) -> bytes | None:
             return None
         if c in _STAND_INS:
             text = text.replace(c, _STAND_INS[c])
+        elif c.isspace():
+            text = text.replace(c, "\x0b")
     return text.encode("ascii", "replace")
 
 
@@ -162,7 +168,7 @@ def bits(text: str) -> Bits | None:
     bound = (start & ((binder >> 4) | (dot >> 4 & word >> 8))) | (
         end & ((binder << 4) | (dot << 4 & word << 8))
     )
-    spans = protected_spans(text) if _may_protect(v) else ()
+    spans = protected_spans(text) if may_protect(v) else ()
     if spans:
         bound |= tok & _span_lanes(spans, n)
     full = tok * 15
@@ -170,7 +176,7 @@ def bits(text: str) -> Bits | None:
     return Bits(n, v, ones, word, tok, start, end, link, full, free_start)
 
 
-def _may_protect(v: bytes) -> bool:
+def may_protect(v: bytes) -> bool:
     r"""False when the view holds none of the characters a protected span (§1.8) needs: a
     backtick or ``~~~`` (code), ``@``, ``{`` or ``[`` (JSON, e-mail), ``://`` or ``www.``
     (URLs). One-byte searches first (``memchr``); a searched triple is led by a rare byte, or
@@ -321,6 +327,25 @@ def char_lanes(b: Bits, table: bytes) -> int:
     return _parse(b.view, table)
 
 
+def inner_space_run_ends(v: bytes) -> int:
+    """The last space of each run of U+0020 in a view (:func:`view`) that has a non-whitespace
+    character on both sides, as a mask (a run's first space comes after a solid character; its
+    last one, before one).
+
+    >>> v = b" a  b c\\n d "
+    >>> positions(inner_space_run_ends(v), len(v))
+    [3, 5]
+    """
+    n = len(v)
+    ones = _ones(n)
+    x = _parse(v, _SPACES)
+    space = x & ones
+    solid = ones & ~(x >> 1)  # not whitespace
+    after_solid = space & ~(space >> 4) & solid >> 4  # a run's first space, after a solid one
+    before_solid = space & ~(space << 4) & solid << 4  # a run's last space, before a solid one
+    return spread_right(after_solid, space & space >> 4) & before_solid
+
+
 def case_lanes(b: Bits) -> tuple[int, int, int, int]:
     """(``a-z``, ``A-Z``, ``0-9``, apostrophe) masks of a plain text's view."""
     x = _parse(b.view, _CASES)
@@ -408,7 +433,7 @@ class Lanes(Sequence[int]):
             raise IndexError(i)
         h = self._hex
         if h is None:
-            h = format(self.mask, "x").rjust(self.n, "0")
+            h = format(self.mask, "x")  # the lanes after the leading ones without a flag
             step = self._BLOCK
             self._before = list(
                 accumulate((h.count("1", k, k + step) for k in range(0, len(h), step)), initial=0)
@@ -424,7 +449,7 @@ class Lanes(Sequence[int]):
         pos -= 1
         for _ in range(need + 1):
             pos = h.find("1", pos + 1)
-        return pos
+        return pos + self.n - len(h)
 
     def __iter__(self) -> Iterator[int]:
         return iter(positions(self.mask, self.n))

@@ -29,11 +29,14 @@ from ...text.bits import (
     char_lanes,
     char_table,
     flagged,
+    inner_space_run_ends,
     lowered_words,
+    may_protect,
     positions,
     spread_right,
     token_any,
     token_bounds,
+    view,
 )
 
 # --------------------------------------------------------------------------------------------
@@ -251,16 +254,20 @@ def _merge_gaps(text: str) -> Sequence[int]:
     return _merge_gaps_general(text) if b is None else _merge_gaps_plain(b)
 
 
-_SPACE = char_table(" ")
 _DIGIT = char_table("0123456789")
+# a view byte's hex digit: 1 for a digit, 2 for U+0020
+_DIGIT_SPACE = bytes(
+    ord("1") if chr(b).isdigit() and b < 128 else ord("2") if b == 32 else ord("0") for b in range(256)
+)
 
 
 def _merge_gaps_plain(b: Bits) -> Sequence[int]:
     """:func:`_merge_gaps_general` of a plain text, from its token masks: a space whose two
     neighbours are the end and the start of free tokens without a digit."""
-    ok = b.free_start & ~token_any(char_lanes(b, _DIGIT) & b.tok, b)
+    x = char_lanes(b, _DIGIT_SPACE)
+    ok = b.free_start & ~token_any(x & b.ones & b.tok, b)
     ok_end = spread_right(ok, b.link) & b.end
-    return flagged(char_lanes(b, _SPACE) & ok_end >> 4 & ok << 4, b.n)
+    return flagged(x >> 1 & b.ones & ok_end >> 4 & ok << 4, b.n)
 
 
 def _merge_gaps_general(text: str) -> tuple[int, ...]:
@@ -353,16 +360,13 @@ def _split_starts(text: str) -> Sequence[int]:
     b = bits(text)
     if b is None or b'"' in b.view or b"{" in b.view or b"[" in b.view:
         return _split_starts_general(text)
-    ok = b.free_start & ~token_any(char_lanes(b, _DIGIT) & b.tok, b)
-    for k in (1, 2, 3):  # at least 4 code points
-        ok &= b.link << 4 * k
-    joined = ok & token_any(b.tok ^ (b.tok & b.word), b)
-    if joined:  # a token with a joiner has a split point or not: look
-        tokens = Tokens(text)
-        for start in positions(joined, b.n):
-            if not _split_points(tokens.at(start)):
-                ok ^= 1 << 4 * (b.n - 1 - start)
-    return flagged(ok, b.n)
+    digit = char_lanes(b, _DIGIT)
+    # A split point of an alpha token (whose letters are its word characters, each a cluster):
+    # between two letters, the first not the token's start (so 2 letters before) and the
+    # second not its end (so 2 after), wherever its joiners are.
+    letter = b.word & ~digit
+    points = letter & letter >> 4 & ~(b.start >> 4) & ~b.end
+    return flagged(b.free_start & ~token_any(digit & b.tok, b) & token_any(points, b), b.n)
 
 
 def _split_starts_general(text: str) -> tuple[int, ...]:
@@ -491,8 +495,9 @@ def _punctuation_spaces(text: str) -> Outcome:
 # 5.14 sequence_spaces
 # --------------------------------------------------------------------------------------------
 
-_NOT_WS = "[^" + "".join(regex.escape(c) for c in tm.WHITESPACE) + "]"
-_INNER_SPACES = regex.compile("(?<=" + _NOT_WS + ") +(?=" + _NOT_WS + ")")
+# A run of U+0020 between two non-whitespace characters (``re``'s \\s is str.isspace()), found
+# from its first space (a literal lead: a fast scan).
+_INNER_SPACES = re.compile(r" (?<=\S.) *(?=\S)")
 
 
 @perturbation(
@@ -524,16 +529,25 @@ _WIDEN = (" ", "  ", "   ", "    ")  # 1 + r spaces for a draw r of below(4)
 
 
 @per_text
-def _inner_run_ends(text: str) -> tuple[int, ...]:
+def _inner_run_ends(text: str) -> Sequence[int]:
     """End offsets of the runs of U+0020 between two non-whitespace characters on one line,
-    outside protected spans."""
+    outside protected spans.
+
+    >>> _inner_run_ends("a  b c `x y`")
+    (3, 5, 7)
+    """
+    v = view(text)
+    if v is not None and not may_protect(v):
+        return tuple(positions(inner_space_run_ends(v) >> 4, len(v)))  # the code point after each run
+    spans = tm.protected_spans(text)
     runs = [m.span() for m in _INNER_SPACES.finditer(text)]
-    if runs:
-        spans = tm.protected_spans(text)
-        if spans:
-            sp = tm.Spans(spans)
-            runs = [r for r in runs if not sp.overlaps(r[0], r[1])]
+    if spans:
+        sp = tm.Spans(spans)
+        runs = [r for r in runs if not sp.overlaps(r[0], r[1])]
     return tuple(e for _, e in runs)
+
+
+_NEXT = (1).__add__
 
 
 # --------------------------------------------------------------------------------------------
@@ -701,15 +715,6 @@ def _title_starters() -> frozenset[str]:
     word is one of them and title case exactly when its capitalised spelling is in this set."""
     assert all(w.isascii() and w.isalpha() and w.islower() for w in _starters())
     return frozenset(w.capitalize() for w in _starters())
-
-
-_NON_SPACE = re.compile(r"\S")
-# A word token of a text whose word characters are ASCII (§1.6 with \p{L}\p{N} = [A-Za-z0-9]).
-_SIMPLE_TOKEN = re.compile(r"[A-Za-z0-9]+(?:['’\-‐‑][A-Za-z0-9]+)*")
-# A terminal run that punctuation_drop removes: ".", "!" and "?", no ".."; the common ones.
-_PLAIN_RUN = re.compile(r"(?:\.(?!\.)|[!?])+")
-_PLAIN_RUNS = frozenset([".", "?", "!", "?!", "!?", "!!", "??"])
-_LOWER_OR_DIGIT = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
 
 
 def _drop_edits(text: str) -> list[tuple[int, int, str]]:
