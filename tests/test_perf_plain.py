@@ -99,13 +99,10 @@ def test_confusable_words_sites(text):
 
 @EXAMPLES
 @given(texts_with(["The", "is", "of", "IT", "don't", "don’t", "$is", "a_b", "the-end", "x.the"]))
-def test_drop_stop_words_flags(text):
+def test_drop_stop_words_dropped_tokens(text):
     b = B.bits(text)
     if b is not None:
-        starts, ends, flags = spacing._stop_flags_plain(b)
-        assert (starts, ends, list(flags)) == (lambda s, e, f: (s, e, list(f)))(
-            *spacing._stop_flags_general(text)
-        )
+        assert spacing._dropped_plain(text, b) == spacing._dropped_general(text)
 
 
 @EXAMPLES

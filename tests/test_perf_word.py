@@ -380,6 +380,16 @@ def test_drop_stop_words_matches_reference(text):
     assert (got.text, got.edits) == _drop_stop_words_reference(text)[:2]
 
 
+@settings(max_examples=500, deadline=None)
+@given(stop_texts, st.randoms(use_true_random=False))
+def test_group_removal_by_patterns_is_the_edit_loop(text, random):
+    """Removing marked groups with two patterns gives the text of the §5.10 deletions, for any
+    choice of dropped tokens."""
+    spans = [(t.start, t.end) for t in tm.word_tokens(text) if random.random() < 0.5]
+    if spans and "\x00" not in text:
+        assert spacing._without_groups(text, spans) == tm.splice(text, spacing._removal_edits(text, spans))
+
+
 def test_lower_casing_never_shortens_a_token():
     """drop_stop_words lower-cases every token (no length pre-filter): that is only equivalent
     because no code point lower-cases to nothing, so lowering never shortens a token."""

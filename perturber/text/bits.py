@@ -615,16 +615,31 @@ def shift_code_points(text: str, b: Bits, mask: int, delta: int) -> str:
     >>> shift_code_points(t, bits(t), 0x1000100, -32)
     'Say Hi’'
     """
-    flags = format(mask, "x").rjust(b.n, "0").encode("ascii").translate(_HEX_TO_BYTE[abs(delta)])
-    if text.isascii():
-        data, codec = text.encode("ascii"), "ascii"
-    else:  # one 4-byte unit per code point: the flag goes to its low byte
-        data, codec = text.encode("utf-32-be"), "utf-32-be"
-        units = bytearray(len(data))
-        units[3::4] = flags
-        flags = bytes(units)
-    moved = int.from_bytes(data, "big") + (1 if delta > 0 else -1) * int.from_bytes(flags, "big")
+    flags = format(mask, "x").rjust(b.n, "0").encode("ascii").translate(_HEX_TO_32)
+    data, width, codec = _code_units(text)
+    low = int.from_bytes(_in_low_bytes(flags, width), "big")
+    moved = int.from_bytes(data, "big") + (low if delta > 0 else -low)
     return moved.to_bytes(len(data), "big").decode(codec)
 
 
-_HEX_TO_BYTE = {d: bytes.maketrans(b"0123456789abcdef", bytes([0, d] * 8)) for d in (32,)}
+def _code_units(text: str) -> tuple[bytes, int, str]:
+    """``text`` encoded with one fixed-width unit per code point: the bytes, the width and the
+    codec (ASCII, UTF-16 without surrogates, else UTF-32)."""
+    if text.isascii():
+        return text.encode("ascii"), 1, "ascii"
+    data = text.encode("utf-16-be")
+    if len(data) == 2 * len(text):
+        return data, 2, "utf-16-be"
+    return text.encode("utf-32-be"), 4, "utf-32-be"
+
+
+def _in_low_bytes(flags: bytes, width: int) -> bytes:
+    """One flag byte per code point, placed in the low byte of its code unit of ``width`` bytes."""
+    if width == 1:
+        return flags
+    units = bytearray(len(flags) * width)
+    units[width - 1 :: width] = flags
+    return bytes(units)
+
+
+_HEX_TO_32 = bytes.maketrans(b"0123456789abcdef", bytes([0, 32] * 8))

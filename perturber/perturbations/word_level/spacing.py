@@ -11,7 +11,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Sequence
 from itertools import compress
-from operator import gt, itemgetter, methodcaller, or_
+from operator import itemgetter, methodcaller, or_
 from typing import Any
 
 import regex
@@ -25,18 +25,20 @@ from ...rng import Draws, below_many, select
 from ...text.bits import (
     Bits,
     Tokens,
+    WordTable,
     bits,
     char_lanes,
     char_table,
     flagged,
     inner_space_run_ends,
-    lowered_words,
+    lanes_at,
     may_protect,
     positions,
     spread_right,
     token_any,
-    token_bounds,
     view,
+    word_spans,
+    word_table,
 )
 
 # --------------------------------------------------------------------------------------------
@@ -131,13 +133,22 @@ def _drop_stop_words(text: str) -> Outcome:
     """The outcome of ``drop_stop_words``: a pure function of the text (memoised for short
     texts; an ``Outcome`` without ``details`` is immutable)."""
     b = bits(text)
-    starts, ends, flags = _stop_flags_general(text) if b is None else _stop_flags_plain(b)
-    if 1 not in flags:
+    spans = _dropped_general(text) if b is None else _dropped_plain(text, b)
+    if not spans:
         return unchanged(text, "no_candidates")
-    # Sentence guard: a unit whose word tokens are all candidates keeps them all.  A token
-    # outside every unit (none are expected) is never dropped.
-    n_tok = len(starts)
-    drop = bytearray(n_tok)
+    if "\x00" in text:
+        return Outcome(tm.splice(text, _removal_edits(text, spans)), len(spans))
+    return Outcome(_without_groups(text, spans), len(spans))
+
+
+def _dropped_general(text: str) -> list[tuple[int, int]]:
+    """The free stop words that go (the sentence guard keeps a unit whose word tokens are all
+    stop words), one token at a time."""
+    starts, ends, flags = _stop_flags_general(text)
+    if 1 not in flags:
+        return []
+    # A token outside every unit (none are expected) is never dropped.
+    drop = bytearray(len(starts))
     tj = 0
     for u in tm.units(text):
         ti = bisect_left(starts, u.start, tj)  # the unit's tokens: [ti, tj)
@@ -145,33 +156,89 @@ def _drop_stop_words(text: str) -> Outcome:
         block = flags[ti:tj]
         if 0 in block:  # some word token of the unit stays, so it is not emptied
             drop[ti:tj] = block
-    # Group dropped tokens separated only by horizontal whitespace, then remove each group with
-    # at most one adjacent horizontal-whitespace run.
+    return [(starts[i], ends[i]) for i in compress(range(len(drop)), drop)]
+
+
+def _dropped_plain(text: str, b: Bits) -> list[tuple[int, int]]:
+    """:func:`_dropped_general` of a plain text: the stop words found by ``word_spans``; a unit
+    keeps its own when no other token starts in it (a look-up in the hex digits of the other
+    tokens' starts)."""
+    cands = word_spans(b, _stop_table(), b.free_start)
+    if not cands:
+        return []
+    starts = [s for s, _ in cands]
+    others = format(b.start & ~lanes_at(starts, b.n), "x")  # the lanes after its leading zeros
+    off = b.n - len(others)
+    out: list[tuple[int, int]] = []
+    i = 0
+    for u in tm.units(text):
+        j = bisect_left(starts, u.end, i)  # the unit's candidates: [i, j)
+        i = bisect_left(starts, u.start, i)
+        if i < j and others.find("1", max(u.start - off, 0), max(u.end - off, 0)) >= 0:
+            out += cands[i:j]
+        i = j
+    return out
+
+
+@loaded_once
+def _stop_table() -> WordTable:
+    """The stop words (A6a minus A6b) as a folded :class:`WordTable`."""
+    return word_table(_stop_words(), folded=True)
+
+
+def _removal_edits(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
+    """The deletions of §5.10: the dropped tokens separated only by horizontal whitespace form
+    a group, removed with the run of horizontal whitespace before it (when the group does not
+    start its line and has one), else the run after it (if any).
+
+    >>> _removal_edits("the cat\\nis a dog", [(0, 3), (8, 10), (11, 12)])
+    [(0, 4, ''), (8, 13, '')]
+    """
     edits = []
-    dropped = 0
     n = len(text)
-    i = drop.find(1)
-    if i == -1:
-        return unchanged(text, "no_candidates")
-    while i != -1:
+    i = 0
+    while i < len(spans):
         j = i
-        while j + 1 < n_tok and drop[j + 1] and _HSPACE_RUN.fullmatch(text, ends[j], starts[j + 1]):
+        while j + 1 < len(spans) and _HSPACE_RUN.fullmatch(text, spans[j][1], spans[j + 1][0]):
             j += 1
-        dropped += j - i + 1
-        gs, ge = starts[i], ends[j]
+        gs, ge = spans[i][0], spans[j][1]
         rs = gs
         while rs > 0 and text[rs - 1] in _HSPACE:
             rs -= 1
-        starts_line = rs == 0 or text[rs - 1] in "\r\n"
-        if rs < gs and not starts_line:
+        if rs < gs and rs > 0 and text[rs - 1] not in "\r\n":
             edits.append((rs, ge, ""))
         else:
             re_ = ge
             while re_ < n and text[re_] in _HSPACE:
                 re_ += 1
             edits.append((gs, re_, ""))
-        i = drop.find(1, j + 1)
-    return Outcome(tm.splice(text, edits), dropped)
+        i = j + 1
+    return edits
+
+
+def _without_groups(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` after :func:`_removal_edits`, in C-level passes: each dropped token is marked
+    with ``\\x00`` code points (the text holds none); the groups that lose the run before them
+    are removed in the reversed text (the group, then a run, then a character that is not
+    whitespace), the others with the run after them.
+
+    >>> _without_groups("the cat\\nis a dog", [(0, 3), (8, 10), (11, 12)])
+    'cat\\ndog'
+    """
+    parts = []
+    pos = 0
+    for s, e in spans:
+        parts.append(text[pos:s])
+        parts.append("\x00" * (e - s))
+        pos = e
+    parts.append(text[pos:])
+    marked = "".join(parts)
+    return _GROUP_AND_RUN_AFTER.sub("", _GROUP_AND_RUN_AFTER_SOLID.sub("", marked[::-1])[::-1])
+
+
+_GROUP = r"\x00+(?:[^\S\r\n]+\x00+)*"  # marked tokens separated by horizontal whitespace only
+_GROUP_AND_RUN_AFTER_SOLID = re.compile(_GROUP + r"[^\S\r\n]+(?=[^\s\x00])")
+_GROUP_AND_RUN_AFTER = re.compile(_GROUP + r"[^\S\r\n]*")
 
 
 def _stop_flags_general(text: str) -> tuple[list[int], list[int], bytearray]:
@@ -194,24 +261,6 @@ def _stop_flags_general(text: str) -> tuple[list[int], list[int], bytearray]:
             if tokens[i].start not in free:
                 flags[i] = 0
     return starts, ends, flags
-
-
-def _stop_flags_plain(b: Bits) -> tuple[list[int], list[int], bytearray]:
-    """:func:`_stop_flags_general` of a plain text, from its token masks: the lower-cased view
-    of every token looked up, then kept when its start is a free token's."""
-    starts, ends = token_bounds(b, b.start)
-    flags = bytearray(map(_stop_bytes().__contains__, lowered_words(b, starts, ends)))
-    not_free = b.start & ~b.free_start
-    if not_free and 1 in flags:  # 1 > True drops a flagged token that is not free
-        bound = set(positions(not_free, b.n))
-        flags = bytearray(map(gt, flags, map(bound.__contains__, starts)))
-    return starts, ends, flags
-
-
-@loaded_once
-def _stop_bytes() -> frozenset[bytes]:
-    """A6a minus A6b as ASCII bytes (for the lower-cased view of a plain text)."""
-    return frozenset(w.encode("ascii") for w in _stop_words())
 
 
 _TOKEN_START = itemgetter(0)
