@@ -41,6 +41,7 @@ from perturber.text import (
     prepend_material,
     protected_spans,
     sentences,
+    single_clusters,
     splice,
     split_body,
     units,
@@ -893,3 +894,9 @@ def test_plain_paragraphs_are_the_plain_blocks(text):
     assert units_module.plain_paragraphs(text) == [
         (lb[i][0], lb[j][1]) for kind, i, j in blocks if kind == "plain"
     ]
+
+
+@settings(max_examples=500, deadline=None)
+@given(text_strategy)
+def test_single_clusters_is_one_cluster_per_code_point(text):
+    assert single_clusters(text) == (len(clusters(text)) == len(text))

@@ -89,12 +89,10 @@ def _starts_mask(text: str) -> bytearray | None:
     """``None`` when every letter and every in-token position is a one-code-point cluster
     (always so for ASCII text); else ``m`` with ``m[i] == 1`` where a cluster starts and
     ``m[len(text)] == 1``."""
-    if text.isascii():
+    if text.isascii() or tm.single_clusters(text):
         return None
     starts = tm.clusters(text)
     n = len(text)
-    if len(starts) == n:
-        return None
     mask = bytearray(n + 1)
     for s in starts:
         mask[s] = 1

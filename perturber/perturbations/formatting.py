@@ -32,10 +32,9 @@ def _cluster_starts(text: str) -> list[int] | None:
     """Cluster start offsets, or None when every code point is its own cluster (the common
     case, and every ASCII text as far as these entries are concerned: they never edit
     between ``\\r`` and ``\\n``)."""
-    if text.isascii():
+    if text.isascii() or tm.single_clusters(text):
         return None
-    starts = tm.clusters(text)
-    return None if len(starts) == len(text) else starts
+    return tm.clusters(text)
 
 
 def _glue_mask(starts: list[int] | None, n: int) -> bytearray | None:
@@ -109,7 +108,7 @@ def _extra_space_sites(text: str) -> tuple[int, ...]:
 # Group 1: a line-leading run of at least 4 spaces on a line that holds non-whitespace.
 # Group 2: a run of spaces between two non-whitespace characters.
 _SPACE_SITES = re.compile(r"(?<![^\r\n])( {4,})(?! )(?=[^\S\r\n]*\S)|(?<=\S)( +)(?=\S)")
-_INNER_RUN = re.compile(r"(?<=\S) +(?=\S)")  # group 2 alone
+_INNER_RUN = re.compile(r" (?<=\S.) *(?=\S)")  # group 2 alone, led by its first space (a fast scan)
 
 
 @perturbation(
@@ -136,13 +135,30 @@ def _tabs_for_spaces(text: str) -> Outcome:
         return unchanged(text, "no_candidates")
     if (
         _cluster_starts(text) is None
-        and not (text.startswith("    ") or "\n    " in text or "\r    " in text)
+        and not (
+            text.startswith("    ")
+            or ("\n" in text and "\n    " in text)
+            or ("\r" in text and "\r    " in text)
+        )
         and not _protected(text)
     ):
         # Common prose: every offset is a cluster boundary, nothing is protected and no line
         # starts with 4 spaces (so group 1 never matches): a plain substitution in C.
         out, n = _INNER_RUN.subn("\t", text)
         return Outcome(out, n) if n else unchanged(text, "no_candidates")
+    edits = _tab_edits(text)
+    if not edits:
+        return unchanged(text, "no_candidates")
+    return Outcome(tm.splice(text, edits), len(edits))
+
+
+def _tab_edits(text: str) -> list[tuple[int, int, str]]:
+    """The edits of ``tabs_for_spaces`` for any text: each run of indentation or inner spaces
+    outside protected spans and clusters.
+
+    >>> _tab_edits("a  b\\n     c")
+    [(1, 3, '\\t'), (5, 9, '\\t')]
+    """
     spans = None
     glue = None
     glue_done = False
@@ -166,9 +182,7 @@ def _tabs_for_spaces(text: str) -> Outcome:
         if glue is not None and (glue[s] or glue[e]):
             continue
         edits.append((s, e, rep))
-    if not edits:
-        return unchanged(text, "no_candidates")
-    return Outcome(tm.splice(text, edits), len(edits))
+    return edits
 
 
 # --------------------------------------------------------------------------------------------
@@ -224,6 +238,7 @@ def _line_wrap(text: str, width: int) -> Outcome:
 
     nl = tm.newline_style(text)
     spans = None
+    spaces_only = None  # nothing protected, one code point per cluster, no other horizontal space
     found = False
     edits: list[tuple[int, int, str]] = []
     for s, e, _, cls in tm.lines(text):
@@ -250,47 +265,120 @@ def _line_wrap(text: str, width: int) -> Outcome:
         first = _NON_WS.search(text, body, e)
         if first is None:
             continue
-        runs = [r.span() for r in _HS_RUN.finditer(text, first.end(), e)]
-        if runs and runs[-1][1] == e:
-            runs.pop()  # trailing whitespace: no chunk follows
-        if spans is None and runs:
-            spans = _protected(text)
-        if spans:
-            runs = [r for r in runs if not spans.overlaps(r[0], r[1])]
-        if glue is not None:
-            runs = [r for r in runs if not (glue[r[0]] or glue[r[1]])]
-        if not runs:
-            continue
-        found = True
-        if 2 * pw >= width:
-            prefix, pw = "", 0
-        brk = nl + prefix
         last = e
         while last > s and text[last - 1] in WHITESPACE_SET:
             last -= 1
-        # Columns count clusters: with one code point per cluster, offsets are columns.
-        if starts is None:
-            cols = runs
-            col = runs[0][0] - s
-            last_col = last
+        if 2 * pw >= width:
+            prefix, pw = "", 0
+        if spaces_only is None:
+            spaces_only = starts is None and not _protected(text) and _hspace_is_space(text)
+        if spaces_only:
+            if _HS_RUN.search(text, first.end(), last) is None:
+                continue
+            breaks = _jump_breaks(text, s, first.end(), last, width, pw)
         else:
-            cols = [(bisect_left(starts, rs), bisect_left(starts, re_)) for rs, re_ in runs]
-            col = cols[0][0] - bisect_left(starts, s)
-            last_col = bisect_left(starts, last)
-        ends = [rs for rs, _ in cols[1:]]
-        ends.append(last_col)
-        for k, (rs, re_) in enumerate(cols):
-            end_col = col + ends[k] - rs  # the run and the chunk after it
-            if end_col > width:
-                edits.append((runs[k][0], runs[k][1], brk))
-                col = pw + ends[k] - re_
-            else:
-                col = end_col
+            if spans is None:
+                spans = _protected(text)
+            runs = _runs(text, first.end(), e, spans, glue)
+            if not runs:
+                continue
+            breaks = _scan_breaks(runs, starts, s, last, width, pw)
+        found = True
+        brk = nl + prefix
+        edits += [(rs, re_, brk) for rs, re_ in breaks]
     if not found:
         return unchanged(text, "no_candidates")
     if not edits:
         return unchanged(text, "no_change")
+    if spaces_only:  # nothing is protected, so no JSON string holds a break: applied unchecked
+        return Outcome(tm.splice_at(text, *zip(*edits)), len(edits))
     return Outcome(tm.splice(text, edits), len(edits))
+
+
+def _runs(text: str, start: int, e: int, spans: tm.Spans, glue: bytearray | None) -> list[tuple[int, int]]:
+    """The runs of horizontal whitespace of a line after ``start``, where it may break: not its
+    trailing whitespace, none inside a protected span or a cluster."""
+    runs = [r.span() for r in _HS_RUN.finditer(text, start, e)]
+    if runs and runs[-1][1] == e:
+        runs.pop()  # trailing whitespace: no chunk follows
+    if spans:
+        runs = [r for r in runs if not spans.overlaps(r[0], r[1])]
+    if glue is not None:
+        runs = [r for r in runs if not (glue[r[0]] or glue[r[1]])]
+    return runs
+
+
+def _scan_breaks(
+    runs: list[tuple[int, int]], starts: list[int] | None, s: int, last: int, width: int, pw: int
+) -> list[tuple[int, int]]:
+    """The ``runs`` at which greedy packing breaks the line that starts at ``s`` and whose
+    content ends at ``last`` (columns count clusters, ``starts``; a continuation line starts at
+    column ``pw``), one run at a time."""
+    # Columns count clusters: with one code point per cluster, offsets are columns.
+    if starts is None:
+        cols = runs
+        col = runs[0][0] - s
+        last_col = last
+    else:
+        cols = [(bisect_left(starts, rs), bisect_left(starts, re_)) for rs, re_ in runs]
+        col = cols[0][0] - bisect_left(starts, s)
+        last_col = bisect_left(starts, last)
+    ends = [rs for rs, _ in cols[1:]]
+    ends.append(last_col)
+    breaks = []
+    for k, (rs, re_) in enumerate(cols):
+        end_col = col + ends[k] - rs  # the run and the chunk after it
+        if end_col > width:
+            breaks.append(runs[k])
+            col = pw + ends[k] - re_
+        else:
+            col = end_col
+    return breaks
+
+
+def _jump_breaks(text: str, s: int, start: int, last: int, width: int, pw: int) -> list[tuple[int, int]]:
+    """:func:`_scan_breaks` of a line whose runs are U+0020 only, in a text with one code point
+    per cluster and nothing protected: from each line's origin, the break is the run before the
+    first run that starts past the width (or the last run, when only the final chunk passes it),
+    found by one search forward and one back.
+
+    >>> t = "The quick brown fox jumps over the lazy dog."
+    >>> _jump_breaks(t, 0, 1, len(t), 20, 0) == _scan_breaks(_runs(t, 1, len(t), tm.Spans(), None), None, 0, len(t), 20, 0)
+    True
+    """
+    first = _HS_RUN.search(text, start, last)
+    if first is None:
+        return []
+    cur = first.start()  # the start of the first run the line can still break at
+    origin, col = s, 0  # the current line's first offset and its column
+    breaks = []
+    while cur >= 0:
+        lim = origin + width - col  # a chunk may end here
+        if last <= lim:
+            break
+        after = _RUN_START.search(text, (lim if lim > cur else cur) + 1, last)  # the first run past the limit
+        q = text.rfind(" ", cur, last if after is None else after.start())  # its run before
+        rs = q
+        while text[rs - 1] == " ":
+            rs -= 1
+        breaks.append((rs, q + 1))
+        origin, col = q + 1, pw
+        cur = -1 if after is None else after.start()
+    return breaks
+
+
+def _hspace_is_space(text: str) -> bool:
+    """True when U+0020 is the only horizontal whitespace of ``text``.
+
+    >>> _hspace_is_space("a b\\nc"), _hspace_is_space("a\\tb"), _hspace_is_space("a\\u00a0b")
+    (True, False, False)
+    """
+    if any(c in text for c in "\t\x0b\x0c\x1c\x1d\x1e\x1f"):
+        return False
+    return text.isascii() or not any(c in tm.HSPACE for c in tm.non_ascii(text))
+
+
+_RUN_START = re.compile(r"(?<=\S)[^\S\r\n]")  # the first character of a run of horizontal space
 
 
 # --------------------------------------------------------------------------------------------

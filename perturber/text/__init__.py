@@ -26,12 +26,12 @@ from __future__ import annotations
 
 from .body import Body, answer_cue, append_material, prepend_material, split_body
 from .case import apostrophe_style, apply_apostrophe, case_class, is_cased_letter, match_case
-from .chars import HSPACE, JOINERS, WHITESPACE, ascii_words, is_mark, is_word_char
+from .chars import HSPACE, JOINERS, WHITESPACE, ascii_words, is_mark, is_word_char, non_ascii
 from .lines import Line, closes_fence, fence_opening, lines, newline_style
 from .numbers import Number, numeric_literals
 from .spans import Spans, protected_spans
 from .splice import splice, splice_at
-from .tokens import Token, cluster_spans, clusters, free_tokens, is_bound, word_tokens
+from .tokens import Token, cluster_spans, clusters, free_tokens, is_bound, single_clusters, word_tokens
 from .units import (
     Unit,
     plain_paragraphs,
@@ -48,9 +48,11 @@ __all__ = [
     "JOINERS",
     "is_mark",
     "ascii_words",
+    "non_ascii",
     "is_word_char",
     "clusters",
     "cluster_spans",
+    "single_clusters",
     "Token",
     "word_tokens",
     "is_bound",

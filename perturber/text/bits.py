@@ -28,6 +28,7 @@ import regex
 
 from ..memo import per_text
 from ..rng import positions as _all_positions
+from .chars import non_ascii
 from .spans import Spans, protected_spans
 from .tokens import WORD_RE, Token, is_bound
 
@@ -84,7 +85,6 @@ _CASES = bytes(ord(_case_digit(b)) for b in range(256))
 # Non-ASCII joiners and their ASCII stand-ins in the view (the other non-ASCII characters of a
 # plain text are punctuation, symbols or spaces: outside every token, like "?").
 _STAND_INS = {"’": "'", "‐": "-", "‑": "-"}
-_ASCII_BYTES = bytes(range(0x80))
 # A word character (the token pattern's own \p{L}\p{N}, whose Unicode version may differ from
 # str.isalnum's), a combining mark or a cluster extender: a text with one of these is not plain.
 _NOT_PLAIN = regex.compile(
@@ -101,8 +101,7 @@ def view(text: str) -> bytes | None:
     """
     if text.isascii():
         return text.encode("ascii")
-    others = set(text.encode("utf-8").translate(None, _ASCII_BYTES).decode("utf-8"))
-    for c in others:
+    for c in non_ascii(text):
         if _NOT_PLAIN.match(c):
             return None
         if c in _STAND_INS:

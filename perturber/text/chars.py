@@ -50,6 +50,15 @@ def is_word_char(ch: str) -> bool:
 _ASCII = bytes(range(0x80))
 
 
+def non_ascii(text: str) -> set[str]:
+    """The distinct non-ASCII code points of ``text``, in C-level passes.
+
+    >>> sorted(non_ascii("café ×2 é"))
+    ['×', 'é']
+    """
+    return set(text.encode("utf-8", "surrogatepass").translate(None, _ASCII).decode("utf-8", "surrogatepass"))
+
+
 def ascii_words(text: str) -> bool:
     """True when every word character and combining mark of ``text`` is ASCII (``[A-Za-z0-9]``
     are then its only word characters, and it has no mark): the common case, where scans can
@@ -58,10 +67,7 @@ def ascii_words(text: str) -> bool:
     >>> ascii_words("It’s 5 €."), ascii_words("naïve"), ascii_words("x\u0301")
     (True, False, False)
     """
-    if text.isascii():
-        return True
-    others = text.encode("utf-8").translate(None, _ASCII).decode("utf-8")
-    return not any(c.isalnum() or is_mark(c) for c in set(others))
+    return text.isascii() or not any(c.isalnum() or is_mark(c) for c in non_ascii(text))
 
 
 #: Fast NamedTuple construction: ``new_tuple(Token, (s, e, t))`` skips ``__new__``'s argument parsing.

@@ -10,7 +10,7 @@ from typing import NamedTuple
 import regex
 
 from ..memo import per_text
-from .chars import new_tuple
+from .chars import new_tuple, non_ascii
 from .spans import Spans, as_spans
 
 # --------------------------------------------------------------------------------------------
@@ -39,6 +39,20 @@ def clusters(text: str) -> list[int]:
         s, e = m.span()
         mask[s + 1 : e] = bytes(e - s - 1)
     return list(compress(range(n), mask))
+
+
+def single_clusters(text: str) -> bool:
+    """True when every code point of ``text`` is a cluster of its own (§1.5): found from the set
+    of its non-ASCII code points when none can extend a cluster, else from the clusters.
+
+    >>> single_clusters("café ×2"), single_clusters("cafe\\u0301"), single_clusters("a\\r\\nb")
+    (True, False, False)
+    """
+    if "\r" in text and "\r\n" in text:
+        return False
+    if text.isascii() or not any(_NEEDS_FULL.match(c) for c in non_ascii(text)):
+        return True
+    return _MULTI.search(text) is None
 
 
 def cluster_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:

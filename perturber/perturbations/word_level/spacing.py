@@ -522,14 +522,13 @@ def _punctuation_spaces(text: str) -> Outcome:
     if not positions:
         return unchanged(text, "no_candidates")
     # Insert only at cluster boundaries (never between a base and its extenders).
-    starts = None if text.isascii() else tm.clusters(text)
-    dense = starts is None or len(starts) == n
+    starts = None if text.isascii() or tm.single_clusters(text) else tm.clusters(text)
     edits = []
     last = -1
     for p in positions:
         if p == last:
             continue
-        if starts is not None and not dense and p < n:
+        if starts is not None and p < n:
             k = bisect_left(starts, p)
             if k == len(starts) or starts[k] != p:
                 continue
