@@ -111,3 +111,17 @@ def test_random_case_sites(text):
     if not text.isascii() and B.view(text) is not None:
         spans = character._spans(text)
         assert character._case_sites.__wrapped__(text) == character._case_sites_general(text, spans)
+
+
+@EXAMPLES
+@given(
+    texts_with(
+        ["color", "Color", "COLORS", "meter", "5 meters", "gray", "x.gray", "$color", "color's", "neighbor"]
+    )
+)
+def test_spelling_uk_tokens(text):
+    b = B.bits(text)
+    if b is not None:
+        table = typos.uk_table()[0]
+        general = [(t.start, t.end) for t in typos.tm.free_tokens(text) if t.text.lower() in table]
+        assert typos._uk_tokens(text) == general

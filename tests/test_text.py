@@ -900,3 +900,16 @@ def test_plain_paragraphs_are_the_plain_blocks(text):
 @given(text_strategy)
 def test_single_clusters_is_one_cluster_per_code_point(text):
     assert single_clusters(text) == (len(clusters(text)) == len(text))
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["No", "no", "ID", "id", "#", "+", ".", " ", "  ", "x", "N", "D"]), max_size=6
+    ).map("".join)
+)
+def test_identifier_prefilter_keeps_every_match(prefix):
+    numbers = sys.modules["perturber.text.numbers"]
+    text = prefix + "5"
+    s = len(prefix)
+    assert numbers._identifier_before(text, s) == (numbers._IDENT_BEFORE.match(text, s) is not None) or s == 0

@@ -983,37 +983,52 @@ def spelling_uk(text: str, rng: Draws) -> Outcome:
     'My favourite colour is grey; the theatre is 5 metres away.'
     """
     table, after_number = uk_table()
-    spans = None
     number_ends = None
     edits = []
-    for tok in tm.free_tokens(text):
-        low = tok.text.lower()
-        rep = table.get(low)
-        if rep is None:
-            continue
+    for start, end in _uk_tokens(text):
+        word = text[start:end]
+        low = word.lower()
         if low in after_number:
-            s = tok.start
-            if s < 2 or text[s - 1] != " " or not ("0" <= text[s - 2] <= "9"):
+            if start < 2 or text[start - 1] != " " or not ("0" <= text[start - 2] <= "9"):
                 continue
             if number_ends is None:
-                if spans is None:
-                    spans = tm.Spans(tm.protected_spans(text))
                 number_ends = {
-                    n.end
-                    for n in tm.numeric_literals(text, spans)
-                    if n.excluded not in ("glued", "protected")
+                    n.end for n in tm.numeric_literals(text) if n.excluded not in ("glued", "protected")
                 }
-            if s - 1 not in number_ends:
+            if start - 1 not in number_ends:
                 continue
-        edits.append((tok.start, tok.end, tm.match_case(tok.text, rep)))
+        edits.append((start, end, tm.match_case(word, table[low])))
     if not edits:
         return unchanged(text, "no_candidates")
     return Outcome(tm.splice(text, edits), len(edits))
 
 
+def _uk_tokens(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of the free tokens whose lower-cased form is a Table A7 key: in a plain
+    text, found by ``word_spans``; else one free token at a time.
+
+    >>> _uk_tokens("The color of 2 meters of gray metal.")
+    [(4, 9), (15, 21), (25, 29)]
+    """
+    b = bits(text)
+    if b is not None:
+        return word_spans(b, _uk_words(), b.free_start)
+    table = uk_table()[0]
+    return [(t.start, t.end) for t in tm.free_tokens(text) if t.text.lower() in table]
+
+
+@loaded_once
+def _uk_words() -> WordTable:
+    """The Table A7 keys as a folded :class:`WordTable`."""
+    return word_table(set(uk_table()[0]), folded=True)
+
+
 # --------------------------------------------------------------------------------------------
 # 5.9 number_format
 # --------------------------------------------------------------------------------------------
+
+
+_FOUR_DIGITS = re.compile("[0-9]{4}")
 
 
 def _zip_code(text: str, num) -> bool:
@@ -1046,6 +1061,8 @@ def number_format(text: str, rng: Draws) -> Outcome:
     ...               "or pay $1500.", None).text
     'In 1850 it had 1,250,000 residents and 4,500.75 acres; call 555-0100 or pay $1,500.'
     """
+    if _FOUR_DIGITS.search(text) is None:  # no integer part of 4 digits without grouping
+        return unchanged(text, "no_candidates")
     edits = []
     for num in tm.numeric_literals(text):
         if not num.quantity or num.grouped or num.int_digits < 4 or _zip_code(text, num):
