@@ -428,9 +428,6 @@ def _title_case(text: str) -> Outcome:
     return Outcome(_put_any(text, range(len(points)), points, new), edited)
 
 
-_HYPHEN = char_table("-")  # every hyphen of §1.6 is "-" in the view
-
-
 @loaded_once
 def _title_units() -> WordTable:
     """The unit symbols ``title_case`` could capitalise (one lower-case ASCII word each), as a
@@ -443,12 +440,13 @@ def _title_plain(b: Bits) -> tuple[int, int]:
     first letters of the free tokens that start with a letter, have no upper-case letter after
     it and are not unit symbols, and the lower-case letters after their hyphens), and the number
     of tokens that change."""
-    lower, upper, _digit, _apostrophe = case_lanes(b)
+    lower, upper, _digit, apostrophe = case_lanes(b)
     ok = b.free_start & (lower | upper) & ~token_any(upper & b.link, b)
     units = word_spans(b, _title_units(), ok & lower)
     if units:
         ok &= ~lanes_at([s for s, _ in units], b.n)
-    letters = (ok & lower) | (spread_right(ok, b.link) & lower & b.link & char_lanes(b, _HYPHEN) >> 4)
+    hyphens = b.tok & ~b.word & ~apostrophe  # the joiners inside tokens that are not apostrophes
+    letters = (ok & lower) | (spread_right(ok, b.link) & lower & b.link & hyphens >> 4)
     return letters, count(token_any(letters, b))
 
 

@@ -513,6 +513,9 @@ class Tokens:
         if s >= len(text) or text[tok.end] != " " or not text[s].isalnum():
             return None
         nxt = self.at(s)
+        b = self.bits
+        if b is not None:  # free: a start lane of the free tokens
+            return nxt if b.free_start >> 4 * (b.n - 1 - s) & 1 else None
         if self._spans is None:
             self._spans = Spans(protected_spans(text))
         return None if is_bound(text, nxt) or self._spans.overlaps(nxt.start, nxt.end) else nxt
