@@ -881,6 +881,13 @@ def full_width(text: str, rng: Draws) -> Outcome:
     >>> full_width("Hi 2 you!", None).text
     'Ｈｉ\\u3000２\\u3000ｙｏｕ！'
     """
+    return _full_width_outcome(text)
+
+
+@per_text
+def _full_width_outcome(text: str) -> Outcome:
+    """The outcome of ``full_width``, a pure function of the text (memoised for short texts:
+    a study repeats each text with several seeds)."""
     if _PRINTABLE_ASCII.search(text) is None:
         return unchanged(text, "no_candidates")
     if not text.isascii():
@@ -963,6 +970,13 @@ def bidi_override(text: str, rng: Draws) -> Outcome:
     >>> bidi_override("Hello\\nWorld", None).text == "\\u202eHello\\u202c\\n\\u202eWorld\\u202c"
     True
     """
+    return _bidi_override_outcome(text)
+
+
+@per_text
+def _bidi_override_outcome(text: str) -> Outcome:
+    """The outcome of ``bidi_override``, a pure function of the text (memoised for short texts:
+    a study repeats each text with several seeds)."""
     edits = []
     spans = _spans(text) if "{" in text or "[" in text else None
     for line in tm.lines(text):

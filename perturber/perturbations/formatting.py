@@ -431,6 +431,13 @@ def strip_markdown(text: str, rng: Draws) -> Outcome:
     >>> strip_markdown("## Setup\\n\\n1. Install **my_tool** via `pip`.", None).text
     'Setup\\n\\nInstall my_tool via pip.'
     """
+    return _strip_markdown_outcome(text)
+
+
+@per_text
+def _strip_markdown_outcome(text: str) -> Outcome:
+    """The outcome of ``strip_markdown``, a pure function of the text (memoised for short texts:
+    a study repeats each text with several seeds)."""
     if _MD_HINT.search(text) is None:
         return unchanged(text, "no_candidates")
     lines = tm.lines(text)

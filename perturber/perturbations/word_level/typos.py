@@ -982,6 +982,13 @@ def spelling_uk(text: str, rng: Draws) -> Outcome:
     >>> spelling_uk("My favorite color is gray; the theater is 5 meters away.", None).text
     'My favourite colour is grey; the theatre is 5 metres away.'
     """
+    return _spelling_uk_outcome(text)
+
+
+@per_text
+def _spelling_uk_outcome(text: str) -> Outcome:
+    """The outcome of ``spelling_uk``, a pure function of the text (memoised for short texts:
+    a study repeats each text with several seeds)."""
     table, after_number = uk_table()
     number_ends = None
     edits = []
@@ -1061,6 +1068,13 @@ def number_format(text: str, rng: Draws) -> Outcome:
     ...               "or pay $1500.", None).text
     'In 1850 it had 1,250,000 residents and 4,500.75 acres; call 555-0100 or pay $1,500.'
     """
+    return _number_format_outcome(text)
+
+
+@per_text
+def _number_format_outcome(text: str) -> Outcome:
+    """The outcome of ``number_format``, a pure function of the text (memoised for short texts:
+    a study repeats each text with several seeds)."""
     if _FOUR_DIGITS.search(text) is None:  # no integer part of 4 digits without grouping
         return unchanged(text, "no_candidates")
     edits = []
