@@ -10,7 +10,9 @@ of a method call into the generator; the bytes are those of the straightforward 
 the first words of a recurring seed are cached (a study reuses its seeds across texts and
 entries): a new seed pulls a small first batch, which grows in the cache (up to
 ``_CACHED_WORDS``) when a call draws past it, so a cached seed builds no generator unless it
-draws past its cached words.
+draws past its cached words. The words after those are cached too, for the few most recent
+seeds that drew past them (up to ``_TAIL_WORDS`` more): an entry that draws hundreds of sites
+then builds no generator either when a study repeats its seeds.
 
 ``below_many(rng, n, k)`` makes ``k`` draws of ``below(n)`` in one pass (small ranges through
 the words' top bytes and ``bytes.translate``).
@@ -28,7 +30,7 @@ from operator import itemgetter
 from struct import Struct
 from typing import TypeVar
 
-from .memo import Memo, per_value
+from .memo import Memo, loaded_once, per_value
 
 try:  # the C generator under ``random.Random``: an int seed gives the same stream, without the
     # Python-level ``seed`` method (a new seed on every call is the common case of a cold call)
@@ -36,11 +38,14 @@ try:  # the C generator under ``random.Random``: an int seed gives the same stre
 except ImportError:  # pragma: no cover - an interpreter without the C module
     _MersenneTwister = random.Random  # type: ignore[misc,assignment]
 
-_FIRST_BATCH = 32  # words pulled by a new seed's first refill (and cached for the seed)
+_FIRST_BATCH = 64  # words pulled by a new seed's first refill (and cached for the seed)
 _CACHED_WORDS = 128  # a recurring seed's cached words grow up to this many
 _MAX_BATCH = 1 << 16  # later batches double up to this many words
+_TAIL_WORDS = 4096  # words after the first _CACHED_WORDS cached for a recent seed
 # The first batch of words of the most recent seeds (a study reuses a few seeds everywhere).
 _FIRST_BATCHES = Memo("perturber.rng.first_batches", 1, 512, sized=False)
+# The words that follow them, for the few most recent seeds that drew that far.
+_TAILS = Memo("perturber.rng.tails", 1, 8, sized=False)
 _EMPTY: tuple[int, ...] = ()
 
 
@@ -91,16 +96,42 @@ class Draws:
                 buf = _words(gen, _FIRST_BATCH)
                 _FIRST_BATCHES.put(self.seed, buf, 1)
         else:
-            if gen is None:
-                gen = self._gen = _MersenneTwister(self.seed)
-                gen.getrandbits(32 * self._next)  # skip the cached words
-            buf = _words(gen, min(_MAX_BATCH, max(_FIRST_BATCH, self._next, hint)))
-            if self._next == len(prev) < _CACHED_WORDS:  # past the cached words: cache more
-                _FIRST_BATCHES.replace(self.seed, (prev + buf)[:_CACHED_WORDS])
+            buf = self._cached_tail()
+            if not buf:
+                if gen is None:
+                    gen = self._gen = _MersenneTwister(self.seed)
+                    gen.getrandbits(32 * self._next)  # skip the cached words
+                buf = _words(gen, min(_MAX_BATCH, max(_FIRST_BATCH, self._next, hint)))
+                if self._next == len(prev) < _CACHED_WORDS:  # past the cached words: cache more
+                    _FIRST_BATCHES.replace(self.seed, (prev + buf)[:_CACHED_WORDS])
+                self._cache_tail(buf)
         self._buf = buf
         self._pos = 0
         self._next += len(buf)
         return buf
+
+    def _cached_tail(self) -> tuple[int, ...]:
+        """The cached words of this seed from the next stream index on (empty when none)."""
+        at = self._next - _CACHED_WORDS
+        if at < 0:
+            return _EMPTY
+        tail = _TAILS.data.get(self.seed, _EMPTY)
+        if at == 0 or at >= len(tail):  # a slice of the whole tail copies it: serve it as is
+            return tail if at == 0 else _EMPTY
+        return tail[at:]
+
+    def _cache_tail(self, buf: tuple[int, ...]) -> None:
+        """Cache ``buf`` (the words from the next stream index on) when it extends this seed's
+        cached tail."""
+        at = self._next - _CACHED_WORDS
+        if at < 0 or at >= _TAIL_WORDS:
+            return
+        tail = _TAILS.data.get(self.seed, _EMPTY)
+        if at == len(tail):
+            if tail:
+                _TAILS.replace(self.seed, (tail + buf)[:_TAIL_WORDS])
+            else:
+                _TAILS.put(self.seed, buf[:_TAIL_WORDS], 1)
 
     def _word(self) -> int:
         """The next 32-bit word of the stream."""
@@ -155,6 +186,16 @@ class Draws:
     def choice(self, seq: Sequence):
         return seq[self.below(len(seq))]
 
+    def sample_range(self, n: int, k: int) -> list[int]:
+        """``sample(range(n), k)``; without copying the pool when ``k`` is a small part of ``n``.
+
+        >>> Draws(2).sample_range(50, 2) == Draws(2).sample(range(50), 2)
+        True
+        """
+        if 16 * k < n:
+            return _sample_sparse(self, n, k)
+        return self.sample(positions(n), k)
+
     def random(self) -> float:
         """The generator's ``random()``: 53 bits from two words."""
         a = self._word() >> 5
@@ -208,6 +249,23 @@ class Draws:
                 pos = 0
         self._pos = pos
         return out
+
+
+def _sample_sparse(rng: Draws, n: int, k: int) -> list[int]:
+    """``rng.sample(range(n), k)`` for a few ``k`` out of many ``n``: the same draws and swaps,
+    with the pool kept as the positions where it differs from ``range(n)``.
+
+    >>> _sample_sparse(Draws(4), 1000, 3) == Draws(4).sample(range(1000), 3)
+    True
+    """
+    moved: dict[int, int] = {}
+    out = []
+    below = rng.below
+    for i in range(k):
+        j = i + below(n - i)
+        out.append(moved.get(j, j))
+        moved[j] = moved.get(i, i)
+    return out
 
 
 def below_many(rng: Draws, n: int, k: int) -> list[int]:
@@ -324,16 +382,10 @@ def chosen(n: int, rng: Draws, *, rate: float | None = None, count: int | None =
     >>> chosen(4, Draws(0), count=2), chosen(3, Draws(0), count=5)
     ([3, 2], range(0, 3))
     """
-    k = _cached_quota(n, rate, count)
+    k = quota(n, rate=rate, count=count)
     if k == 0 or k == n:
         return range(k)
-    return rng.sample(positions(n), k)
-
-
-@per_value(4096)
-def _cached_quota(n: int, rate: float | None, count: int | None) -> int:
-    """``quota`` memoised: a study repeats a few intensities over texts of similar sizes."""
-    return quota(n, rate=rate, count=count)
+    return rng.sample_range(n, k)
 
 
 def select(candidates: Sequence, rng: Draws, *, rate: float | None = None, count: int | None = None) -> list:
@@ -362,19 +414,24 @@ def pick(seq: Sequence[T], indices: Sequence[int]) -> Sequence[T]:
     return [seq[i] for i in indices]
 
 
-@per_value(16)
-def _cached_positions(n: int) -> tuple[int, ...]:
-    return tuple(range(n))
+_SHARED_INTS = 16384
 
 
-def positions(n: int) -> Sequence[int]:
-    """``range(n)``, as a shared tuple for counts up to 16384: ``Draws.sample`` copies a tuple
-    of existing ints much faster than it makes new ones from a range.
+@loaded_once
+def _shared_ints() -> tuple[int, ...]:
+    """The ints ``0 … 16383``, made once: a slice of them copies existing ints, much faster
+    than a range makes new ones (``Draws.sample`` copies its pool; ``bits.positions`` selects
+    from it)."""
+    return tuple(range(_SHARED_INTS))
 
-    >>> positions(3), positions(20000)
-    ((0, 1, 2), range(0, 20000))
+
+def positions(n: int, start: int = 0) -> Sequence[int]:
+    """``range(start, n)``, as a tuple of shared ints up to 16384.
+
+    >>> positions(3), positions(5, 3), positions(20000)
+    ((0, 1, 2), (3, 4), range(0, 20000))
     """
-    return _cached_positions(n) if n <= 16384 else range(n)
+    return _shared_ints()[start:n] if n <= _SHARED_INTS else range(start, n)
 
 
 PERM_TRIES = 10  # draws of P(m) before the rotation fallback (docs/spec/catalog.md §8)

@@ -53,20 +53,20 @@ def outputs(text, name, params=None, seeds=range(150)):
     return [run(text, name, params, seed).text for seed in seeds]
 
 
-# --- The typo entries' straightforward algorithms (a fresh _Word per chosen token, options found
+# --- The typo entries' straightforward algorithms (a fresh Word per chosen token, options found
 # on the spot), which their fast paths must match ---
 
 
 def typos_reference(text: str, seed: int, count: int = 5) -> str:
-    """``typos`` as first written: a ``_Word`` per chosen token, options found on the spot."""
+    """``typos`` as first written: a ``Word`` per chosen token, options found on the spot."""
     from perturber.perturbations.word_level.typo_mechanics import (
-        _edit_double,
-        _edit_drop,
-        _edit_sub,
-        _edit_swap,
-        _shift,
+        Word,
         _typo_starts_general,
-        _Word,
+        edit_double,
+        edit_drop,
+        edit_sub,
+        edit_swap,
+        shift_letter,
     )
     from perturber.rng import select
 
@@ -77,22 +77,23 @@ def typos_reference(text: str, seed: int, count: int = 5) -> str:
         return text
     edits = []
     for start in select(starts, rng, count=count):
-        w = _Word(free[start])
-        op, positions = rng.choice(T._typo_options(w.tok.text))
+        w = Word(free[start])
+        found = ((op, list(producer(w, T._TY_MIN))) for op, producer in T._TY_OPS)
+        op, positions = rng.choice([(op, positions) for op, positions in found if positions])
         i = rng.choice(positions)
         if op == "swap":
-            edits.append(_edit_swap(w, i))
+            edits.append(edit_swap(w, i))
         elif op == "delete":
-            edits.append(_edit_drop(w, i))
+            edits.append(edit_drop(w, i))
         elif op == "duplicate":
-            edits.append(_edit_double(w, i))
+            edits.append(edit_double(w, i))
         else:
-            edits.append(_edit_sub(w, i, _shift(w.keys[i], rng.choice(w.shift_options(i)))))
+            edits.append(edit_sub(w, i, shift_letter(w.keys[i], rng.choice(w.shift_options(i)))))
     return tm.splice(text, edits)
 
 
 def realistic_typos_reference(text: str, seed: int, count: int = 3) -> str:
-    """``realistic_typos`` with every token handled by the unmemoised path (a fresh ``_Word``,
+    """``realistic_typos`` with every token handled by the unmemoised path (a fresh ``Word``,
     options and ``missed_space`` computed on the spot)."""
     from perturber.perturbations.word_level.typo_mechanics import _typo_starts_general
     from perturber.rng import select

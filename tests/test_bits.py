@@ -123,3 +123,37 @@ def test_lanes_index_like_the_positions(text):
     lanes = B.Lanes(b.start, b.n)
     expected = B.positions(b.start, b.n)
     assert len(lanes) == len(expected) and [lanes[i] for i in range(len(lanes))] == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.booleans(), min_size=1, max_size=1500))
+def test_lanes_find_each_flag(flags):
+    mask = int("".join("1" if f else "0" for f in flags), 16)
+    lanes = B.Lanes(mask, len(flags))
+    assert [lanes[i] for i in range(len(lanes))] == [p for p, f in enumerate(flags) if f]
+
+
+TABLE_WORDS = ["a", "km", "Km", "it's", "of", "their", "there's", "definitely", "x-ray", "abcde"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(PIECES + TABLE_WORDS + ["IT’S", "Their", "X‑ray", "definitelyy"]), max_size=30
+    ).map("".join),
+    st.sets(st.sampled_from(TABLE_WORDS), min_size=1),
+    st.booleans(),
+)
+def test_word_spans_are_the_tokens_whose_text_is_in_the_table(text, words, folded):
+    b = B.bits(text)
+    if b is None:
+        return
+    if folded:
+        words = {w.lower() for w in words}
+    stand_ins = str.maketrans({"’": "'", "‐": "-", "‑": "-"})
+    expected = [
+        (t.start, t.end)
+        for t in tm.word_tokens(text)
+        if (t.text.translate(stand_ins).lower() if folded else t.text.translate(stand_ins)) in words
+    ]
+    assert B.word_spans(b, B.word_table(words, folded), b.start) == expected

@@ -6,9 +6,13 @@ import sys
 
 import pytest
 from helpers import NoDraws, run
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from perturber import registry
+from perturber import text as tm
 from perturber.errors import InvalidParams
+from perturber.perturbations import formatting
 from perturber.text import cluster_spans
 
 NAMES = [
@@ -505,3 +509,41 @@ def test_never_splits_clusters(name, text):
         c = r.text[s:e]
         if e - s > 1 and c != "\r\n" or c in ("\u0301", "\u200d"):
             assert c in before, (name, text, r.text, c)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["a", " ", "  ", "    ", "\n", "\t", "é", "x\u0301", "`c d`", "\u00a0"]), max_size=20
+    ).map("".join)
+)
+def test_tabs_for_spaces_substitution_is_the_edit_loop(text):
+    """The one-substitution path of tabs_for_spaces (no cluster joins, no protection, no line
+    led by 4 spaces) gives the text of the edit loop."""
+    if (
+        formatting._cluster_starts(text) is None
+        and not (text.startswith("    ") or "\n    " in text)
+        and not formatting._protected(text)
+    ):
+        assert formatting._INNER_RUN.sub("\t", text) == tm.splice(text, formatting._tab_edits(text))
+
+
+wrap_lines = st.lists(
+    st.sampled_from(["a", "bb", "ccc", "dddddddd", "x" * 25, " ", " ", "  ", "   ", "é", "’", "."]),
+    max_size=40,
+).map("".join)
+
+
+@settings(max_examples=600, deadline=None)
+@given(wrap_lines, st.integers(10, 40), st.integers(0, 8), st.integers(0, 3))
+def test_line_wrap_jumps_to_the_breaks_the_scan_finds(line, width, pw, indent):
+    """The breaks found by searching for the run past each line's width are those of the
+    run-by-run scan, for lines whose horizontal whitespace is U+0020."""
+    text = " " * indent + line
+    first = re.compile(r"\S").search(text)
+    if first is None:
+        return
+    last = len(text.rstrip())
+    runs = formatting._runs(text, first.end(), len(text), tm.Spans(), None)
+    scan = formatting._scan_breaks(runs, None, 0, last, width, pw) if runs else []
+    assert formatting._jump_breaks(text, 0, first.end(), last, width, pw) == scan

@@ -58,7 +58,7 @@ def test_clear_caches_empties_every_memo_the_entries_filled():
         if spec["name"] != "synonym":
             perturber.perturb(text, spec["name"], seed=3)
     filled = {name for name, (entries, _, _) in memo.memo_usage().items() if entries}
-    assert {"perturber.text.tokens.word_tokens", "perturber.rng._cached_quota"} <= filled
+    assert {"perturber.text.tokens.word_tokens", "perturber.rng.first_batches"} <= filled
     assert len(filled) > 20
     perturber.clear_caches()
     assert all(entries == size == 0 for entries, size, _ in memo.memo_usage().values())

@@ -99,13 +99,10 @@ def test_confusable_words_sites(text):
 
 @EXAMPLES
 @given(texts_with(["The", "is", "of", "IT", "don't", "don’t", "$is", "a_b", "the-end", "x.the"]))
-def test_drop_stop_words_flags(text):
+def test_drop_stop_words_dropped_tokens(text):
     b = B.bits(text)
     if b is not None:
-        starts, ends, flags = spacing._stop_flags_plain(b)
-        assert (starts, ends, list(flags)) == (lambda s, e, f: (s, e, list(f)))(
-            *spacing._stop_flags_general(text)
-        )
+        assert spacing._dropped_plain(text, b) == spacing._dropped_general(text)
 
 
 @EXAMPLES
@@ -114,3 +111,17 @@ def test_random_case_sites(text):
     if not text.isascii() and B.view(text) is not None:
         spans = character._spans(text)
         assert character._case_sites.__wrapped__(text) == character._case_sites_general(text, spans)
+
+
+@EXAMPLES
+@given(
+    texts_with(
+        ["color", "Color", "COLORS", "meter", "5 meters", "gray", "x.gray", "$color", "color's", "neighbor"]
+    )
+)
+def test_spelling_uk_tokens(text):
+    b = B.bits(text)
+    if b is not None:
+        table = typos.uk_table()[0]
+        general = [(t.start, t.end) for t in typos.tm.free_tokens(text) if t.text.lower() in table]
+        assert typos._uk_tokens(text) == general

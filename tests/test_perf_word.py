@@ -109,9 +109,10 @@ def _sequence_spaces_reference(text, seed, rate):
 def _repeated_chars_reference(text, seed, rate):
     """The straightforward repeated_chars: select the sites, one randint(2, 3) each."""
     rng = Draws(seed)
-    cands = typos._stretch_candidates(text)
-    if not cands:
+    offsets, units = typos._stretch_candidates(text)
+    if not offsets:
         return text
+    cands = list(zip(offsets, units or [text[o - 1] for o in offsets]))
     edits = [(pos, pos, unit * rng.randint(2, 3)) for pos, unit in select(cands, rng, rate=rate)]
     return tm.splice(text, edits)
 
@@ -250,7 +251,7 @@ def test_synonym_matches_reference(text, seed, rate):
 def test_token_scan_matches_finditer(text):
     from perturber.text import tokens
 
-    expected = tuple(tm.Token(m.start(), m.end(), m.group()) for m in tokens._WORD_RE.finditer(text))
+    expected = tuple(tm.Token(m.start(), m.end(), m.group()) for m in tokens.WORD_RE.finditer(text))
     assert tm.word_tokens(text) == expected
     assert all(type(t) is tm.Token for t in tm.word_tokens(text))
 
@@ -379,6 +380,16 @@ def test_drop_stop_words_matches_reference(text):
     assert (got.text, got.edits) == _drop_stop_words_reference(text)[:2]
 
 
+@settings(max_examples=500, deadline=None)
+@given(stop_texts, st.randoms(use_true_random=False))
+def test_group_removal_by_patterns_is_the_edit_loop(text, random):
+    """Removing marked groups with two patterns gives the text of the §5.10 deletions, for any
+    choice of dropped tokens."""
+    spans = [(t.start, t.end) for t in tm.word_tokens(text) if random.random() < 0.5]
+    if spans and "\x00" not in text:
+        assert spacing._without_groups(text, spans) == tm.splice(text, spacing._removal_edits(text, spans))
+
+
 def test_lower_casing_never_shortens_a_token():
     """drop_stop_words lower-cases every token (no length pre-filter): that is only equivalent
     because no code point lower-cases to nothing, so lowering never shortens a token."""
@@ -407,7 +418,7 @@ def test_token_indices_match_the_loop(text, table):
 
     words = {
         "aux": directional._aux().all,
-        "firsts": typo_tables._contraction_firsts(),
+        "firsts": typo_tables.contraction_first_words(),
         "stop": spacing._stop_words(),
     }[table]
     toks = tm.word_tokens(text)
@@ -415,52 +426,70 @@ def test_token_indices_match_the_loop(text, table):
 
 
 ascii_words = st.text(alphabet="abcdeilmnoprstuyABEILT", min_size=1, max_size=12)
+# words made of runs of one to four equal letters (the option filter's hard cases)
+runny_words = st.lists(st.tuples(st.sampled_from("abzAZ"), st.integers(1, 4)), min_size=1, max_size=5).map(
+    lambda runs: "".join(c * k for c, k in runs)
+)
 
 
-@settings(max_examples=500, deadline=None)
-@given(ascii_words | st.sampled_from(WORDY), seeds)
-def test_typo_options_and_edits_match_the_word_model(word, seed):
+# words of several parts with a joiner between each two (a joiner breaks a run of letters)
+joined_words = st.tuples(
+    st.lists(ascii_words | runny_words, min_size=2, max_size=3), st.sampled_from(["'", "’", "-", "‐"])
+).map(lambda parts: parts[1].join(parts[0]))
+
+
+@settings(max_examples=1000, deadline=None)
+@given(ascii_words | runny_words | joined_words | st.sampled_from(WORDY), seeds)
+def test_typo_plan_and_edits_match_the_word_model(word, seed):
+    """The memoised plan of ``typos`` (ops, positions and, for an ASCII word, the kept shifts,
+    found from runs of letters) and its edits are those of the position producers."""
     from perturber.perturbations.word_level.typo_mechanics import (
-        _edit_double,
-        _edit_drop,
-        _edit_sub,
-        _edit_swap,
-        _shift,
-        _Word,
+        Word,
+        edit_double,
+        edit_drop,
+        edit_sub,
+        edit_swap,
+        shift_letter,
     )
 
-    w = _Word(tm.Token(0, len(word), word))
+    w = Word(tm.Token(0, len(word), word))
     found = ((op, tuple(producer(w, typos._TY_MIN))) for op, producer in typos._TY_OPS)
     expected = [(op, list(p)) for op, p in found if p]
-    got = typos._typo_options.__wrapped__(word)
-    assert [(op, list(p)) for op, p in got] == expected
-    for op, positions in got:
-        for i in positions:
+    got = typos._typo_plan.__wrapped__(word)
+    assert [(op, list(p)) for op, p, _ in got] == expected
+    for op, positions, kept in got:
+        for j, i in enumerate(positions):
+            if kept is not None:
+                assert list(kept[j]) == w.shift_options(i)
             a, b = Draws(seed), Draws(seed)
-            edit = typos._typo_edit(word, op, i, a)
+            edit = typos._typo_edit(word, op, i, None if kept is None else kept[j], a)
             if op == "substitute":
                 shifts = w.shift_options(i)
-                want = _edit_sub(w, i, _shift(w.keys[i], shifts[b.below(len(shifts))]))
+                want = edit_sub(w, i, shift_letter(w.keys[i], shifts[b.below(len(shifts))]))
             else:
-                want = {"swap": _edit_swap, "delete": _edit_drop, "duplicate": _edit_double}[op](w, i)
+                want = {"swap": edit_swap, "delete": edit_drop, "duplicate": edit_double}[op](w, i)
             assert edit == want and a.below(1000) == b.below(1000)
 
 
 def test_realistic_typos_replacements_are_json_safe():
     # realistic_typos writes its edits without text.splice's JSON-interior filter: none would apply
-    from perturber.perturbations.word_level.typo_tables import _misspellings, _phonetic_rules, _qwerty
+    from perturber.perturbations.word_level.typo_tables import (
+        misspelling_table,
+        phonetic_rule_table,
+        qwerty_table,
+    )
 
-    words = list(_misspellings()[0].values()) + [r for _, r in _phonetic_rules()[1] if r is not None]
-    words += [c for options in _qwerty()[0].values() for c in options]
+    words = list(misspelling_table()[0].values()) + [r for _, r in phonetic_rule_table()[1] if r is not None]
+    words += [c for options in qwerty_table()[0].values() for c in options]
     assert words and not any(c in '"\\' or c < " " for w in words for c in w)
 
 
 @settings(max_examples=500, deadline=None)
 @given(ascii_words | st.sampled_from(WORDY))
 def test_rt_applicable_of_an_unfiltered_word_is_the_producers(word):
-    from perturber.perturbations.word_level.typo_mechanics import _unfiltered, _Word
+    from perturber.perturbations.word_level.typo_mechanics import Word, unfiltered
 
-    if _unfiltered(word) and len(word) >= typos._RT_MIN:
+    if unfiltered(word) and len(word) >= typos._RT_MIN:
         assert typos._rt_applicable_unfiltered(word) == typos._rt_applicable(
-            _Word(tm.Token(0, len(word), word))
+            Word(tm.Token(0, len(word), word))
         )

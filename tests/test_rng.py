@@ -143,3 +143,35 @@ def test_a_recurring_seeds_cached_words_grow_until_it_builds_no_generator():
     ref = Reference(11)
     assert runs == [[ref.below(1000) for _ in range(100)]] * 3
     assert len(rng_mod._FIRST_BATCHES.data[11]) == rng_mod._CACHED_WORDS and not built
+
+
+def test_a_recurring_seed_that_draws_past_its_first_words_reuses_the_cached_tail():
+    rng_mod._FIRST_BATCHES.clear()
+    rng_mod._TAILS.clear()
+    runs, built = [], []
+    for _ in range(3):
+        d = Draws(21)
+        runs.append([d.below(1000) for _ in range(400)] + d.sample(range(300), 150))
+        built.append(d._gen is not None)
+    ref = Reference(21)
+    assert runs == [[ref.below(1000) for _ in range(400)] + ref.sample(range(300), 150)] * 3
+    assert built[0] and not built[-1]  # the tail grows while runs draw past it, then serves all
+    assert len(rng_mod._TAILS.data[21]) > 400
+
+
+def test_tails_are_bounded():
+    rng_mod._TAILS.clear()
+    for seed in range(rng_mod._TAILS.budget + 3):
+        d = Draws(seed)
+        [d.below(7) for _ in range(20_000)]
+    assert len(rng_mod._TAILS.data) == rng_mod._TAILS.budget
+    assert all(len(tail) <= rng_mod._TAIL_WORDS for tail in rng_mod._TAILS.data.values())
+
+
+@settings(max_examples=300, deadline=None)
+@given(seeds, st.integers(min_value=1, max_value=5000), st.integers(min_value=0, max_value=40))
+def test_sample_range_is_the_sample_of_the_range(seed, n, k):
+    k = min(k, n)
+    d, ref = Draws(seed), Reference(seed)
+    assert d.sample_range(n, k) == ref.sample(range(n), k)
+    assert d.below(1000) == ref.below(1000)

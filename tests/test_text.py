@@ -41,6 +41,7 @@ from perturber.text import (
     prepend_material,
     protected_spans,
     sentences,
+    single_clusters,
     splice,
     split_body,
     units,
@@ -824,3 +825,91 @@ def test_run_start_is_the_character_loop(text):
         while j > 0 and (text[j - 1].isalnum() or is_mark(text[j - 1])):
             j -= 1
         assert units_module._run_start(text, p) == j
+
+
+SENTENCE_WORDS = ["No. 5", "no.5", "No.) 5", "e.g. x", "U.S. x", "x'a. b", "a.\u00a05"] + [
+    "Dr",
+    "dr",
+    "ETC",
+    "No",
+    "no",
+    "Approx",
+    "e.g",
+    "I.E",
+    "U",
+    "a",
+    "x-a",
+    "O'",
+    "cat",
+    "5",
+    "3rd",
+    "’s",
+    "$",
+    "(",
+    "",
+]
+SENTENCE_JOINTS = st.tuples(
+    st.sampled_from(["", "", ".", ".", "!", "?", "…", "..", "?!", "-", "’"]),
+    st.sampled_from(["", "", '"', ")", "”’", "»"]),
+    st.sampled_from([" ", " ", "  ", "\t", "\u00a0", "\n", "", "5", "x"]),
+).map("".join)
+sentence_texts = st.lists(
+    st.tuples(st.sampled_from(SENTENCE_WORDS), SENTENCE_JOINTS).map("".join), max_size=12
+).map("".join)
+
+
+@settings(max_examples=600, deadline=None)
+@given(sentence_texts, st.integers(0, 3))
+def test_simple_sentence_ends_are_the_checked_ones(text, cut):
+    """The one-pattern splitter of a paragraph with ASCII word characters and no protected span
+    finds the sentences the run-by-run splitter finds (a paragraph may start after ``cut``
+    characters: its look-behinds see the text before it)."""
+    units_module = sys.modules["perturber.text.units"]
+    ps = min(cut, len(text))
+    simple, checked = [], []
+    units_module._simple_sentences(text, ps, len(text), simple)
+    units_module._checked_sentences(text, ps, len(text), T.Spans(), checked)
+    assert simple == checked
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="a \n\r\u2028", max_size=20))
+def test_newline_bounds_are_the_break_bounds(text):
+    lines_module = sys.modules["perturber.text.lines"]
+    text = text.replace("\r", "")
+    assert lines_module._newline_bounds(text) == lines_module._break_bounds(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["# ", "- ", "1. ", "```", "> ", "|", "A. ", "Answer:", "x", " ", "\t", "\n"]),
+        max_size=6,
+    ).map("".join)
+)
+def test_plain_paragraphs_are_the_plain_blocks(text):
+    units_module = sys.modules["perturber.text.units"]
+    lb = units_module.line_bounds(text)
+    blocks = units_module._blocks(text, lb, units_module.fenced_blocks(text, lb))
+    assert units_module.plain_paragraphs(text) == [
+        (lb[i][0], lb[j][1]) for kind, i, j in blocks if kind == "plain"
+    ]
+
+
+@settings(max_examples=500, deadline=None)
+@given(text_strategy)
+def test_single_clusters_is_one_cluster_per_code_point(text):
+    assert single_clusters(text) == (len(clusters(text)) == len(text))
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["No", "no", "ID", "id", "#", "+", ".", " ", "  ", "x", "N", "D"]), max_size=6
+    ).map("".join)
+)
+def test_identifier_prefilter_keeps_every_match(prefix):
+    numbers = sys.modules["perturber.text.numbers"]
+    text = prefix + "5"
+    s = len(prefix)
+    assert numbers._identifier_before(text, s) == (numbers._IDENT_BEFORE.match(text, s) is not None) or s == 0

@@ -8,6 +8,7 @@ import pytest
 from helpers import expected_version, out, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_text import sentence_texts
 
 import perturber
 import perturber.perturbations.word_level.spacing as spacing
@@ -840,3 +841,72 @@ def test_token_ending_at_is_the_joiner_free_token_there(text):
         word = ends.get(e)
         expected = word if word is not None and not any(j in word for j in tm.JOINERS) else None
         assert spacing._token_ending_at(text, e) == expected
+
+
+STARTER_WORDS = [
+    "The",
+    "It",
+    "Is",
+    "What",
+    "How",
+    "THE",
+    "it",
+    "I",
+    "If",
+    "3Rd",
+    "The$",
+    "Its-x",
+    '"The',
+    "(If",
+    "$How",
+    "!!! What",
+    "Go!!!! no",
+    "Why???",
+    "So?!?!",
+]
+drop_texts = st.lists(
+    st.sampled_from(STARTER_WORDS)
+    | sentence_texts
+    | st.sampled_from(["\n", "\n\n", "\n- ", "\n1. ", "\n> "]),
+    max_size=6,
+).map(" ".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(drop_texts)
+def test_punctuation_drop_of_a_simple_text_is_the_sentence_loop(text):
+    """The text split at its sentence ends gets the edits of the loop over sentences, on texts
+    with ASCII word characters and no protected span."""
+    if tm.ascii_words(text) and not tm.protected_spans(text):
+        edits = spacing._drop_edits(text)
+        assert spacing._simple_drop(text) == (tm.splice(text, edits), len(edits))
+
+
+def _inner_runs_reference(text):
+    """The end of each run of U+0020 with a non-whitespace character on both sides, by a loop."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        if text[i] != " ":
+            i += 1
+            continue
+        j = i
+        while j < n and text[j] == " ":
+            j += 1
+        if i > 0 and not text[i - 1].isspace() and j < n and not text[j].isspace():
+            out.append((i, j))
+        i = j
+    return out
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["a", " ", "  ", "\t", "\n", "\u00a0", "\u3000", "é", "’", ".", "`x y`"]), max_size=25
+    ).map("".join)
+)
+def test_inner_space_runs_are_the_loop(text):
+    """The inner runs of sequence_spaces (masks of a plain view, or the pattern) are those the
+    character loop finds, outside protected spans."""
+    spans = tm.Spans(tm.protected_spans(text))
+    ends = [e for s, e in _inner_runs_reference(text) if not spans.overlaps(s, e)]
+    assert list(spacing._inner_run_ends.__wrapped__(text)) == ends

@@ -12,6 +12,7 @@ import pytest
 from helpers import outputs, realistic_typos_reference, run, typos_reference
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from test_word_level_spacing import drop_texts
 
 import perturber
 import perturber.perturbations.word_level.typos as T
@@ -193,7 +194,7 @@ def naive_positions(word, min_letters, ext=None):
     def is_ascii(i):
         return word[i].isascii() and word[i].isalpha()
 
-    nb, cons = T._qwerty()
+    nb, cons = T.qwerty_table()
     lidx = [i for i, k in enumerate(keys) if k is not None]
     first, last = lidx[0], lidx[-1]
     out = {}
@@ -242,21 +243,22 @@ def naive_positions(word, min_letters, ext=None):
     out["substitute"] = [
         i
         for i in range(n)
-        if is_ascii(i) and any(passes(keys[:i] + [T._shift(keys[i], d)] + keys[i + 1 :]) for d in (-1, 1))
+        if is_ascii(i)
+        and any(passes(keys[:i] + [T.shift_letter(keys[i], d)] + keys[i + 1 :]) for d in (-1, 1))
     ]
     return out
 
 
 PRODUCERS = {
-    "swap": T._swaps,
-    "double": T._doubles,
-    "drop": T._drops,
-    "key_sub": T._key_subs,
-    "key_insert": T._key_inserts,
-    "caps": T._caps_slips,
-    "vowel": T._vowel_swaps,
-    "consonant": T._consonant_doubles,
-    "substitute": T._substitutes,
+    "swap": T.swaps,
+    "double": T.doubles,
+    "drop": T.drops,
+    "key_sub": T.key_subs,
+    "key_insert": T.key_inserts,
+    "caps": T.caps_slips,
+    "vowel": T.vowel_swaps,
+    "consonant": T.consonant_doubles,
+    "substitute": T.substitutes,
 }
 
 _letter = st.sampled_from("aaabbblloAB")
@@ -278,7 +280,7 @@ def test_option_filter_matches_naive_model(word, min_letters, ext):
         keys = [c.lower() if c.isalpha() else None for c in word]
         assume(_maxrun([ext[0]] * ext[1] + keys) <= max(2, _maxrun(keys), ext[2]))
     tok = tm.Token(10, 10 + len(word), word)
-    w = T._Word(tok, ext)
+    w = T.Word(tok, ext)
     expected = naive_positions(word, min_letters, ext)
     for name, producer in PRODUCERS.items():
         assert list(producer(w, min_letters)) == expected[name], name
@@ -287,17 +289,17 @@ def test_option_filter_matches_naive_model(word, min_letters, ext):
 @settings(max_examples=200, deadline=None)
 @given(words)
 def test_option_lists_at_a_position_match_naive_model(word):
-    w = T._Word(tm.Token(0, len(word), word))
+    w = T.Word(tm.Token(0, len(word), word))
     keys = [c.lower() if c.isalpha() else None for c in word]
     limit = max(2, _maxrun(keys))
-    nb = T._qwerty()[0]
-    for i in T._key_subs(w, 3):
+    nb = T.qwerty_table()[0]
+    for i in T.key_subs(w, 3):
         assert w.sub_options(i, nb[keys[i]]) == [
             c for c in nb[keys[i]] if _runs_ok(keys[:i] + [c] + keys[i + 1 :], limit)
         ]
-    for i in T._substitutes(w, 3):
+    for i in T.substitutes(w, 3):
         assert w.shift_options(i) == [
-            d for d in (-1, 1) if _runs_ok(keys[:i] + [T._shift(keys[i], d)] + keys[i + 1 :], limit)
+            d for d in (-1, 1) if _runs_ok(keys[:i] + [T.shift_letter(keys[i], d)] + keys[i + 1 :], limit)
         ]
 
 
@@ -350,27 +352,27 @@ def _naive_phonetic(word):
     ],
 )
 def test_phonetic_matches_spec_formula(word):
-    w = T._Word(tm.Token(0, len(word), word))
+    w = T.Word(tm.Token(0, len(word), word))
     got = [tm.splice(word, [e]) for e in T._phonetic_options(w)]
     assert got == _naive_phonetic(word)
 
 
 def test_realistic_typos_must_not_lose_capitals_in_phonetic_edits():
-    w = T._Word(tm.Token(0, 5, "Phone"))
+    w = T.Word(tm.Token(0, 5, "Phone"))
     assert T._phonetic_options(w) == [(0, 2, "F")]
-    w = T._Word(tm.Token(0, 5, "Llama"))
+    w = T.Word(tm.Token(0, 5, "Llama"))
     assert [tm.splice("Llama", [e]) for e in T._phonetic_options(w)] == ["Lama"]
 
 
 def test_phonetic_rules_respect_minimum_letters():
     # que -> k on "que" and ck -> k on "ack" would leave fewer than 3 letters
     for word in ("que", "ack"):
-        assert T._phonetic_options(T._Word(tm.Token(0, 3, word))) == []
+        assert T._phonetic_options(T.Word(tm.Token(0, 3, word))) == []
 
 
 def test_phonetic_never_matches_non_ascii_lookalikes():
     word = "ba\u212a\u212a"  # KELVIN SIGN lower-cases to ASCII k
-    w = T._Word(tm.Token(0, len(word), word))
+    w = T.Word(tm.Token(0, len(word), word))
     assert T._phonetic_options(w) == []
 
 
@@ -445,7 +447,7 @@ def test_realistic_typos_must_not_drop_first_letter_or_go_below_three_letters():
         out = run(text, "realistic_typos", {"count": 1000}, seed).text
         for tok in tm.word_tokens(out):
             assert sum(c.isalpha() for c in tok.text) >= 3
-    assert all(0 not in T._drops(T._Word(tm.Token(0, 5, w)), 3) for w in ("apple", "bbbcd"))
+    assert all(0 not in T.drops(T.Word(tm.Token(0, 5, w)), 3) for w in ("apple", "bbbcd"))
 
 
 def test_realistic_typos_must_not_shift_non_ascii_onto_ascii():
@@ -542,9 +544,9 @@ def test_typos_edit_kinds():
 
 
 def test_typos_substitute_wraps_and_keeps_case():
-    w = T._Word(tm.Token(0, 4, "Zaza"))
-    assert T._edit_sub(w, 0, T._shift("z", 1)) == (0, 1, "A")
-    assert T._shift("a", -1) == "z"
+    w = T.Word(tm.Token(0, 4, "Zaza"))
+    assert T.edit_sub(w, 0, T.shift_letter("z", 1)) == (0, 1, "A")
+    assert T.shift_letter("a", -1) == "z"
 
 
 def test_typos_must_not_grind_a_word_down():
@@ -914,13 +916,24 @@ def test_realistic_typos_fast_path_matches_reference_across_missed_spaces():
 
 
 def test_repeated_chars_candidates_are_offsets_and_units():
-    assert T._stretch_candidates("Why so? No!!") == ((3, "y"), (6, "o"), (7, "?"), (10, "o"), (12, "!"))
+    assert T._stretch_candidates("Why so? No!!") == ((3, 6, 7, 10, 12), ())  # units: the code point before
+    assert T._stretch_candidates("Café so? No!!") == ((4, 7, 8, 11, 13), ("é", "o", "?", "o", "!"))
     assert T._stretch_sites("Why so? No!!") is T._stretch_sites("Why so? No!!")
 
 
-def test_confusable_candidates_are_precomputed_edits():
+def test_confusable_candidates_are_table_words_edited_when_chosen():
     text = "Its their cat; it’s THEIR turn."
-    edits = T._confusable_edits(text)
-    assert edits == ((0, 3, "It’s"), (4, 9, "there"), (15, 19, "its"), (20, 25, "THERE"))
-    assert T._confusable_sites(text) == edits
-    assert T.confusable_words(text, Draws(3), rate=1.0).text == tm.splice(text, list(edits))
+    hits = T._confusable_sites(text)
+    assert hits == ((0, 3, "it's"), (4, 9, "there"), (15, 19, "its"), (20, 25, "there"))
+    edits = T._confusable_edits(text, hits)
+    assert edits == [(0, 3, "It’s"), (4, 9, "there"), (15, 19, "its"), (20, 25, "THERE")]
+    assert T.confusable_words(text, Draws(3), rate=1.0).text == tm.splice(text, edits)
+
+
+@settings(max_examples=500, deadline=None)
+@given(drop_texts)
+def test_terminal_runs_of_a_simple_text_are_the_sentence_loop(text):
+    """The !/? runs found from the parts of each paragraph split at its sentence ends are the
+    ones the loop over sentences finds (ASCII word characters, no protected span)."""
+    if tm.ascii_words(text) and not tm.protected_spans(text):
+        assert T._simple_terminal_runs(text) == T._checked_terminal_runs(text, tm.Spans())

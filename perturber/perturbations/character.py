@@ -30,21 +30,23 @@ from ..registry import Outcome, choice, perturbation, rate, unchanged
 from ..rng import Draws, chosen
 from ..text.bits import (
     Bits,
+    WordTable,
     bits,
     case_lanes,
     char_lanes,
     char_table,
     count,
     free_lanes,
+    lanes_at,
     positions,
     shift_code_points,
-    short_word_starts,
-    short_word_table,
     spread_right,
     token_any,
     view,
     whole,
     with_letters,
+    word_spans,
+    word_table,
 )
 
 __all__ = [
@@ -87,12 +89,10 @@ def _starts_mask(text: str) -> bytearray | None:
     """``None`` when every letter and every in-token position is a one-code-point cluster
     (always so for ASCII text); else ``m`` with ``m[i] == 1`` where a cluster starts and
     ``m[len(text)] == 1``."""
-    if text.isascii():
+    if text.isascii() or tm.single_clusters(text):
         return None
     starts = tm.clusters(text)
     n = len(text)
-    if len(starts) == n:
-        return None
     mask = bytearray(n + 1)
     for s in starts:
         mask[s] = 1
@@ -433,15 +433,11 @@ def _title_case(text: str) -> Outcome:
     return Outcome(_put_any(text, range(len(points)), points, new), edited)
 
 
-_HYPHEN = char_table("-")  # every hyphen of §1.6 is "-" in the view
-
-
 @loaded_once
-def _title_units() -> tuple[frozenset[str], bytes]:
-    """The unit symbols ``title_case`` could capitalise (one lower-case ASCII word each), and
-    their :func:`short_word_table`."""
-    words = frozenset(u for u in unit_symbols() if u.isascii() and u.isalpha() and u[0].islower())
-    return words, short_word_table(words)
+def _title_units() -> WordTable:
+    """The unit symbols ``title_case`` could capitalise (one lower-case ASCII word each), as a
+    :class:`WordTable`."""
+    return word_table({u for u in unit_symbols() if u.isascii() and u.isalpha() and u[0].islower()})
 
 
 def _title_plain(b: Bits) -> tuple[int, int]:
@@ -449,11 +445,13 @@ def _title_plain(b: Bits) -> tuple[int, int]:
     first letters of the free tokens that start with a letter, have no upper-case letter after
     it and are not unit symbols, and the lower-case letters after their hyphens), and the number
     of tokens that change."""
-    lower, upper, _digit, _apostrophe = case_lanes(b)
+    lower, upper, _digit, apostrophe = case_lanes(b)
     ok = b.free_start & (lower | upper) & ~token_any(upper & b.link, b)
-    units, table = _title_units()
-    ok &= ~short_word_starts(b, units, table, ok & lower)
-    letters = (ok & lower) | (spread_right(ok, b.link) & lower & b.link & char_lanes(b, _HYPHEN) >> 4)
+    units = word_spans(b, _title_units(), ok & lower)
+    if units:
+        ok &= ~lanes_at([s for s, _ in units], b.n)
+    hyphens = b.tok & ~b.word & ~apostrophe  # the joiners inside tokens that are not apostrophes
+    letters = (ok & lower) | (spread_right(ok, b.link) & lower & b.link & hyphens >> 4)
     return letters, count(token_any(letters, b))
 
 
@@ -901,6 +899,13 @@ def full_width(text: str, rng: Draws) -> Outcome:
     >>> full_width("Hi 2 you!", None).text
     'Ｈｉ\\u3000２\\u3000ｙｏｕ！'
     """
+    return _full_width_outcome(text)
+
+
+@per_text
+def _full_width_outcome(text: str) -> Outcome:
+    """The outcome of ``full_width``, a pure function of the text (memoised for short texts:
+    a study repeats each text with several seeds)."""
     if _PRINTABLE_ASCII.search(text) is None:
         return unchanged(text, "no_candidates")
     if not text.isascii():
@@ -987,6 +992,13 @@ def bidi_override(text: str, rng: Draws) -> Outcome:
     >>> bidi_override("Hello\\nWorld", None).text == "\\u202eHello\\u202c\\n\\u202eWorld\\u202c"
     True
     """
+    return _bidi_override_outcome(text)
+
+
+@per_text
+def _bidi_override_outcome(text: str) -> Outcome:
+    """The outcome of ``bidi_override``, a pure function of the text (memoised for short texts:
+    a study repeats each text with several seeds)."""
     edits = []
     spans = _spans(text) if "{" in text or "[" in text else None
     for line in tm.lines(text):

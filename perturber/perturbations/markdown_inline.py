@@ -2,7 +2,7 @@
 links and images, autolinks and emphasis, found in one scan per line and removed as edits.
 
 >>> dels = []
->>> _inline("Use **bold** and `code`.", 0, 24, [], [], None, dels)
+>>> strip_inline("Use **bold** and `code`.", 0, 24, [], [], None, dels)
 2
 >>> dels
 [(4, 6, ''), (10, 12, ''), (17, 18, ''), (22, 23, '')]
@@ -17,15 +17,15 @@ from bisect import bisect_left, bisect_right
 from .. import text as tm
 
 
-def _end(pattern: re.Pattern[str], text: str, start: int, end: int) -> int:
+def match_end(pattern: re.Pattern[str], text: str, start: int, end: int) -> int:
     """End of ``pattern``'s match at ``start``, which the caller knows exists (maybe empty)."""
     m = pattern.match(text, start, end)
     assert m is not None, (pattern.pattern, start)
     return m.end()
 
 
-_BT_RUN = re.compile(r"`+")
-_WS_SET = frozenset(tm.WHITESPACE)
+BACKTICK_RUN = re.compile(r"`+")
+WHITESPACE_SET = frozenset(tm.WHITESPACE)
 _INLINE_HINT = re.compile(r"[\\`\[<*_]")
 _L1 = re.compile(r"[\\`]")
 _SPECIAL = re.compile(r"[\\`\[!<*_]")
@@ -93,7 +93,7 @@ class _Inline:
         text, rs, re_ = self.text, self.rs, self.re
         runs_by_len: dict[int, list[int]] = {}
         if text.find("`", rs, re_) != -1:
-            for run in _BT_RUN.finditer(text, rs, re_):
+            for run in BACKTICK_RUN.finditer(text, rs, re_):
                 if not self.in_url(run.start()):
                     runs_by_len.setdefault(run.end() - run.start(), []).append(run.start())
         esc: set[int] = set()
@@ -117,7 +117,7 @@ class _Inline:
                 else:
                     p = x + 1
                 continue
-            z = _end(_BT_RUN, text, x, re_)
+            z = match_end(BACKTICK_RUN, text, x, re_)
             n = z - x
             lst = runs_by_len.get(n)
             q = -1
@@ -195,7 +195,7 @@ class _Inline:
                 p = x + 2 if x in self.esc else x + 1
             elif c == "`":
                 sp_ = self.code.get(x)
-                p = sp_[0] if sp_ else _end(_BT_RUN, text, x, b)
+                p = sp_[0] if sp_ else match_end(BACKTICK_RUN, text, x, b)
             elif c == "[" or c == "!":
                 lb = x if c == "[" else x + 1
                 if (c == "[" or (lb < b and text[lb] == "[")) and link_at(lb, b, x):
@@ -228,7 +228,7 @@ class _Inline:
                 else:
                     p = x + 1
             else:  # * or _
-                p = _end(_DELIM_RUN, text, x, b)
+                p = match_end(_DELIM_RUN, text, x, b)
 
     def _next(self, p: int, b: int) -> int:
         """The next special position in ``[p, b)``; a URL met first is copied verbatim and
@@ -280,7 +280,7 @@ class _Inline:
             cont = st[-1][1] if st else 0
             c = text[a]
             # A closer is a whole run of 1-3 '*' or 1-2 '_', preceded by non-whitespace.
-            if z - a > (3 if c == "*" else 2) or a - 1 < rs or text[a - 1] in _WS_SET:
+            if z - a > (3 if c == "*" else 2) or a - 1 < rs or text[a - 1] in WHITESPACE_SET:
                 continue
             if self._outer_right(z) and (c == "_" or _wordish(text[a - 1])):
                 continue
@@ -334,7 +334,7 @@ class _Inline:
                     self.edits += 1
                     p = end
                 else:
-                    p = _end(_BT_RUN, text, x, b)
+                    p = match_end(BACKTICK_RUN, text, x, b)
             elif c == "[" or c == "!":
                 lk = self.links.get(x)
                 if lk is not None and lk[2] < b:
@@ -356,13 +356,13 @@ class _Inline:
                 else:
                     p = x + 1
             else:
-                z = _end(_DELIM_RUN, text, x, b)
+                z = match_end(_DELIM_RUN, text, x, b)
                 matched = False
                 # Flanking is judged on the whole run: the character after it must be
                 # non-whitespace, and the outer side must not be (word-like) alphanumeric.
                 if (
                     z < b
-                    and text[z] not in _WS_SET
+                    and text[z] not in WHITESPACE_SET
                     and self.ok(x)
                     and not (self._outer_left(x) and (c == "_" or _wordish(text[z])))
                 ):
@@ -387,7 +387,7 @@ class _Inline:
                     p = z
 
 
-def _inline(
+def strip_inline(
     text: str, rs: int, re_: int, urls: list[tuple[int, int]], url_starts: list[int], glue, dels: list
 ) -> int:
     """Apply inline rules 6–9 to ``text[rs:re_]``; return the number of occurrences removed."""

@@ -18,7 +18,7 @@ import regex
 from .. import jsontext
 from .. import text as tm
 from ..data import load_table
-from ..memo import loaded_once
+from ..memo import loaded_once, per_text
 from ..registry import Outcome, perturbation, unchanged
 from ..rng import Draws
 
@@ -380,6 +380,13 @@ def abbreviations(text: str, rng: Draws) -> Outcome:
     >>> abbreviations("Ask Dr. Lee, e.g. on Main St. in St. Louis etc. FYI it takes 1 min.", None).text
     'Ask Doctor Lee, for example on Main Street in Saint Louis and so on. For your information it takes 1 minute.'
     """
+    return _abbreviations_outcome(text)
+
+
+@per_text
+def _abbreviations_outcome(text: str) -> Outcome:
+    """The outcome of ``abbreviations``, a pure function of the text (memoised for short texts:
+    a study repeats each text with several seeds)."""
     tables = _abbr_tables()
     dotted = _dotted_forms(text, tables) if "." in text else []
     lowered = text.lower()
@@ -509,6 +516,13 @@ def date_unit(text: str, rng: Draws) -> Outcome:
     >>> date_unit("Due 2024-02-29: ship 1 kg and 2.5 km by 2023-02-30.", None).text
     'Due February 29, 2024: ship 1 kilogram and 2.5 kilometers by 2023-02-30.'
     """
+    return _date_unit_outcome(text)
+
+
+@per_text
+def _date_unit_outcome(text: str) -> Outcome:
+    """The outcome of ``date_unit``, a pure function of the text (memoised for short texts:
+    a study repeats each text with several seeds)."""
     if _ANY_DIGIT.search(text) is None:
         return unchanged(text, "no_candidates")
     tables = _unit_tables()

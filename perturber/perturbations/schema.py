@@ -729,6 +729,144 @@ def _drop_inlined(new_root: Obj, order: list, replaced: set, done: dict) -> Obj:
     return Obj(members)
 
 
+class _Inliner:
+    """The rewrite of ``inline_defs``: each reference to an inlinable root definition becomes a
+    copy of that definition's rewritten content, in one walk of the schema. ``path`` is the
+    walk's position (segments from the root), followed only in legacy drafts.
+
+    >>> root = parse_object('{"$defs":{"A":{"type":"string"}},"items":{"$ref":"#/$defs/A"}}')
+    >>> inliner = _Inliner(root, 0)
+    >>> inliner.rewrite_definitions(*_root_defs(root), {("$defs", "A")}, {})
+    >>> type(inliner.rewrite(root, 0, False, ()).index["items"]).__name__, inliner.created
+    ('Copy', [('$defs', 'A')])
+    """
+
+    __slots__ = ("draft", "legacy", "through", "done", "created")
+
+    def __init__(self, root: Obj, draft: int) -> None:
+        self.draft = draft
+        self.legacy = draft != 0  # draft-03/04/06/07: siblings of $ref have no effect
+        # Legacy drafts drop the siblings of an inlined $ref: a local pointer that continues into
+        # such a sibling would lose its target, so that ref is left alone.
+        self.through = _pointer_trie(root) if self.legacy else {}
+        self.done: dict = {}  # inlinable key -> its rewritten content (shared by every copy)
+        self.created: list = []  # targets of the copies made
+
+    def rewrite_definitions(self, defs: dict, order: list, inlinable: set, edges: dict) -> None:
+        """Rewrite the inlinable definitions before anything that copies them (they form a
+        DAG): depth first, each after the definitions it refers to."""
+        done = self.done
+        for start in order:
+            if start not in inlinable or start in done:
+                continue
+            work = [(start, iter([t for t in edges.get(start, ()) if t in inlinable]))]
+            pending = {start}
+            while work:
+                key, successors = work[-1]
+                nxt = next(successors, None)
+                if nxt is None:
+                    work.pop()
+                    value = defs[key]
+                    done[key] = value if type(value) is str else self.rewrite(value, 1, False, key)
+                elif nxt not in done and nxt not in pending:
+                    pending.add(nxt)
+                    work.append((nxt, iter([t for t in edges.get(nxt, ()) if t in inlinable])))
+
+    def target(self, node: Obj, level: int, path) -> tuple | None:
+        """The definition whose copy replaces ``node``'s ``$ref``, or None when it stays."""
+        ref = _str_value(node.get("$ref"))
+        if ref is None:
+            return None
+        target = _def_target(ref)
+        if target not in self.done:
+            return None
+        if self.legacy:
+            nexts = _trie_at(self.through, path)  # segments that pointers continue with
+            if level == 0:
+                if self.draft == 3 or any(seg not in _ROOT_KEPT for seg in nexts):
+                    return None  # draft-03 has no allOf to wrap the root's copy in
+            elif nexts:
+                return None
+        elif len(node.members) > 1 and "allOf" in node.index and type(node.index["allOf"]) is not list:
+            return None
+        return target
+
+    def rewrite(self, node: Obj, level: int, inside: bool, path) -> object:
+        """``node`` with its inlinable references replaced (``inside``: within an embedded
+        resource, where references stay)."""
+        if level and not inside and _opens_resource(node, self.draft):
+            inside = True
+        target = None if inside else self.target(node, level, path)
+        if target is None:
+            return Obj([(k, kl, self.member(k, v, level, inside, path)) for k, kl, v in node.members])
+        copy = Copy(target, self.done[target])
+        self.created.append(target)
+        if self.legacy:
+            return copy if level else self._legacy_root(node, copy, path)
+        if len(node.members) == 1 and level:
+            return copy
+        members = []
+        for k, kl, v in node.members:
+            if k == "$ref":
+                if "allOf" not in node.index:
+                    members.append(("allOf", '"allOf"', [copy]))
+                continue
+            nv = self.member(k, v, level, inside, path)
+            if k == "allOf":
+                nv = nv + [copy]  # keeps the existing branches' indices
+            members.append((k, kl, nv))
+        return Obj(members)
+
+    def _legacy_root(self, node: Obj, copy: Copy, path) -> Obj:
+        """The root of a legacy-draft schema whose ``$ref`` is inlined: the copy in an
+        ``allOf``, and only the root members that draft keeps."""
+        members = []
+        for k, kl, v in node.members:
+            if k == "$ref":
+                members.append(("allOf", '"allOf"', [copy]))
+            elif k in _ROOT_KEPT:
+                members.append((k, kl, self.member(k, v, 0, False, path)))
+        return Obj(members)
+
+    def member(self, key: str, value, level: int, inside: bool, path):
+        """The value of member ``key`` of a schema at ``level``, rewritten where it holds
+        schemas."""
+        kind = _KINDS.get(key)
+        if kind is None or level >= MAX_SCHEMA_LEVEL:
+            return value
+        tv = type(value)
+        down = level + 1
+        legacy = self.legacy
+        if tv is Obj:
+            if kind == _MAP:
+                return self._schema_map(key, value, level, inside, path)
+            if kind == _ARRAY:
+                return value
+            return self.rewrite(value, down, inside, path + (key,) if legacy else None)
+        if tv is list and (kind == _ARRAY or kind == _ITEMS):
+            return [
+                self.rewrite(v, down, inside, path + (key, str(i)) if legacy else None)
+                if type(v) is Obj
+                else v
+                for i, v in enumerate(value)
+            ]
+        return value
+
+    def _schema_map(self, key: str, value: Obj, level: int, inside: bool, path) -> Obj:
+        """A member whose values are schemas (``properties``, ``$defs``, ...): each rewritten;
+        a root definition that was inlined keeps its rewritten content."""
+        members = []
+        for k, kl, v in value.members:
+            if level == 0 and key in _DEF_CONTAINERS and (key, k) in self.done:
+                nv = self.done[(key, k)]
+            elif type(v) is Obj:
+                nv = self.rewrite(v, level + 1, inside, path + (key, k) if self.legacy else None)
+            else:
+                nv = v
+            members.append((k, kl, nv))
+        return Obj(members)
+
+
 @perturbation(
     "inline_defs",
     family="schema",
@@ -747,125 +885,20 @@ def inline_defs(text: str, rng: Draws) -> Outcome:
     doc, early = _open(text)
     if early:
         return early
-    root, draft = doc.root, doc.draft
-    legacy = draft != 0  # draft-03/04/06/07: siblings of $ref have no effect
-
+    root = doc.root
     defs, order = _root_defs(root)
     if not defs:
         return unchanged(text, "no_candidates")
-
-    inlinable, edges = _inlinable(root, defs, order, draft)
+    inlinable, edges = _inlinable(root, defs, order, doc.draft)
     if not inlinable:
         return unchanged(text, "no_candidates")
-
-    # Legacy drafts drop the siblings of an inlined $ref: a local pointer that continues into
-    # such a sibling would lose its target, so that ref is left alone.
-    through = _pointer_trie(root) if legacy else {}
-
-    done: dict = {}  # inlinable key -> its rewritten content (shared by every copy)
-    created: list = []  # targets of the copies made
-
-    def replaceable(node: Obj, level: int, path):
-        ref = _str_value(node.get("$ref"))
-        if ref is None:
-            return None
-        target = _def_target(ref)
-        if target not in done:
-            return None
-        if legacy:
-            nexts = _trie_at(through, path)  # segments that pointers continue with
-            if level == 0:
-                if draft == 3 or any(seg not in _ROOT_KEPT for seg in nexts):
-                    return None  # draft-03 has no allOf to wrap the root's copy in
-            elif nexts:
-                return None
-        elif len(node.members) > 1 and "allOf" in node.index and type(node.index["allOf"]) is not list:
-            return None
-        return target
-
-    def rewrite(node: Obj, level: int, inside: bool, path) -> object:
-        if level and not inside and _opens_resource(node, draft):
-            inside = True
-        target = None if inside else replaceable(node, level, path)
-        if target is not None:
-            copy = Copy(target, done[target])
-            created.append(target)
-            if legacy:
-                if level:
-                    return copy
-                members = []
-                for k, kl, v in node.members:
-                    if k == "$ref":
-                        members.append(("allOf", '"allOf"', [copy]))
-                    elif k in _ROOT_KEPT:
-                        members.append((k, kl, member(k, v, level, inside, path)))
-                return Obj(members)
-            if len(node.members) == 1 and level:
-                return copy
-            members = []
-            for k, kl, v in node.members:
-                if k == "$ref":
-                    if "allOf" not in node.index:
-                        members.append(("allOf", '"allOf"', [copy]))
-                    continue
-                nv = member(k, v, level, inside, path)
-                if k == "allOf":
-                    nv = nv + [copy]  # keeps the existing branches' indices
-                members.append((k, kl, nv))
-            return Obj(members)
-        return Obj([(k, kl, member(k, v, level, inside, path)) for k, kl, v in node.members])
-
-    def member(key: str, value, level: int, inside: bool, path):
-        kind = _KINDS.get(key)
-        if kind is None or level >= MAX_SCHEMA_LEVEL:
-            return value
-        tv = type(value)
-        down = level + 1
-        if tv is Obj:
-            if kind == _MAP:
-                members = []
-                for k, kl, v in value.members:
-                    if level == 0 and key in _DEF_CONTAINERS and (key, k) in done:
-                        nv = done[(key, k)]
-                    elif type(v) is Obj:
-                        nv = rewrite(v, down, inside, path + (key, k) if legacy else None)
-                    else:
-                        nv = v
-                    members.append((k, kl, nv))
-                return Obj(members)
-            if kind == _ARRAY:
-                return value
-            return rewrite(value, down, inside, path + (key,) if legacy else None)
-        if tv is list and (kind == _ARRAY or kind == _ITEMS):
-            return [
-                rewrite(v, down, inside, path + (key, str(i)) if legacy else None) if type(v) is Obj else v
-                for i, v in enumerate(value)
-            ]
-        return value
-
-    # Rewrite the inlinable definitions before anything that copies them (they form a DAG).
-    for start in order:
-        if start not in inlinable or start in done:
-            continue
-        work = [(start, iter([t for t in edges.get(start, ()) if t in inlinable]))]
-        pending = {start}
-        while work:
-            key, successors = work[-1]
-            nxt = next(successors, None)
-            if nxt is None:
-                work.pop()
-                value = defs[key]
-                done[key] = value if type(value) is str else rewrite(value, 1, False, key)
-            elif nxt not in done and nxt not in pending:
-                pending.add(nxt)
-                work.append((nxt, iter([t for t in edges.get(nxt, ()) if t in inlinable])))
-    new_root = rewrite(root, 0, False, ())
+    inliner = _Inliner(root, doc.draft)
+    inliner.rewrite_definitions(defs, order, inlinable, edges)
+    new_root = inliner.rewrite(root, 0, False, ())
     assert type(new_root) is Obj  # the root is never replaced by a Copy
-    if not created:
+    if not inliner.created:
         return unchanged(text, "no_candidates")
-
-    doc_root = _drop_inlined(new_root, order, set(created), done)
-
+    doc_root = _drop_inlined(new_root, order, set(inliner.created), inliner.done)
     done_text = _emit(doc, doc_root, 4 * len(text))
     if done_text is None:
         return unchanged(text, "size_limit")

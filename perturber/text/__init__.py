@@ -26,22 +26,33 @@ from __future__ import annotations
 
 from .body import Body, answer_cue, append_material, prepend_material, split_body
 from .case import apostrophe_style, apply_apostrophe, case_class, is_cased_letter, match_case
-from .chars import HSPACE, JOINERS, WHITESPACE, is_mark, is_word_char
+from .chars import HSPACE, JOINERS, WHITESPACE, ascii_words, is_mark, is_word_char, non_ascii
 from .lines import Line, closes_fence, fence_opening, lines, newline_style
 from .numbers import Number, numeric_literals
 from .spans import Spans, protected_spans
 from .splice import splice, splice_at
-from .tokens import Token, cluster_spans, clusters, free_tokens, is_bound, word_tokens
-from .units import Unit, sentences, trailing_run, units
+from .tokens import Token, cluster_spans, clusters, free_tokens, is_bound, single_clusters, word_tokens
+from .units import (
+    Unit,
+    plain_paragraphs,
+    sentence_end_matches,
+    sentences,
+    split_sentences,
+    trailing_run,
+    units,
+)
 
 __all__ = [
     "WHITESPACE",
     "HSPACE",
     "JOINERS",
     "is_mark",
+    "ascii_words",
+    "non_ascii",
     "is_word_char",
     "clusters",
     "cluster_spans",
+    "single_clusters",
     "Token",
     "word_tokens",
     "is_bound",
@@ -61,6 +72,9 @@ __all__ = [
     "Unit",
     "units",
     "sentences",
+    "plain_paragraphs",
+    "sentence_end_matches",
+    "split_sentences",
     "trailing_run",
     "answer_cue",
     "Body",

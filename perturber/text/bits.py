@@ -28,8 +28,9 @@ import regex
 
 from ..memo import per_text
 from ..rng import positions as _all_positions
+from .chars import non_ascii
 from .spans import Spans, protected_spans
-from .tokens import _WORD_RE, Token, is_bound
+from .tokens import WORD_RE, Token, is_bound
 
 __all__ = [
     "Bits",
@@ -44,10 +45,13 @@ __all__ = [
     "flagged",
     "free_lanes",
     "lowered_words",
+    "may_protect",
     "positions",
     "shift_code_points",
-    "short_word_starts",
-    "short_word_table",
+    "WordTable",
+    "word_spans",
+    "word_table",
+    "lanes_at",
     "spread_right",
     "token_any",
     "token_bounds",
@@ -74,11 +78,13 @@ def _case_digit(byte: int) -> str:
 
 
 _CLASSES = bytes(ord(_class_digit(b)) for b in range(256))
+# a view byte's hex digit: 1 for U+0020, 2 for whitespace (str.isspace; a view's non-ASCII
+# whitespace is \x0b)
+_SPACES = bytes(ord(_HEX[(b == 32) | chr(b).isspace() << 1]) if b < 128 else ord("0") for b in range(256))
 _CASES = bytes(ord(_case_digit(b)) for b in range(256))
 # Non-ASCII joiners and their ASCII stand-ins in the view (the other non-ASCII characters of a
 # plain text are punctuation, symbols or spaces: outside every token, like "?").
 _STAND_INS = {"’": "'", "‐": "-", "‑": "-"}
-_ASCII_BYTES = bytes(range(0x80))
 # A word character (the token pattern's own \p{L}\p{N}, whose Unicode version may differ from
 # str.isalnum's), a combining mark or a cluster extender: a text with one of these is not plain.
 _NOT_PLAIN = regex.compile(
@@ -87,20 +93,21 @@ _NOT_PLAIN = regex.compile(
 
 
 def view(text: str) -> bytes | None:
-    """``text`` as ASCII bytes of the same length that keep its token structure, or None when it
-    is not plain.
+    """``text`` as ASCII bytes of the same length that keep its token structure and its
+    whitespace (a non-ASCII space becomes ``\\x0b``), or None when it is not plain.
 
-    >>> view("It’s 5 €."), view("naïve")
-    (b"It's 5 ?.", None)
+    >>> view("It’s 5\\u00a0€."), view("naïve")
+    (b"It's 5\\x0b?.", None)
     """
     if text.isascii():
         return text.encode("ascii")
-    others = set(text.encode("utf-8").translate(None, _ASCII_BYTES).decode("utf-8"))
-    for c in others:
+    for c in non_ascii(text):
         if _NOT_PLAIN.match(c):
             return None
         if c in _STAND_INS:
             text = text.replace(c, _STAND_INS[c])
+        elif c.isspace():
+            text = text.replace(c, "\x0b")
     return text.encode("ascii", "replace")
 
 
@@ -160,7 +167,7 @@ def bits(text: str) -> Bits | None:
     bound = (start & ((binder >> 4) | (dot >> 4 & word >> 8))) | (
         end & ((binder << 4) | (dot << 4 & word << 8))
     )
-    spans = protected_spans(text) if _may_protect(v) else ()
+    spans = protected_spans(text) if may_protect(v) else ()
     if spans:
         bound |= tok & _span_lanes(spans, n)
     full = tok * 15
@@ -168,11 +175,12 @@ def bits(text: str) -> Bits | None:
     return Bits(n, v, ones, word, tok, start, end, link, full, free_start)
 
 
-def _may_protect(v: bytes) -> bool:
+def may_protect(v: bytes) -> bool:
     r"""False when the view holds none of the characters a protected span (§1.8) needs: a
-    backtick or ``~~~`` (code), ``@``, ``{`` or ``[`` (JSON, e-mail), ``://`` or ``w.`` (URLs).
-    One-byte searches first (``memchr``); a searched pair or triple is led by a rare byte or by
-    the pattern ``\.(?<=[wW]\.)`` (a plain ``b"w." in v`` is several times slower)."""
+    backtick or ``~~~`` (code), ``@``, ``{`` or ``[`` (JSON, e-mail), ``://`` or ``www.``
+    (URLs). One-byte searches first (``memchr``); a searched triple is led by a rare byte, or
+    found from its last byte by the pattern ``\.(?<=[wW][wW][wW]\.)`` (a plain ``in`` test of a
+    longer needle is several times slower)."""
     return (
         b"`" in v
         or b"@" in v
@@ -184,7 +192,7 @@ def _may_protect(v: bytes) -> bool:
     )
 
 
-_W_DOT = re.compile(rb"\.(?<=[wW]\.)")
+_W_DOT = re.compile(rb"\.(?<=[wW][wW][wW]\.)")
 
 
 def _fill_left(flags: int, tok: int, full: int, ones: int) -> int:
@@ -318,6 +326,25 @@ def char_lanes(b: Bits, table: bytes) -> int:
     return _parse(b.view, table)
 
 
+def inner_space_run_ends(v: bytes) -> int:
+    """The last space of each run of U+0020 in a view (:func:`view`) that has a non-whitespace
+    character on both sides, as a mask (a run's first space comes after a solid character; its
+    last one, before one).
+
+    >>> v = b" a  b c\\n d "
+    >>> positions(inner_space_run_ends(v), len(v))
+    [3, 5]
+    """
+    n = len(v)
+    ones = _ones(n)
+    x = _parse(v, _SPACES)
+    space = x & ones
+    solid = ones & ~(x >> 1)  # not whitespace
+    after_solid = space & ~(space >> 4) & solid >> 4  # a run's first space, after a solid one
+    before_solid = space & ~(space << 4) & solid << 4  # a run's last space, before a solid one
+    return spread_right(after_solid, space & space >> 4) & before_solid
+
+
 def case_lanes(b: Bits) -> tuple[int, int, int, int]:
     """(``a-z``, ``A-Z``, ``0-9``, apostrophe) masks of a plain text's view."""
     x = _parse(b.view, _CASES)
@@ -356,7 +383,7 @@ def positions(mask: int, n: int) -> list[int]:
     """
     h = format(mask, "x")
     off = n - len(h)  # the leading lanes without a flag
-    if 8 * mask.bit_count() < len(h):  # sparse: find each flag
+    if 12 * mask.bit_count() < len(h):  # sparse (measured crossover): find each flag
         out = []
         find = h.find
         p = find("1")
@@ -366,7 +393,7 @@ def positions(mask: int, n: int) -> list[int]:
         return out
     return list(
         compress(
-            _all_positions(n)[off:] if n <= 16384 else range(off, n),
+            _all_positions(n, off),
             h.encode("ascii").translate(_HEX_TO_FLAG),
         )
     )
@@ -374,8 +401,9 @@ def positions(mask: int, n: int) -> list[int]:
 
 class Lanes(Sequence[int]):
     """The code points flagged in a mask as an ascending read-only sequence, without listing
-    them: ``len`` is a popcount and ``lanes[i]`` finds the i-th flag through per-block counts
-    (for a few look-ups in a long text; :func:`positions` lists them all).
+    them: ``len`` is a popcount and ``lanes[i]`` finds the i-th flag from counts of flags in
+    blocks of the mask's hex digits (for a few look-ups in a long text; :func:`positions` lists
+    them all).
 
     >>> lanes = Lanes(0x10110, 5)
     >>> len(lanes), lanes[0], lanes[2], list(lanes)
@@ -384,7 +412,8 @@ class Lanes(Sequence[int]):
 
     __slots__ = ("mask", "n", "size", "_hex", "_before")
 
-    _BLOCK = 64
+    _BLOCK = 256  # hex digits per counted block
+    _STEP = 32  # hex digits counted at a time inside a block
 
     def __init__(self, mask: int, n: int) -> None:
         self.mask = mask
@@ -403,17 +432,23 @@ class Lanes(Sequence[int]):
             raise IndexError(i)
         h = self._hex
         if h is None:
-            h = format(self.mask, "x").rjust(self.n, "0")
+            h = format(self.mask, "x")  # the lanes after the leading ones without a flag
             step = self._BLOCK
             self._before = list(
                 accumulate((h.count("1", k, k + step) for k in range(0, len(h), step)), initial=0)
             )
             self._hex = h
         block = bisect_right(self._before, i) - 1
-        pos = block * self._BLOCK - 1
-        for _ in range(i - self._before[block] + 1):
+        need = i - self._before[block]  # flags to pass in the block before the i-th
+        pos = block * self._BLOCK
+        count, step = h.count, self._STEP
+        while (seen := count("1", pos, pos + step)) <= need:
+            need -= seen
+            pos += step
+        pos -= 1
+        for _ in range(need + 1):
             pos = h.find("1", pos + 1)
-        return pos
+        return pos + self.n - len(h)
 
     def __iter__(self) -> Iterator[int]:
         return iter(positions(self.mask, self.n))
@@ -455,9 +490,21 @@ class Tokens:
         if self.bits is not None:
             end = token_end(self.bits, start)
             return Token(start, end, text[start:end])
-        m = _WORD_RE.match(text, start)
+        m = WORD_RE.match(text, start)
         assert m is not None  # a token starts there
         return Token(start, m.end(), m.group())
+
+    def word_at(self, start: int) -> str:
+        """The text of the token that starts at ``start``.
+
+        >>> Tokens("say don’t go").word_at(4)
+        'don’t'
+        """
+        if self.bits is not None:
+            return self.text[start : token_end(self.bits, start)]
+        m = WORD_RE.match(self.text, start)
+        assert m is not None  # a token starts there
+        return m.group()
 
     def next_free(self, tok: Token) -> Token | None:
         """The next free token when it starts right after one U+0020 behind ``tok``, else None."""
@@ -466,46 +513,99 @@ class Tokens:
         if s >= len(text) or text[tok.end] != " " or not text[s].isalnum():
             return None
         nxt = self.at(s)
+        b = self.bits
+        if b is not None:  # free: a start lane of the free tokens
+            return nxt if b.free_start >> 4 * (b.n - 1 - s) & 1 else None
         if self._spans is None:
             self._spans = Spans(protected_spans(text))
         return None if is_bound(text, nxt) or self._spans.overlaps(nxt.start, nxt.end) else nxt
 
 
-def short_word_table(words: frozenset[str]) -> bytes:
-    """A ``bytes.translate`` table for :func:`short_word_starts`: hex digit bit ``k`` of a byte
-    is set when it is the ``k``-th character of one of ``words`` (ASCII, 1 to 4 characters)."""
+class WordTable(NamedTuple):
+    """A set of ASCII words looked up among a plain text's tokens by :func:`word_spans`."""
+
+    words: frozenset[bytes]  # as they are, or lower-cased when ``folded``
+    table: bytes  # a byte's hex digit: bit k set when it is the k-th character (k < 4) of a word
+    lengths: tuple[int, ...]  # the words' distinct lengths, ascending
+    folded: bool  # matched in any case
+
+
+def word_table(words: frozenset[str] | set[str], folded: bool = False) -> WordTable:
+    """The :class:`WordTable` of ``words`` (ASCII; ``folded``: matched in any ASCII case, and
+    given in lower case).
+
+    >>> word_table({"km", "kg"}).lengths
+    (2,)
+    """
     at = [0] * 256  # the positions (bits) at which each byte occurs in a word
     for w in words:
-        for k, c in enumerate(w):
-            at[ord(c)] |= 1 << k
-    return bytes(ord(_HEX[bits_set]) for bits_set in at)
+        for k, c in enumerate(w[:4]):
+            for byte in {c, c.upper()} if folded else {c}:
+                at[ord(byte)] |= 1 << k
+    table = bytes(ord(_HEX[bits_set]) for bits_set in at)
+    lengths = tuple(sorted({len(w) for w in words}))
+    assert lengths[-1] < 16  # a lane holds a candidate's length (word_spans)
+    return WordTable(frozenset(w.encode("ascii") for w in words), table, lengths, folded)
 
 
-def short_word_starts(b: Bits, words: frozenset[str], table: bytes, among: int) -> int:
-    """The start lanes (of ``among``) of the tokens whose text is one of ``words`` (``table``:
-    :func:`short_word_table` of them): the lanes whose token length and characters could match,
-    then each of those checked.
+def word_spans(b: Bits, wt: WordTable, among: int) -> list[tuple[int, int]]:
+    """``(start, end)``, ascending, of the tokens (starting at one of ``among``'s start lanes)
+    whose text (lower-cased when the table is folded; ``’`` read as ``'``) is one of the
+    table's words: the lanes whose token length and first characters could match are found in
+    a few operations on the masks (each lane of the result holds its token's length), then
+    each is checked.
 
     >>> b = bits("5 km, kilo km2 kg")
-    >>> units = frozenset(["km", "kg"])
-    >>> positions(short_word_starts(b, units, short_word_table(units), b.start), b.n)
-    [2, 15]
+    >>> word_spans(b, word_table({"km", "kg"}), b.start)
+    [(2, 4), (15, 17)]
+    >>> b = bits("Their cat, there's THEIR")
+    >>> word_spans(b, word_table({"their", "there's"}, folded=True), b.start)
+    [(0, 5), (11, 18), (19, 24)]
     """
-    x = _parse(b.view, table)
-    link = b.link
-    longest = max(map(len, words))
-    at = [among] + [(x >> k & b.ones) << 4 * k & link << 4 * k for k in range(1, longest)]
-    maybe = 0  # the starts whose token could be one of the words
-    for length in {len(w) for w in words}:
-        fits = among & (x & b.ones) & ~(link << 4 * length)  # at most ``length`` code points
-        for k in range(1, length):
-            fits &= at[k]
-        maybe |= fits
-    found = 0
-    for s in positions(maybe, b.n):
-        if b.view[s : token_end(b, s)].decode("ascii") in words:
-            found |= 1 << 4 * (b.n - 1 - s)
-    return found
+    x = _parse(b.view, wt.table)
+    link, ones = b.link, b.ones
+    fits = among & x & ones  # tokens of at least k code points whose first (up to 4) match
+    lengths = 0  # each candidate's lane holds its token's length
+    k = 1
+    for length in wt.lengths:
+        while k < length and fits:
+            fits &= (x >> k & ones) << 4 * k & link << 4 * k if k < 4 else link << 4 * k
+            k += 1
+        if not fits:
+            break
+        lengths |= (fits & ~(link << 4 * length)) * length  # exactly ``length`` code points
+    if not lengths:
+        return []
+    h = format(lengths, "x")
+    flags = h.translate(_NONZERO)
+    off = b.n - len(h)
+    view, words = (b.view.lower() if wt.folded else b.view), wt.words
+    out = []
+    find = flags.find
+    p = find("1")
+    while p >= 0:
+        s = p + off
+        e = s + _HEX_VALUE[h[p]]
+        if view[s:e] in words:
+            out.append((s, e))
+        p = find("1", p + 1)
+    return out
+
+
+_NONZERO = str.maketrans("23456789abcdef", "1" * 14)  # a hex digit that is not 0 -> "1"
+_HEX_VALUE = {d: int(d, 16) for d in _HEX}
+
+
+def lanes_at(points: Sequence[int], n: int) -> int:
+    """The mask with a flag at each of ``points`` (code points of a text of ``n``).
+
+    >>> hex(lanes_at([0, 2], 3))
+    '0x101'
+    """
+    digits = bytearray(b"0") * n
+    for p in points:
+        digits[p] = 49  # "1"
+    return int(digits, 16) if n else 0
 
 
 def shift_code_points(text: str, b: Bits, mask: int, delta: int) -> str:
@@ -517,16 +617,31 @@ def shift_code_points(text: str, b: Bits, mask: int, delta: int) -> str:
     >>> shift_code_points(t, bits(t), 0x1000100, -32)
     'Say Hi’'
     """
-    flags = format(mask, "x").rjust(b.n, "0").encode("ascii").translate(_HEX_TO_BYTE[abs(delta)])
-    if text.isascii():
-        data, codec = text.encode("ascii"), "ascii"
-    else:  # one 4-byte unit per code point: the flag goes to its low byte
-        data, codec = text.encode("utf-32-be"), "utf-32-be"
-        units = bytearray(len(data))
-        units[3::4] = flags
-        flags = bytes(units)
-    moved = int.from_bytes(data, "big") + (1 if delta > 0 else -1) * int.from_bytes(flags, "big")
+    flags = format(mask, "x").rjust(b.n, "0").encode("ascii").translate(_HEX_TO_32)
+    data, width, codec = _code_units(text)
+    low = int.from_bytes(_in_low_bytes(flags, width), "big")
+    moved = int.from_bytes(data, "big") + (low if delta > 0 else -low)
     return moved.to_bytes(len(data), "big").decode(codec)
 
 
-_HEX_TO_BYTE = {d: bytes.maketrans(b"0123456789abcdef", bytes([0, d] * 8)) for d in (32,)}
+def _code_units(text: str) -> tuple[bytes, int, str]:
+    """``text`` encoded with one fixed-width unit per code point: the bytes, the width and the
+    codec (ASCII, UTF-16 without surrogates, else UTF-32)."""
+    if text.isascii():
+        return text.encode("ascii"), 1, "ascii"
+    data = text.encode("utf-16-be")
+    if len(data) == 2 * len(text):
+        return data, 2, "utf-16-be"
+    return text.encode("utf-32-be"), 4, "utf-32-be"
+
+
+def _in_low_bytes(flags: bytes, width: int) -> bytes:
+    """One flag byte per code point, placed in the low byte of its code unit of ``width`` bytes."""
+    if width == 1:
+        return flags
+    units = bytearray(len(flags) * width)
+    units[width - 1 :: width] = flags
+    return bytes(units)
+
+
+_HEX_TO_32 = bytes.maketrans(b"0123456789abcdef", bytes([0, 32] * 8))

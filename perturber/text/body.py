@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ..memo import per_text
-from .lines import _cue_line, _fences, _line_bounds, newline_style
-from .units import _lstrip_start, _rstrip_end
+from .lines import cue_line, fenced_blocks, line_bounds, newline_style
+from .units import lstrip_start, rstrip_end
 
 # --------------------------------------------------------------------------------------------
 # Answer cue, body, append / prepend (§1.9)
@@ -22,13 +22,13 @@ def answer_cue(text: str) -> tuple[int, int] | None:
     """
     if ":" not in text:
         return None
-    lb = _line_bounds(text)
-    i = _cue_line(text, lb, _fences(text, lb))
+    lb = line_bounds(text)
+    i = cue_line(text, lb, fenced_blocks(text, lb))
     if i is None:
         return None
     s, e, _ = lb[i]
-    s = _lstrip_start(text, s, e)
-    return s, _rstrip_end(text, s, e)
+    s = lstrip_start(text, s, e)
+    return s, rstrip_end(text, s, e)
 
 
 class Body(NamedTuple):
@@ -59,7 +59,7 @@ def split_body(text: str) -> Body:
         body = text[ls:stripped_end]
         gap = cue_text = ""
     else:
-        be = _rstrip_end(text, ls, cue[0])
+        be = rstrip_end(text, ls, cue[0])
         body = text[ls:be]
         gap = text[be : cue[0]]
         cue_text = text[cue[0] : cue[1]]

@@ -21,8 +21,8 @@ def _cls(chars: str) -> str:
     return "".join("\\" + c if c in "\\]^-[" else c for c in chars)
 
 
-_WS_C = _cls(WHITESPACE)
-_HS_C = _cls(HSPACE)
+WHITESPACE_CLASS = _cls(WHITESPACE)
+HSPACE_CLASS = _cls(HSPACE)
 
 
 #: Characters that join two parts of one word (apostrophes, hyphens) in §1.6 tokens.
@@ -47,5 +47,28 @@ def is_word_char(ch: str) -> bool:
     return ch.isalnum()  # equals category L*/N* for every code point (checked in the tests)
 
 
-#: Fast NamedTuple construction: ``_new_token(Token, (s, e, t))`` skips ``__new__``'s argument parsing.
-_new_token = tuple.__new__
+_ASCII = bytes(range(0x80))
+
+
+def non_ascii(text: str) -> set[str]:
+    """The distinct non-ASCII code points of ``text``, in C-level passes.
+
+    >>> sorted(non_ascii("café ×2 é"))
+    ['×', 'é']
+    """
+    return set(text.encode("utf-8", "surrogatepass").translate(None, _ASCII).decode("utf-8", "surrogatepass"))
+
+
+def ascii_words(text: str) -> bool:
+    """True when every word character and combining mark of ``text`` is ASCII (``[A-Za-z0-9]``
+    are then its only word characters, and it has no mark): the common case, where scans can
+    use ASCII classes.
+
+    >>> ascii_words("It’s 5 €."), ascii_words("naïve"), ascii_words("x\u0301")
+    (True, False, False)
+    """
+    return text.isascii() or not any(c.isalnum() or is_mark(c) for c in non_ascii(text))
+
+
+#: Fast NamedTuple construction: ``new_tuple(Token, (s, e, t))`` skips ``__new__``'s argument parsing.
+new_tuple = tuple.__new__

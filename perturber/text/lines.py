@@ -6,7 +6,7 @@ import re as _re
 from typing import NamedTuple
 
 from ..memo import per_text
-from .chars import _HS_C, _WS_C, _new_token
+from .chars import HSPACE_CLASS, WHITESPACE_CLASS, new_tuple
 
 # --------------------------------------------------------------------------------------------
 # Lines and fenced blocks (§1.5, §1.8 rule 1, §1.9)
@@ -15,19 +15,41 @@ from .chars import _HS_C, _WS_C, _new_token
 _LB = _re.compile(r"\r\n|\r|\n")
 _FENCE_OPEN = _re.compile(r" {0,3}(`{3,}|~{3,})")
 _FENCE_CLOSE = {
-    "`": _re.compile(r" {0,3}(`{3,})[" + _HS_C + r"]*\Z"),
-    "~": _re.compile(r" {0,3}(~{3,})[" + _HS_C + r"]*\Z"),
+    "`": _re.compile(r" {0,3}(`{3,})[" + HSPACE_CLASS + r"]*\Z"),
+    "~": _re.compile(r" {0,3}(~{3,})[" + HSPACE_CLASS + r"]*\Z"),
 }
 
 
-def _line_bounds(text: str) -> list[tuple[int, int, int]]:
-    """(start, end of content, start of next line); a final line break opens no new line."""
+def line_bounds(text: str) -> list[tuple[int, int, int]]:
+    """(start, end of content, start of next line); a final line break opens no new line.
+
+    >>> line_bounds("a\\nbc\\r\\n"), line_bounds("a\\n\\nb"), line_bounds("")
+    ([(0, 1, 2), (2, 4, 6)], [(0, 1, 2), (2, 2, 3), (3, 4, 4)], [])
+    """
+    return _break_bounds(text) if "\r" in text else _newline_bounds(text)
+
+
+def _break_bounds(text: str) -> list[tuple[int, int, int]]:
+    """:func:`line_bounds` of any text, one line break at a time."""
     out = []
     pos = 0
     for m in _LB.finditer(text):
         s, e = m.span()
         out.append((pos, s, e))
         pos = e
+    if pos < len(text):
+        out.append((pos, len(text), len(text)))
+    return out
+
+
+def _newline_bounds(text: str) -> list[tuple[int, int, int]]:
+    """:func:`line_bounds` of a text without ``\\r``, from ``str.split`` (the common case)."""
+    out = []
+    pos = 0
+    for part in text.split("\n")[:-1]:
+        end = pos + len(part)
+        out.append((pos, end, end + 1))
+        pos = end + 1
     if pos < len(text):
         out.append((pos, len(text), len(text)))
     return out
@@ -54,9 +76,19 @@ def closes_fence(text: str, s: int, e: int, run: str) -> bool:
     return m is not None and len(m.group(1)) >= len(run)
 
 
-def _fences(text: str, lb: list[tuple[int, int, int]]) -> list[tuple[int, int, int, int]]:
+def may_fence(text: str) -> bool:
+    """False when ``text`` holds no run of three backticks or tildes, so no fenced block (a
+    one-character test first: a memchr, where a three-character needle is a slower search).
+
+    >>> may_fence("a ``b`` c"), may_fence("~~~")
+    (False, True)
+    """
+    return ("`" in text and "```" in text) or ("~" in text and "~~~" in text)
+
+
+def fenced_blocks(text: str, lb: list[tuple[int, int, int]]) -> list[tuple[int, int, int, int]]:
     """Fenced blocks as (first line index, last line index, span start, span end)."""
-    if "```" not in text and "~~~" not in text:
+    if not may_fence(text):
         return []
     out = []
     i, n = 0, len(lb)
@@ -105,16 +137,16 @@ _LINE_CLS = _re.compile(
     r"|(?P<quote> {0,3}>)"
     r"|(?P<table> {0,3}\|)"
 )
-_BLANK = _re.compile(r"[" + _HS_C + r"]*\Z")
+_BLANK = _re.compile(r"[" + HSPACE_CLASS + r"]*\Z")
 _CUE = _re.compile(
-    r"[" + _HS_C + r"]*(?:[aA][nN][sS][wW][eE][rR]|[fF][iI][nN][aA][lL][" + _HS_C + r"]+"
+    r"[" + HSPACE_CLASS + r"]*(?:[aA][nN][sS][wW][eE][rR]|[fF][iI][nN][aA][lL][" + HSPACE_CLASS + r"]+"
     r"[aA][nN][sS][wW][eE][rR]|[aA]|[rR][eE][sS][pP][oO][nN][sS][eE]|[oO][uU][tT][pP][uU][tT]"
-    r"|[sS][oO][lL][uU][tT][iI][oO][nN])[" + _HS_C + r"]*:[" + _HS_C + r"]*\Z"
+    r"|[sS][oO][lL][uU][tT][iI][oO][nN])[" + HSPACE_CLASS + r"]*:[" + HSPACE_CLASS + r"]*\Z"
 )
-_NON_WS = _re.compile(r"[^" + _WS_C + r"]")
+NON_WHITESPACE = _re.compile(r"[^" + WHITESPACE_CLASS + r"]")
 
 
-def _cue_line(text: str, lb, fences) -> int | None:
+def cue_line(text: str, lb, fences) -> int | None:
     """Index of the answer-cue line in ``lb``, or None."""
     last = None
     for i in range(len(lb) - 1, -1, -1):
@@ -130,16 +162,16 @@ def _cue_line(text: str, lb, fences) -> int | None:
     for f in fences:
         if f[0] <= last <= f[1]:
             return None
-    if _NON_WS.search(text, 0, s) is None:  # no other non-blank line
+    if NON_WHITESPACE.search(text, 0, s) is None:  # no other non-blank line
         return None
     return last
 
 
-def _classify(text: str, lb, fences) -> list[str]:
+def classify_lines(text: str, lb, fences) -> list[str]:
     code = bytearray(len(lb))
     for a, b, _, _ in fences:
         code[a : b + 1] = b"\x01" * (b + 1 - a)
-    cue = _cue_line(text, lb, fences)
+    cue = cue_line(text, lb, fences)
     out = []
     blank, match = _BLANK.match, _LINE_CLS.match
     for i, (s, e, _) in enumerate(lb):
@@ -167,6 +199,6 @@ def lines(text: str) -> list[Line]:
 
 @per_text
 def _lines(text: str) -> tuple[Line, ...]:
-    lb = _line_bounds(text)
-    cls = _classify(text, lb, _fences(text, lb))
-    return tuple([_new_token(Line, (s, e, nx, c)) for (s, e, nx), c in zip(lb, cls)])
+    lb = line_bounds(text)
+    cls = classify_lines(text, lb, fenced_blocks(text, lb))
+    return tuple([new_tuple(Line, (s, e, nx, c)) for (s, e, nx), c in zip(lb, cls)])

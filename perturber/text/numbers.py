@@ -9,8 +9,8 @@ from typing import NamedTuple
 import regex
 
 from ..memo import per_text
-from .chars import _new_token
-from .spans import Spans, _as_spans
+from .chars import new_tuple
+from .spans import Spans, as_spans
 
 # --------------------------------------------------------------------------------------------
 # Numbers (§1.10)
@@ -32,9 +32,10 @@ class Number(NamedTuple):
     excluded: str | None
 
 
-# The §1.10 pattern with the optional "-" checked afterwards (same matches, much faster scan):
+# The §1.10 pattern from its first digit, the optional "-" before it checked afterwards (the
+# same literals; a digit lead is a fast scan):
 # ``(?:(?<![\p{L}\p{N}])-)?(?:[0-9]{1,3}(?:,[0-9]{3})+(?![0-9])(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?)``
-_NUM = _re.compile(r"-?[0-9](?:[0-9]{0,2}(?:,[0-9]{3})+(?![0-9])(?:\.[0-9]+)?|[0-9]*(?:\.[0-9]+)?)")
+_NUM = _re.compile(r"[0-9](?:[0-9]{0,2}(?:,[0-9]{3})+(?![0-9])(?:\.[0-9]+)?|[0-9]*(?:\.[0-9]+)?)")
 _IDENT_BEFORE = regex.compile(r"(?<=[#+]|(?<![\p{L}\p{N}\p{M}])(?:No\.|no\.|ID|id) ?)")
 _MARKER = regex.compile(r"(?<![^\r\n \t][ \t]*)[0-9]{1,3}[.)][ \t]")
 _PHONE_SEP = _re.compile(r"(?:[ \-.()]{1,2})\Z")
@@ -42,6 +43,19 @@ _ANY_DIGIT = _re.compile(r"[0-9]")
 _DIGITS_ONLY = _re.compile(r"[^0-9]")
 _CURRENCY = frozenset("$€£¥₹")
 _CONNECT = frozenset("-/:.")
+
+
+def _identifier_before(text: str, s: int) -> bool:
+    """Exclusion 4: ``#`` or ``+`` directly before offset ``s``, or ``No.``, ``no.``, ``ID`` or
+    ``id`` with at most one space between (only then is the pattern tried).
+
+    >>> _identifier_before("No. 5", 4), _identifier_before("so 5", 3), _identifier_before("#5", 1)
+    (True, False, True)
+    """
+    c = text[s - 1]
+    if c == " " and s > 1:
+        c = text[s - 2]
+    return c in "#+.Dd" and _IDENT_BEFORE.match(text, s) is not None
 
 
 def _digit(c: str) -> bool:
@@ -58,13 +72,13 @@ def numeric_literals(text: str, spans: Spans | Iterable[tuple[int, int]] | None 
         return []
     if spans is None:
         return list(_numeric_literals_of(text))
-    return _numeric_literals(text, _as_spans(text, spans))
+    return _numeric_literals(text, as_spans(text, spans))
 
 
 @per_text
 def _numeric_literals_of(text: str) -> tuple[Number, ...]:
     """The numeric literals of ``text`` (with its own protected spans), memoised like its tokens."""
-    return tuple(_numeric_literals(text, _as_spans(text, None)))
+    return tuple(_numeric_literals(text, as_spans(text, None)))
 
 
 def _numeric_literals(text: str, sp: Spans) -> list[Number]:
@@ -74,8 +88,8 @@ def _numeric_literals(text: str, sp: Spans) -> list[Number]:
     ends: list[int] = []
     for m in _NUM.finditer(text):
         s, e = m.span()
-        if text[s] == "-" and s > 0 and text[s - 1].isalnum():
-            s += 1
+        if s > 0 and text[s - 1] == "-" and not (s > 1 and text[s - 2].isalnum()):
+            s -= 1
         starts.append(s)
         ends.append(e)
     count = len(starts)
@@ -117,7 +131,7 @@ def _numeric_literals(text: str, sp: Spans) -> list[Number]:
             ex = "leading_zero"
         elif (s > 0 and text[s - 1].isalpha()) or (e < n and text[e].isalpha()):
             ex = "glued"
-        elif s > 0 and _IDENT_BEFORE.match(text, s):
+        elif s > 0 and _identifier_before(text, s):
             ex = "identifier"
         elif phone[k]:
             ex = "phone"
@@ -130,11 +144,17 @@ def _numeric_literals(text: str, sp: Spans) -> list[Number]:
             and not (s > 0 and text[s - 1] in _CURRENCY)
         ):
             ex = "year"
-        elif not neg and _MARKER.match(text, s) and not (sp and sp.contains(s)):
-            ex = "list_marker"
+        elif (
+            not neg
+            and e + 1 < n
+            and text[e] in ".)"
+            and _MARKER.match(text, s)
+            and not (sp and sp.contains(s))
+        ):
+            ex = "list_marker"  # a marker: 1-3 digits, "." or ")" and a space or tab
         elif sp and sp.overlaps(s, e):
             ex = "protected"
         elif idig + fdig > 15:
             ex = "too_long"
-        out.append(_new_token(Number, (s, e, t, neg, grouped, idig, fdig, ex is None, ex)))
+        out.append(new_tuple(Number, (s, e, t, neg, grouped, idig, fdig, ex is None, ex)))
     return out

@@ -10,8 +10,8 @@ import regex
 
 from .. import jsontext
 from ..memo import per_text
-from .chars import _WS_C
-from .lines import _fences, _line_bounds
+from .chars import WHITESPACE_CLASS
+from .lines import fenced_blocks, line_bounds, may_fence
 
 # --------------------------------------------------------------------------------------------
 # Protected spans (§1.8)
@@ -71,7 +71,7 @@ class Spans:
         return out
 
 
-def _as_spans(text: str, spans) -> Spans:
+def as_spans(text: str, spans) -> Spans:
     if spans is None:
         return Spans(protected_spans(text))
     if isinstance(spans, Spans):
@@ -81,10 +81,13 @@ def _as_spans(text: str, spans) -> Spans:
 
 _BT_RUN = _re.compile(r"`+")
 _URL = regex.compile(
-    r"(?<![\p{L}\p{N}])(?:[hH][tT][tT][pP][sS]?://|[fF][tT][pP]://|[wW][wW][wW]\.)[^" + _WS_C + r"]*"
+    r"(?<![\p{L}\p{N}])(?:[hH][tT][tT][pP][sS]?://|[fF][tT][pP]://|[wW][wW][wW]\.)[^"
+    + WHITESPACE_CLASS
+    + r"]*"
 )
-# "://" or a case-insensitive "www." (led by a character class: ``(?i)`` scans several times slower)
-_URL_HINT = _re.compile(r"[:wW](?:(?<=:)//|(?<=[wW])[wW][wW]\.)")
+# A case-insensitive "www.", found from its "." (a literal lead is a fast scan; a class such as
+# [wW], or ``(?i)``, scans several times slower). "://" is tested with ``in``, after ":" alone.
+_WWW = _re.compile(r"\.(?<=[wW][wW][wW]\.)")
 _URL_TRIM = frozenset(".,;:!?'\"’”")
 _URL_PAIRS = {")": "(", "]": "[", "}": "{", ">": "<"}
 _LOCAL_REV = regex.compile(r"(?r)[A-Za-z0-9._%+\-]+")
@@ -223,7 +226,7 @@ def prose_interiors(text: str) -> list[tuple[int, int]]:
     """
     if ("{" not in text and "[" not in text) or '"' not in text:
         return []
-    earlier = _protected(text, json=False)
+    earlier = find_protected(text, json=False)
     sp = Spans(earlier)
     return [
         (s.start, s.end)
@@ -232,24 +235,24 @@ def prose_interiors(text: str) -> list[tuple[int, int]]:
     ]
 
 
-def _protected(text: str, lb=None, fences=None, json: bool = True) -> list[tuple[int, int]]:
+def find_protected(text: str, lb=None, fences=None, json: bool = True) -> list[tuple[int, int]]:
     n = len(text)
     if fences is None:
-        if "```" in text or "~~~" in text:
-            lb = _line_bounds(text) if lb is None else lb
-            fences = _fences(text, lb)
+        if may_fence(text):
+            lb = line_bounds(text) if lb is None else lb
+            fences = fenced_blocks(text, lb)
         else:
             fences = []
     spans = [(f[2], f[3]) for f in fences]
     has_bt = "`" in text
-    has_url = ("://" in text or "w." in text or "W." in text) and _URL_HINT.search(text) is not None
+    has_url = (":" in text and "://" in text) or _WWW.search(text) is not None
     has_at = "@" in text
     has_json = json and ("{" in text or "[" in text)
     if not (has_bt or has_url or has_at):
         return _union(spans, _json_spans(text, spans)) if has_json else spans
     gaps = Spans(spans).gaps(0, n) if spans else [(0, n)]
     if has_bt and text.count("`") >= 2:
-        lb = _line_bounds(text) if lb is None else lb
+        lb = line_bounds(text) if lb is None else lb
         code = _inline_code(text, gaps, lb)
         if code:
             spans = _merge(spans, code)
@@ -285,5 +288,5 @@ def protected_spans(text: str, json: bool = True) -> Sequence[tuple[int, int]]:
 
 @per_text
 def _protected_of(text: str, json: bool) -> tuple[tuple[int, int], ...]:
-    """:func:`_protected` as a tuple, memoised like the tokens."""
-    return tuple(_protected(text, json=json))
+    """:func:`find_protected` as a tuple, memoised like the tokens."""
+    return tuple(find_protected(text, json=json))

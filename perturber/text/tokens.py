@@ -10,8 +10,8 @@ from typing import NamedTuple
 import regex
 
 from ..memo import per_text
-from .chars import _new_token
-from .spans import Spans, _as_spans
+from .chars import new_tuple, non_ascii
+from .spans import Spans, as_spans
 
 # --------------------------------------------------------------------------------------------
 # Clusters (§1.5)
@@ -39,6 +39,20 @@ def clusters(text: str) -> list[int]:
         s, e = m.span()
         mask[s + 1 : e] = bytes(e - s - 1)
     return list(compress(range(n), mask))
+
+
+def single_clusters(text: str) -> bool:
+    """True when every code point of ``text`` is a cluster of its own (§1.5): found from the set
+    of its non-ASCII code points when none can extend a cluster, else from the clusters.
+
+    >>> single_clusters("café ×2"), single_clusters("cafe\\u0301"), single_clusters("a\\r\\nb")
+    (True, False, False)
+    """
+    if "\r" in text and "\r\n" in text:
+        return False
+    if text.isascii() or not any(_NEEDS_FULL.match(c) for c in non_ascii(text)):
+        return True
+    return _MULTI.search(text) is None
 
 
 def cluster_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
@@ -76,7 +90,7 @@ def cluster_spans(text: str, start: int = 0, end: int | None = None) -> list[tup
 # Word tokens (§1.6)
 # --------------------------------------------------------------------------------------------
 
-_WORD_RE = regex.compile(r"[\p{L}\p{N}][\p{L}\p{N}\p{M}]*(?:['’\-‐‑][\p{L}\p{N}][\p{L}\p{N}\p{M}]*)*")
+WORD_RE = regex.compile(r"[\p{L}\p{N}][\p{L}\p{N}\p{M}]*(?:['’\-‐‑][\p{L}\p{N}][\p{L}\p{N}\p{M}]*)*")
 
 
 class Token(NamedTuple):
@@ -88,7 +102,7 @@ class Token(NamedTuple):
 
 
 # The token regex as one capturing group: ``split`` returns the gaps and the tokens in turn.
-_WORD_SPLIT = regex.compile("(" + _WORD_RE.pattern + ")")
+_WORD_SPLIT = regex.compile("(" + WORD_RE.pattern + ")")
 # The same on an ASCII text, in ``re`` (about twice as fast): there \p{L} is [A-Za-z], \p{N} is
 # [0-9], there are no marks and the joiners are ' and -.
 _ASCII_WORD_SPLIT = _re.compile(r"([A-Za-z0-9]+(?:['\-][A-Za-z0-9]+)*)")
@@ -109,7 +123,7 @@ def word_tokens(text: str) -> Sequence[Token]:
     """
     parts = (_ASCII_WORD_SPLIT if text.isascii() else _WORD_SPLIT).split(text)
     bounds = list(accumulate(map(len, parts)))  # bounds[2i] = start, bounds[2i + 1] = end of token i
-    return tuple(map(_new_token, repeat(Token), zip(bounds[0::2], bounds[1::2], parts[1::2])))
+    return tuple(map(new_tuple, repeat(Token), zip(bounds[0::2], bounds[1::2], parts[1::2])))
 
 
 _BINDERS = frozenset("_/\\@#$%&=+<>|^~[]{}")
@@ -151,7 +165,7 @@ def free_tokens(
         if spans is None:
             return list(_free_tokens_of(text))
         tokens = word_tokens(text)
-    sp = _as_spans(text, spans)
+    sp = as_spans(text, spans)
     if not _MAYBE_BOUND.search(text):  # common prose: no binder, no "x.y"/"x:y" anywhere
         return [t for t in tokens if not sp.overlaps(t[0], t[1])] if sp else list(tokens)
     if sp:

@@ -11,7 +11,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Sequence
 from itertools import compress
-from operator import gt, itemgetter, methodcaller, or_
+from operator import itemgetter, methodcaller, or_
 from typing import Any
 
 import regex
@@ -25,15 +25,20 @@ from ...rng import Draws, below_many, select
 from ...text.bits import (
     Bits,
     Tokens,
+    WordTable,
     bits,
     char_lanes,
     char_table,
     flagged,
-    lowered_words,
+    inner_space_run_ends,
+    lanes_at,
+    may_protect,
     positions,
     spread_right,
     token_any,
-    token_bounds,
+    view,
+    word_spans,
+    word_table,
 )
 
 # --------------------------------------------------------------------------------------------
@@ -130,13 +135,22 @@ def _drop_stop_words(text: str) -> Outcome:
     """The outcome of ``drop_stop_words``: a pure function of the text (memoised for short
     texts; an ``Outcome`` without ``details`` is immutable)."""
     b = bits(text)
-    starts, ends, flags = _stop_flags_general(text) if b is None else _stop_flags_plain(b)
-    if 1 not in flags:
+    spans = _dropped_general(text) if b is None else _dropped_plain(text, b)
+    if not spans:
         return unchanged(text, "no_candidates")
-    # Sentence guard: a unit whose word tokens are all candidates keeps them all.  A token
-    # outside every unit (none are expected) is never dropped.
-    n_tok = len(starts)
-    drop = bytearray(n_tok)
+    if "\x00" in text:
+        return Outcome(tm.splice(text, _removal_edits(text, spans)), len(spans))
+    return Outcome(_without_groups(text, spans), len(spans))
+
+
+def _dropped_general(text: str) -> list[tuple[int, int]]:
+    """The free stop words that go (the sentence guard keeps a unit whose word tokens are all
+    stop words), one token at a time."""
+    starts, ends, flags = _stop_flags_general(text)
+    if 1 not in flags:
+        return []
+    # A token outside every unit (none are expected) is never dropped.
+    drop = bytearray(len(starts))
     tj = 0
     for u in tm.units(text):
         ti = bisect_left(starts, u.start, tj)  # the unit's tokens: [ti, tj)
@@ -144,33 +158,89 @@ def _drop_stop_words(text: str) -> Outcome:
         block = flags[ti:tj]
         if 0 in block:  # some word token of the unit stays, so it is not emptied
             drop[ti:tj] = block
-    # Group dropped tokens separated only by horizontal whitespace, then remove each group with
-    # at most one adjacent horizontal-whitespace run.
+    return [(starts[i], ends[i]) for i in compress(range(len(drop)), drop)]
+
+
+def _dropped_plain(text: str, b: Bits) -> list[tuple[int, int]]:
+    """:func:`_dropped_general` of a plain text: the stop words found by ``word_spans``; a unit
+    keeps its own when no other token starts in it (a look-up in the hex digits of the other
+    tokens' starts)."""
+    cands = word_spans(b, _stop_table(), b.free_start)
+    if not cands:
+        return []
+    starts = [s for s, _ in cands]
+    others = format(b.start & ~lanes_at(starts, b.n), "x")  # the lanes after its leading zeros
+    off = b.n - len(others)
+    out: list[tuple[int, int]] = []
+    i = 0
+    for u in tm.units(text):
+        j = bisect_left(starts, u.end, i)  # the unit's candidates: [i, j)
+        i = bisect_left(starts, u.start, i)
+        if i < j and others.find("1", max(u.start - off, 0), max(u.end - off, 0)) >= 0:
+            out += cands[i:j]
+        i = j
+    return out
+
+
+@loaded_once
+def _stop_table() -> WordTable:
+    """The stop words (A6a minus A6b) as a folded :class:`WordTable`."""
+    return word_table(_stop_words(), folded=True)
+
+
+def _removal_edits(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
+    """The deletions of §5.10: the dropped tokens separated only by horizontal whitespace form
+    a group, removed with the run of horizontal whitespace before it (when the group does not
+    start its line and has one), else the run after it (if any).
+
+    >>> _removal_edits("the cat\\nis a dog", [(0, 3), (8, 10), (11, 12)])
+    [(0, 4, ''), (8, 13, '')]
+    """
     edits = []
-    dropped = 0
     n = len(text)
-    i = drop.find(1)
-    if i == -1:
-        return unchanged(text, "no_candidates")
-    while i != -1:
+    i = 0
+    while i < len(spans):
         j = i
-        while j + 1 < n_tok and drop[j + 1] and _HSPACE_RUN.fullmatch(text, ends[j], starts[j + 1]):
+        while j + 1 < len(spans) and _HSPACE_RUN.fullmatch(text, spans[j][1], spans[j + 1][0]):
             j += 1
-        dropped += j - i + 1
-        gs, ge = starts[i], ends[j]
+        gs, ge = spans[i][0], spans[j][1]
         rs = gs
         while rs > 0 and text[rs - 1] in _HSPACE:
             rs -= 1
-        starts_line = rs == 0 or text[rs - 1] in "\r\n"
-        if rs < gs and not starts_line:
+        if rs < gs and rs > 0 and text[rs - 1] not in "\r\n":
             edits.append((rs, ge, ""))
         else:
             re_ = ge
             while re_ < n and text[re_] in _HSPACE:
                 re_ += 1
             edits.append((gs, re_, ""))
-        i = drop.find(1, j + 1)
-    return Outcome(tm.splice(text, edits), dropped)
+        i = j + 1
+    return edits
+
+
+def _without_groups(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` after :func:`_removal_edits`, in C-level passes: each dropped token is marked
+    with ``\\x00`` code points (the text holds none); the groups that lose the run before them
+    are removed in the reversed text (the group, then a run, then a character that is not
+    whitespace), the others with the run after them.
+
+    >>> _without_groups("the cat\\nis a dog", [(0, 3), (8, 10), (11, 12)])
+    'cat\\ndog'
+    """
+    parts = []
+    pos = 0
+    for s, e in spans:
+        parts.append(text[pos:s])
+        parts.append("\x00" * (e - s))
+        pos = e
+    parts.append(text[pos:])
+    marked = "".join(parts)
+    return _GROUP_AND_RUN_AFTER.sub("", _GROUP_AND_RUN_AFTER_SOLID.sub("", marked[::-1])[::-1])
+
+
+_GROUP = r"\x00+(?:[^\S\r\n]+\x00+)*"  # marked tokens separated by horizontal whitespace only
+_GROUP_AND_RUN_AFTER_SOLID = re.compile(_GROUP + r"[^\S\r\n]+(?=[^\s\x00])")
+_GROUP_AND_RUN_AFTER = re.compile(_GROUP + r"[^\S\r\n]*")
 
 
 def _stop_flags_general(text: str) -> tuple[list[int], list[int], bytearray]:
@@ -193,24 +263,6 @@ def _stop_flags_general(text: str) -> tuple[list[int], list[int], bytearray]:
             if tokens[i].start not in free:
                 flags[i] = 0
     return starts, ends, flags
-
-
-def _stop_flags_plain(b: Bits) -> tuple[list[int], list[int], bytearray]:
-    """:func:`_stop_flags_general` of a plain text, from its token masks: the lower-cased view
-    of every token looked up, then kept when its start is a free token's."""
-    starts, ends = token_bounds(b, b.start)
-    flags = bytearray(map(_stop_bytes().__contains__, lowered_words(b, starts, ends)))
-    not_free = b.start & ~b.free_start
-    if not_free and 1 in flags:  # 1 > True drops a flagged token that is not free
-        bound = set(positions(not_free, b.n))
-        flags = bytearray(map(gt, flags, map(bound.__contains__, starts)))
-    return starts, ends, flags
-
-
-@loaded_once
-def _stop_bytes() -> frozenset[bytes]:
-    """A6a minus A6b as ASCII bytes (for the lower-cased view of a plain text)."""
-    return frozenset(w.encode("ascii") for w in _stop_words())
 
 
 _TOKEN_START = itemgetter(0)
@@ -254,16 +306,20 @@ def _merge_gaps(text: str) -> Sequence[int]:
     return _merge_gaps_general(text) if b is None else _merge_gaps_plain(b)
 
 
-_SPACE = char_table(" ")
 _DIGIT = char_table("0123456789")
+# a view byte's hex digit: 1 for a digit, 2 for U+0020
+_DIGIT_SPACE = bytes(
+    ord("1") if chr(b).isdigit() and b < 128 else ord("2") if b == 32 else ord("0") for b in range(256)
+)
 
 
 def _merge_gaps_plain(b: Bits) -> Sequence[int]:
     """:func:`_merge_gaps_general` of a plain text, from its token masks: a space whose two
     neighbours are the end and the start of free tokens without a digit."""
-    ok = b.free_start & ~token_any(char_lanes(b, _DIGIT) & b.tok, b)
+    x = char_lanes(b, _DIGIT_SPACE)
+    ok = b.free_start & ~token_any(x & b.ones & b.tok, b)
     ok_end = spread_right(ok, b.link) & b.end
-    return flagged(char_lanes(b, _SPACE) & ok_end >> 4 & ok << 4, b.n)
+    return flagged(x >> 1 & b.ones & ok_end >> 4 & ok << 4, b.n)
 
 
 def _merge_gaps_general(text: str) -> tuple[int, ...]:
@@ -357,16 +413,13 @@ def _split_starts(text: str) -> Sequence[int]:
     b = bits(text)
     if b is None or b'"' in b.view or b"{" in b.view or b"[" in b.view:
         return _split_starts_general(text)
-    ok = b.free_start & ~token_any(char_lanes(b, _DIGIT) & b.tok, b)
-    for k in (1, 2, 3):  # at least 4 code points
-        ok &= b.link << 4 * k
-    joined = ok & token_any(b.tok ^ (b.tok & b.word), b)
-    if joined:  # a token with a joiner has a split point or not: look
-        tokens = Tokens(text)
-        for start in positions(joined, b.n):
-            if not _split_points(tokens.at(start)):
-                ok ^= 1 << 4 * (b.n - 1 - start)
-    return flagged(ok, b.n)
+    digit = char_lanes(b, _DIGIT)
+    # A split point of an alpha token (whose letters are its word characters, each a cluster):
+    # between two letters, the first not the token's start (so 2 letters before) and the
+    # second not its end (so 2 after), wherever its joiners are.
+    letter = b.word & ~digit
+    points = letter & letter >> 4 & ~(b.start >> 4) & ~b.end
+    return flagged(b.free_start & ~token_any(digit & b.tok, b) & token_any(points, b), b.n)
 
 
 def _split_starts_general(text: str) -> tuple[int, ...]:
@@ -475,14 +528,13 @@ def _punctuation_spaces(text: str) -> Outcome:
     if not positions:
         return unchanged(text, "no_candidates")
     # Insert only at cluster boundaries (never between a base and its extenders).
-    starts = None if text.isascii() else tm.clusters(text)
-    dense = starts is None or len(starts) == n
+    starts = None if text.isascii() or tm.single_clusters(text) else tm.clusters(text)
     edits = []
     last = -1
     for p in positions:
         if p == last:
             continue
-        if starts is not None and not dense and p < n:
+        if starts is not None and p < n:
             k = bisect_left(starts, p)
             if k == len(starts) or starts[k] != p:
                 continue
@@ -497,8 +549,9 @@ def _punctuation_spaces(text: str) -> Outcome:
 # 5.14 sequence_spaces
 # --------------------------------------------------------------------------------------------
 
-_NOT_WS = "[^" + "".join(regex.escape(c) for c in tm.WHITESPACE) + "]"
-_INNER_SPACES = regex.compile("(?<=" + _NOT_WS + ") +(?=" + _NOT_WS + ")")
+# A run of U+0020 between two non-whitespace characters (``re``'s \\s is str.isspace()), found
+# from its first space (a literal lead: a fast scan).
+_INNER_SPACES = re.compile(r" (?<=\S.) *(?=\S)")
 
 
 @perturbation(
@@ -532,16 +585,25 @@ _WIDEN = (" ", "  ", "   ", "    ")  # 1 + r spaces for a draw r of below(4)
 
 
 @per_text
-def _inner_run_ends(text: str) -> tuple[int, ...]:
+def _inner_run_ends(text: str) -> Sequence[int]:
     """End offsets of the runs of U+0020 between two non-whitespace characters on one line,
-    outside protected spans."""
+    outside protected spans.
+
+    >>> _inner_run_ends("a  b c `x y`")
+    (3, 5, 7)
+    """
+    v = view(text)
+    if v is not None and not may_protect(v):
+        return tuple(positions(inner_space_run_ends(v) >> 4, len(v)))  # the code point after each run
+    spans = tm.protected_spans(text)
     runs = [m.span() for m in _INNER_SPACES.finditer(text)]
-    if runs:
-        spans = tm.protected_spans(text)
-        if spans:
-            sp = tm.Spans(spans)
-            runs = [r for r in runs if not sp.overlaps(r[0], r[1])]
+    if spans:
+        sp = tm.Spans(spans)
+        runs = [r for r in runs if not sp.overlaps(r[0], r[1])]
     return tuple(e for _, e in runs)
+
+
+_NEXT = (1).__add__
 
 
 # --------------------------------------------------------------------------------------------
@@ -634,14 +696,94 @@ def punctuation_drop(text: str, rng: Draws) -> Outcome:
 @per_text
 def _punctuation_drop(text: str) -> Outcome:
     """The outcome of ``punctuation_drop``, a pure function of the text (memoised for short texts)."""
+    if tm.ascii_words(text) and not tm.protected_spans(text):
+        out, edits = _simple_drop(text)
+        return Outcome(out, edits) if edits else unchanged(text, "no_candidates")
+    found = _drop_edits(text)
+    if not found:
+        return unchanged(text, "no_candidates")
+    return Outcome(tm.splice(text, found), len(found))
+
+
+def _simple_drop(text: str) -> tuple[str, int]:
+    """``punctuation_drop`` of a text whose word characters are ASCII and that holds no
+    protected span, and its number of edits, from each paragraph split at its sentence ends:
+    a sentence's run goes when the sentence has a body before it, and its body's first token
+    becomes lower case when it is a free title-case Table A12 word (the capitalised spelling
+    of one: the words are lower-case letters). A paragraph's final sentence without an end
+    keeps its run, if any (a period that the splitter did not take as an end).
+    :func:`_drop_edits` is the reference (tests/test_word_level_spacing.py compares them).
+
+    >>> _simple_drop("Dr. Li left. Is it late? It is 5 p.m.")
+    ('Dr. Li left is it late it is 5 p.m.', 4)
+    """
+    out: list[str] = []
+    edits = 0
+    pos = 0
+    for ps, pe in tm.plain_paragraphs(text):
+        first = _NON_SPACE.search(text, ps, pe)
+        if first is None:
+            continue
+        parts = tm.split_sentences(text[first.start() : pe])
+        bodies, runs = parts[0::4], parts[1::4]
+        gone = [
+            bool(b) and (r in _PLAIN_RUNS or _PLAIN_RUN.fullmatch(r) is not None)
+            for b, r in zip(bodies, runs)
+        ]
+        parts[1::4] = ["" if g else r for g, r in zip(gone, runs)]
+        edits += sum(gone)
+        for i, body in enumerate(bodies):  # a body that starts in lower case or a digit starts no starter
+            if body and body[0] not in _LOWER_OR_DIGIT:
+                lowered = _lower_starter(body)
+                if lowered is not None:
+                    parts[4 * i] = lowered
+                    edits += 1
+        out.append(text[pos : first.start()])
+        out += parts
+        pos = pe
+    out.append(text[pos:])
+    return "".join(out), edits
+
+
+def _lower_starter(body: str) -> str | None:
+    """``body`` (a sentence before its run) with its first token lower-cased when that token
+    is a free title-case Table A12 word; None when it is not. The body starts after whitespace
+    or at a paragraph's start and ends before a run of ``. ! ? …``, so the token is bound only
+    by what ``body`` holds."""
+    m = _SIMPLE_TOKEN.match(body) or _SIMPLE_TOKEN.search(body)
+    if m is None or m.group() not in _title_starters() or tm.is_bound(body, m.span()):
+        return None
+    s = m.start()
+    return body[:s] + body[s].lower() + body[s + 1 :]
+
+
+_NON_SPACE = re.compile(r"\S")
+# A word token of a text whose word characters are ASCII (§1.6 with \p{L}\p{N} = [A-Za-z0-9]).
+_SIMPLE_TOKEN = re.compile(r"[A-Za-z0-9]+(?:['’\-‐‑][A-Za-z0-9]+)*")
+# A terminal run that punctuation_drop removes: ".", "!" and "?", no ".."; the common ones.
+_PLAIN_RUN = re.compile(r"(?:\.(?!\.)|[!?])+")
+_PLAIN_RUNS = frozenset([".", "?", "!", "?!", "!?", "!!", "??"])
+_LOWER_OR_DIGIT = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+
+
+@loaded_once
+def _title_starters() -> frozenset[str]:
+    """The Table A12 words capitalised (``the`` -> ``The``): with lower-case letters only, a
+    word is one of them and title case exactly when its capitalised spelling is in this set."""
+    assert all(w.isascii() and w.isalpha() and w.islower() for w in _starters())
+    return frozenset(w.capitalize() for w in _starters())
+
+
+def _drop_edits(text: str) -> list[tuple[int, int, str]]:
+    """The edits of ``punctuation_drop`` for any text, one sentence at a time."""
     sents = tm.sentences(text)
     if not sents:
-        return unchanged(text, "no_candidates")
+        return []
     spans = tm.Spans(tm.protected_spans(text))
     starters = _starters()
     edits = []
     for u in sents:
-        m = tm.tokens._WORD_RE.search(text, u.start, u.end)  # the sentence's first token
+        m = tm.tokens.WORD_RE.search(text, u.start, u.end)  # the sentence's first token
         if m is not None and m.group().lower() in starters:
             tok = tm.Token(m.start(), m.end(), m.group())
             w = tok.text
@@ -659,9 +801,7 @@ def _punctuation_drop(text: str) -> Outcome:
             chunk = text[s:e]
             if "…" not in chunk and ".." not in chunk:
                 edits.append((s, e, ""))
-    if not edits:
-        return unchanged(text, "no_candidates")
-    return Outcome(tm.splice(text, edits), len(edits))
+    return edits
 
 
 # --------------------------------------------------------------------------------------------

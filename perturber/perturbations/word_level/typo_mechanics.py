@@ -1,5 +1,5 @@
 """The word model and the positional typo mechanisms shared by ``realistic_typos`` and ``typos``
-(docs/spec/catalog.md §5.1, §5.2): a token as clusters with keys and run limits (``_Word``), the position
+(docs/spec/catalog.md §5.1, §5.2): a token as clusters with keys and run limits (``Word``), the position
 producers of each mechanism, and the edits they realise."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import regex
 from ... import text as tm
 from ...memo import per_text
 from ...text.bits import Bits, bits, case_lanes, flagged, token_any, with_letters
-from .typo_tables import _qwerty
+from .typo_tables import qwerty_table
 
 # --------------------------------------------------------------------------------------------
 # Token helpers
@@ -26,12 +26,12 @@ _LETTER = regex.compile(r"\p{L}")
 _HAS_MARK = regex.compile(r"\p{M}")
 _RUN3 = re.compile(r"(.)\1{2,}", re.S)
 _LEAD_RUN = re.compile(r"(.)\1*", re.S)
-_VOWELS = "aeiou"
-_VOWEL_SET = frozenset(_VOWELS)
+VOWELS = "aeiou"
+VOWEL_SET = frozenset(VOWELS)
 _ZWJ = "\u200d"
 
 
-def _alpha_letters(word: str) -> int:
+def alpha_letters(word: str) -> int:
     """Number of letters of an alpha token, or -1 when the token holds a number (N*)."""
     if word.isalpha():
         return len(word)
@@ -43,7 +43,7 @@ def _alpha_letters(word: str) -> int:
     return len(_LETTER.findall(word))
 
 
-def _lower_or_title(word: str) -> bool:
+def lower_or_title(word: str) -> bool:
     """Case class ``lower`` or ``title`` (§1.6) of a token that starts with a letter."""
     if word.isascii():
         return word.islower() or (word[0].isupper() and word[1:].islower())
@@ -51,7 +51,7 @@ def _lower_or_title(word: str) -> bool:
     return cls == "lower" or cls == "title"
 
 
-def _glued(text: str, tok: tm.Token) -> bool:
+def glued(text: str, tok: tm.Token) -> bool:
     """True when a token edge falls inside a cluster (§1.5): the token follows a ZWJ, or is
     followed by a ZWJ, an emoji modifier or a tag character.  Such tokens are never edited,
     so that no edit can split a cluster."""
@@ -65,7 +65,7 @@ def _glued(text: str, tok: tm.Token) -> bool:
 
 def _candidate(word: str, min_letters: int) -> bool:
     """An alpha token with at least ``min_letters`` letters, case class lower or title."""
-    return len(word) >= min_letters and _alpha_letters(word) >= min_letters and _lower_or_title(word)
+    return len(word) >= min_letters and alpha_letters(word) >= min_letters and lower_or_title(word)
 
 
 def _typo_starts_general(text: str, min_letters: int) -> tuple[int, ...]:
@@ -73,7 +73,7 @@ def _typo_starts_general(text: str, min_letters: int) -> tuple[int, ...]:
     return tuple(
         tok.start
         for tok in tm.free_tokens(text)
-        if _candidate(tok.text, min_letters) and not _glued(text, tok)
+        if _candidate(tok.text, min_letters) and not glued(text, tok)
     )
 
 
@@ -87,7 +87,7 @@ def _typo_starts_plain(b: Bits, min_letters: int) -> Sequence[int]:
 
 
 @per_text
-def _typo_starts(text: str, min_letters: int) -> Sequence[int]:
+def typo_starts(text: str, min_letters: int) -> Sequence[int]:
     """Starts of the typo candidates of ``text``, ascending: the free alpha tokens with at
     least ``min_letters`` letters, case class lower or title, not glued (memoised like the text
     model's tokens)."""
@@ -95,12 +95,12 @@ def _typo_starts(text: str, min_letters: int) -> Sequence[int]:
     return _typo_starts_general(text, min_letters) if b is None else _typo_starts_plain(b, min_letters)
 
 
-def _unfiltered(word: str) -> bool:
+def unfiltered(word: str) -> bool:
     """ASCII letters only, none equal (ignoring case) to either of the next two: no swap,
     deletion, doubling or substitution of one letter can then create a run of three equal
     letters, so the typo option filter keeps every such option.
 
-    >>> _unfiltered("people"), _unfiltered("letter"), _unfiltered("banana"), _unfiltered("it's")
+    >>> unfiltered("people"), unfiltered("letter"), unfiltered("banana"), unfiltered("it's")
     (True, False, False, False)
     """
     if not (word.isascii() and word.isalpha()):
@@ -126,7 +126,7 @@ def _simple(word: str, low: str) -> bool:
     return len(low) == len(word) and (word.isascii() or not _HAS_MARK.search(word))
 
 
-def _run_profile(word: str) -> tuple[str | None, int, int]:
+def run_profile(word: str) -> tuple[str | None, int, int]:
     """(key of the first letter, length of the leading run, longest run) of a token."""
     low = word.lower()
     if _simple(word, low):
@@ -157,11 +157,11 @@ def _with_case(letter: str, source: str) -> str:
     return letter.upper() if source.isupper() else letter
 
 
-def _shift(letter: str, d: int) -> str:
+def shift_letter(letter: str, d: int) -> str:
     return chr((ord(letter) - 97 + d) % 26 + 97)
 
 
-class _Word:
+class Word:
     """A chosen token as clusters, with the typo option filter of §5 as local run checks.
 
     ``keys[i]`` is the lower-cased cluster for a letter and None for a joiner.  Runs of equal
@@ -322,7 +322,7 @@ class _Word:
 
     def shift_options(self, i: int) -> list[int]:
         k = self.keys[i]
-        return [d for d in (-1, 1) if self.ok(i, i + 1, [_shift(k, d)])]  # type: ignore[arg-type]  # a letter: key set
+        return [d for d in (-1, 1) if self.ok(i, i + 1, [shift_letter(k, d)])]  # type: ignore[arg-type]  # a letter: key set
 
 
 # Position producers shared by realistic_typos and typos.  Each yields, left to right, the
@@ -332,7 +332,7 @@ class _Word:
 # yielded without checking each option.
 
 
-def _swaps(w: _Word, min_letters: int):
+def swaps(w: Word, min_letters: int):
     keys, n = w.keys, w.n
     for i in range(n - 1):
         a, b = keys[i], keys[i + 1]
@@ -347,7 +347,7 @@ def _swaps(w: _Word, min_letters: int):
         yield i
 
 
-def _doubles(w: _Word, min_letters: int):
+def doubles(w: Word, min_letters: int):
     keys, n = w.keys, w.n
     for i in range(n):
         k = keys[i]
@@ -358,7 +358,7 @@ def _doubles(w: _Word, min_letters: int):
         yield i
 
 
-def _drops(w: _Word, min_letters: int):
+def drops(w: Word, min_letters: int):
     if w.letters - 1 < min_letters:
         return
     keys, n = w.keys, w.n
@@ -379,12 +379,12 @@ def _drops(w: _Word, min_letters: int):
         yield i
 
 
-def _blockers(w: _Word, i: int, j: int) -> tuple:
+def _blockers(w: Word, i: int, j: int) -> tuple:
     return (w.before(i), w.keys[j] if j < w.n else None)
 
 
-def _key_subs(w: _Word, min_letters: int):
-    nb = _qwerty()[0]
+def key_subs(w: Word, min_letters: int):
+    nb = qwerty_table()[0]
     for i in range(w.n):
         if w.is_ascii_letter(i):
             opts = nb[w.keys[i]]
@@ -392,8 +392,8 @@ def _key_subs(w: _Word, min_letters: int):
                 yield i
 
 
-def _key_inserts(w: _Word, min_letters: int):
-    nb = _qwerty()[0]
+def key_inserts(w: Word, min_letters: int):
+    nb = qwerty_table()[0]
     for i in range(w.n):
         if w.is_ascii_letter(i):
             opts = nb[w.keys[i]]
@@ -401,7 +401,7 @@ def _key_inserts(w: _Word, min_letters: int):
                 yield i
 
 
-def _caps_slips(w: _Word, min_letters: int):
+def caps_slips(w: Word, min_letters: int):
     # Flipping a cased letter (§6: one-code-point, reversible swapcase) keeps its key, so the
     # filter never removes it.
     texts, keys, cased = w.texts, w.keys, tm.is_cased_letter
@@ -410,15 +410,15 @@ def _caps_slips(w: _Word, min_letters: int):
             yield i
 
 
-def _vowel_swaps(w: _Word, min_letters: int):
+def vowel_swaps(w: Word, min_letters: int):
     keys = w.keys
     for i in range(w.first + 1, w.last):
-        if keys[i] in _VOWEL_SET and w.is_ascii_letter(i):
+        if keys[i] in VOWEL_SET and w.is_ascii_letter(i):
             yield i  # four other vowels, at most two of them can be filtered
 
 
-def _consonant_doubles(w: _Word, min_letters: int):
-    cons = _qwerty()[1]
+def consonant_doubles(w: Word, min_letters: int):
+    cons = qwerty_table()[1]
     keys, n = w.keys, w.n
     for i in range(w.first + 1, n):
         k = keys[i]
@@ -426,38 +426,38 @@ def _consonant_doubles(w: _Word, min_letters: int):
             yield i
 
 
-def _substitutes(w: _Word, min_letters: int):
+def substitutes(w: Word, min_letters: int):
     for i in range(w.n):
         if w.is_ascii_letter(i):
             k = w.keys[i]
             nbrs = _blockers(w, i, i + 1)
-            if (_shift(k, -1) not in nbrs and _shift(k, 1) not in nbrs) or w.shift_options(i):  # type: ignore[arg-type]
+            if (shift_letter(k, -1) not in nbrs and shift_letter(k, 1) not in nbrs) or w.shift_options(i):  # type: ignore[arg-type]
                 yield i
 
 
 # Edits (absolute ``(start, end, replacement)``) for the positional mechanisms.
 
 
-def _edit_sub(w: _Word, i: int, letter: str) -> tuple:
+def edit_sub(w: Word, i: int, letter: str) -> tuple:
     return (w.off(i), w.off(i + 1), _with_case(letter, w.texts[i]))
 
 
-def _edit_insert(w: _Word, i: int, letter: str) -> tuple:
+def edit_insert(w: Word, i: int, letter: str) -> tuple:
     return (w.off(i), w.off(i), _with_case(letter, w.texts[i]))
 
 
-def _edit_swap(w: _Word, i: int) -> tuple:
+def edit_swap(w: Word, i: int) -> tuple:
     return (w.off(i), w.off(i + 2), w.texts[i + 1] + w.texts[i])
 
 
-def _edit_double(w: _Word, i: int) -> tuple:
+def edit_double(w: Word, i: int) -> tuple:
     return (w.off(i + 1), w.off(i + 1), w.texts[i])
 
 
-def _edit_drop(w: _Word, i: int) -> tuple:
+def edit_drop(w: Word, i: int) -> tuple:
     return (w.off(i), w.off(i + 1), "")
 
 
-def _edit_caps(w: _Word, i: int) -> tuple:
+def edit_caps(w: Word, i: int) -> tuple:
     c = w.texts[i]
     return (w.off(i), w.off(i + 1), c[0].swapcase() + c[1:])

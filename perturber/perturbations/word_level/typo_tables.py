@@ -14,7 +14,7 @@ from ...memo import loaded_once
 
 
 @loaded_once
-def _misspellings() -> tuple[dict, int]:
+def misspelling_table() -> tuple[dict, int]:
     """Table A1 as a dict, and the length of its longest key."""
     table = {a: b for a, b in load_table("a01_misspellings")["pairs"]}
     return table, max(map(len, table))
@@ -25,7 +25,7 @@ def _ascii_ci(literal: str) -> str:
 
 
 @loaded_once
-def _phonetic_rules() -> tuple:
+def phonetic_rule_table() -> tuple:
     """``(pattern, replacement)`` per Table A2 rule, in table order, searched in the original
     token with ASCII-only case-insensitive matching (so ``K`` KELVIN SIGN never matches ``k``).
     A match never ends before a combining mark, so whole clusters are replaced.  A None
@@ -46,18 +46,18 @@ def _phonetic_rules() -> tuple:
 
 
 @loaded_once
-def _qwerty() -> tuple[dict, frozenset]:
+def qwerty_table() -> tuple[dict, frozenset]:
     table = load_table("a03_qwerty_neighbours")
     return dict(table["neighbours"]), frozenset(table["consonants"])
 
 
 @loaded_once
-def _confusables() -> dict:
+def confusable_table() -> dict:
     return {a: b for a, b in load_table("a04_confusables")["pairs"]}
 
 
 @loaded_once
-def _contractions() -> tuple[dict, dict]:
+def contraction_table() -> tuple[dict, dict]:
     """Two-word phrases keyed by ``(w1, w2)`` and one-word phrases keyed by ``w``, each mapped
     to ``(contraction, aux, ends_in_not)``."""
     two, one = {}, {}
@@ -72,14 +72,14 @@ def _contractions() -> tuple[dict, dict]:
 
 
 @loaded_once
-def _contraction_firsts() -> frozenset:
+def contraction_first_words() -> frozenset:
     """The lower-cased words that start a Table A5 phrase."""
-    two, one = _contractions()
+    two, one = contraction_table()
     return frozenset(a for a, _ in two) | frozenset(one)
 
 
 @loaded_once
-def _uk() -> tuple[dict, frozenset]:
+def uk_table() -> tuple[dict, frozenset]:
     table = load_table("a07_us_uk_spellings")
     pairs = {a: b for group in table["groups"] for a, b in group["pairs"]}
     return pairs, frozenset(table["number_required"])

@@ -10,71 +10,72 @@ memoised, so a chosen token costs O(its length) and a whole call O(len(text)).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
-from itertools import compress, repeat
-from operator import add, itemgetter, mul
+from itertools import repeat
+from operator import add, mul
 from typing import NamedTuple
 
 import regex
 
 from ... import text as tm
 from ...data import unit_symbols
-from ...memo import loaded_once, per_text, per_word
+from ...memo import loaded_once, per_text, per_value, per_word
 from ...registry import Outcome, count, perturbation, rate, unchanged
-from ...rng import Draws, below_many, select
+from ...rng import Draws, below_many, pick, select
 from ...text.bits import (
     Bits,
     Tokens,
+    WordTable,
     bits,
     case_lanes,
     char_lanes,
     fill_left,
     free_lanes,
-    lowered_words,
+    lanes_at,
     positions,
-    short_word_starts,
-    short_word_table,
     token_any,
-    token_bounds,
     whole,
     with_letters,
+    word_spans,
+    word_table,
 )
 from .batch import token_indices
 from .typo_mechanics import (
-    _VOWEL_SET,
-    _VOWELS,
-    _alpha_letters,
-    _caps_slips,
-    _consonant_doubles,
-    _doubles,
-    _drops,
-    _edit_caps,
-    _edit_double,
-    _edit_drop,
-    _edit_insert,
-    _edit_sub,
-    _edit_swap,
-    _glued,
-    _key_inserts,
-    _key_subs,
-    _lower_or_title,
-    _run_profile,
-    _shift,
-    _substitutes,
-    _swaps,
-    _typo_starts,
-    _unfiltered,
-    _vowel_swaps,
-    _Word,
+    VOWEL_SET,
+    VOWELS,
+    Word,
+    alpha_letters,
+    caps_slips,
+    consonant_doubles,
+    doubles,
+    drops,
+    edit_caps,
+    edit_double,
+    edit_drop,
+    edit_insert,
+    edit_sub,
+    edit_swap,
+    glued,
+    key_inserts,
+    key_subs,
+    lower_or_title,
+    run_profile,
+    shift_letter,
+    substitutes,
+    swaps,
+    typo_starts,
+    unfiltered,
+    vowel_swaps,
 )
 from .typo_tables import (
-    _confusables,
-    _contraction_firsts,
-    _contractions,
-    _misspellings,
-    _phonetic_rules,
-    _qwerty,
-    _uk,
+    confusable_table,
+    contraction_first_words,
+    contraction_table,
+    misspelling_table,
+    phonetic_rule_table,
+    qwerty_table,
+    uk_table,
 )
 
 # --------------------------------------------------------------------------------------------
@@ -91,14 +92,14 @@ def _first_cased(word: str) -> int:
     return -1
 
 
-def _phonetic_options(w: _Word) -> list[tuple]:
+def _phonetic_options(w: Word) -> list[tuple]:
     """The Table A2 rules that apply and pass the filter, as edits, in table order.
 
     Each rule rewrites its first occurrence; the result equals ``match_case(token, rule applied
     to the lower-cased token)``: a title token whose first letter is rewritten keeps it upper.
     """
     word = w.tok.text
-    any_rule, rules = _phonetic_rules()
+    any_rule, rules = phonetic_rule_table()
     if any_rule.search(word) is None:
         return []
     out = []
@@ -121,7 +122,7 @@ def _phonetic_options(w: _Word) -> list[tuple]:
     return out
 
 
-def _missed_space(tokens: Tokens, w: _Word) -> tuple | None:
+def _missed_space(tokens: Tokens, w: Word) -> tuple | None:
     """``missed_space`` (§5.1 mechanism 11): the gap after the token is exactly one U+0020 and
     the next token is a free alpha token, and joining the two creates no run of 3+ equal
     letters longer than the longest in the two tokens.  Returns the run ``(key, length,
@@ -134,7 +135,7 @@ def _join_run(tokens: Tokens, tok: tm.Token, tail: tuple) -> tuple | None:
     """:func:`_missed_space` of ``tok`` from its ``tail``: (key of its last letter, length of
     the letter run it ends with, its run limit)."""
     nxt = tokens.next_free(tok)
-    if nxt is None or _alpha_letters(nxt.text) < 1:
+    if nxt is None or alpha_letters(nxt.text) < 1:
         return None
     first, lead, longest = _run_profile_memo(nxt.text)
     a, run, limit = tail
@@ -146,55 +147,55 @@ def _join_run(tokens: Tokens, tok: tm.Token, tail: tuple) -> tuple | None:
 
 @per_word
 def _run_profile_memo(word: str) -> tuple[str | None, int, int]:
-    """:func:`_run_profile`, memoised (a pure function of the token's text)."""
-    return _run_profile(word)
+    """:func:`run_profile`, memoised (a pure function of the token's text)."""
+    return run_profile(word)
 
 
 _RT_PRODUCERS = (
-    ("key_sub", _key_subs),
-    ("key_insert", _key_inserts),
-    ("transpose", _swaps),
-    ("double", _doubles),
-    ("drop", _drops),
-    ("caps_slip", _caps_slips),
-    ("vowel_swap", _vowel_swaps),
-    ("consonant_double", _consonant_doubles),
+    ("key_sub", key_subs),
+    ("key_insert", key_inserts),
+    ("transpose", swaps),
+    ("double", doubles),
+    ("drop", drops),
+    ("caps_slip", caps_slips),
+    ("vowel_swap", vowel_swaps),
+    ("consonant_double", consonant_doubles),
 )
 
 
-def _realise(w: _Word, mech: str, rng: Draws, positions: Sequence[int] | None = None) -> tuple:
+def _realise(w: Word, mech: str, rng: Draws, positions: Sequence[int] | None = None) -> tuple:
     """Draw the position (and option) of a positional mechanism and return its edit
     (``positions``: the mechanism's positions in ``w`` when already known)."""
     if positions is None:
         positions = list(dict(_RT_PRODUCERS)[mech](w, _RT_MIN))
     i = rng.choice(positions)
     if mech == "key_sub":
-        return _edit_sub(w, i, rng.choice(w.sub_options(i, _qwerty()[0][w.keys[i]])))
+        return edit_sub(w, i, rng.choice(w.sub_options(i, qwerty_table()[0][w.keys[i]])))
     if mech == "key_insert":
-        return _edit_insert(w, i, rng.choice(w.insert_options(i, _qwerty()[0][w.keys[i]])))
+        return edit_insert(w, i, rng.choice(w.insert_options(i, qwerty_table()[0][w.keys[i]])))
     if mech == "vowel_swap":
-        others = [v for v in _VOWELS if v != w.keys[i]]
-        return _edit_sub(w, i, rng.choice(w.sub_options(i, others)))
+        others = [v for v in VOWELS if v != w.keys[i]]
+        return edit_sub(w, i, rng.choice(w.sub_options(i, others)))
     return _RT_EDITS[mech](w, i)
 
 
 # The mechanisms whose position alone determines the edit.
 _RT_EDITS = {
-    "transpose": _edit_swap,
-    "drop": _edit_drop,
-    "caps_slip": _edit_caps,
-    "double": _edit_double,
-    "consonant_double": _edit_double,
+    "transpose": edit_swap,
+    "drop": edit_drop,
+    "caps_slip": edit_caps,
+    "double": edit_double,
+    "consonant_double": edit_double,
 }
 
 
-def _rt_applicable(w: _Word) -> tuple[str, ...]:
+def _rt_applicable(w: Word) -> tuple[str, ...]:
     """The positional mechanisms of ``realistic_typos`` that have an option left for ``w``."""
     return tuple(name for name, producer in _RT_PRODUCERS if next(producer(w, _RT_MIN), None) is not None)
 
 
 def _rt_applicable_unfiltered(word: str) -> tuple[str, ...]:
-    """:func:`_rt_applicable` of a token of ``_unfiltered`` letters with no run carried in: the
+    """:func:`_rt_applicable` of a token of ``unfiltered`` letters with no run carried in: the
     filter removes nothing, so a mechanism applies where it has a position at all (every letter
     has keyboard neighbours and a case; a drop needs 4 letters, a vowel swap an inner vowel, a
     consonant double a Table A3 consonant after the first letter).
@@ -203,12 +204,12 @@ def _rt_applicable_unfiltered(word: str) -> tuple[str, ...]:
     ('key_sub', 'key_insert', 'transpose', 'double', 'caps_slip', 'vowel_swap', 'consonant_double')
     """
     low = word.lower()
-    consonants = _qwerty()[1]
+    consonants = qwerty_table()[1]
     return (
         ("key_sub", "key_insert", "transpose", "double")
         + (("drop",) if len(low) >= _RT_MIN + 1 else ())
         + ("caps_slip",)
-        + (("vowel_swap",) if any(c in _VOWEL_SET for c in low[1:-1]) else ())
+        + (("vowel_swap",) if any(c in VOWEL_SET for c in low[1:-1]) else ())
         + (("consonant_double",) if any(c in consonants for c in low[1:]) else ())
     )
 
@@ -216,7 +217,7 @@ def _rt_applicable_unfiltered(word: str) -> tuple[str, ...]:
 class _RtPlan(NamedTuple):
     """What ``realistic_typos`` needs of a token with no run carried in, token-relative."""
 
-    word: _Word  # the token at offset 0
+    word: Word  # the token at offset 0
     mechs: tuple[str, ...]  # applicable mechanisms except missed_space, in §5.1 order
     misspelling: str | None  # the Table A1 replacement (case matched), when it applies
     phonetic: tuple[tuple, ...]  # the Table A2 edits that apply
@@ -232,9 +233,9 @@ def _rt_plan(word: str) -> _RtPlan:
     >>> plan.mechs[:2], plan.misspelling, plan.phonetic, plan.tail
     (('phonetic', 'key_sub'), None, ((0, 2, 'F'),), ('h', 1, 2))
     """
-    w = _Word(tm.Token(0, len(word), word))
+    w = Word(tm.Token(0, len(word), word))
     mechs: list[str] = []
-    misspell, longest = _misspellings()
+    misspell, longest = misspelling_table()
     rep = misspell.get(word.lower()) if len(word) <= longest else None
     if rep is not None:
         rep = tm.match_case(word, rep)
@@ -245,7 +246,7 @@ def _rt_plan(word: str) -> _RtPlan:
     phonetic = tuple(_phonetic_options(w))
     if phonetic:
         mechs.append("phonetic")
-    mechs += _rt_applicable_unfiltered(word) if _unfiltered(word) else _rt_applicable(w)
+    mechs += _rt_applicable_unfiltered(word) if unfiltered(word) else _rt_applicable(w)
     a = w.keys[-1]
     return _RtPlan(w, tuple(mechs), rep, phonetic, (a, w.left(w.n - 1, a), w.limit))  # type: ignore[arg-type]
 
@@ -268,7 +269,7 @@ def realistic_typos(text: str, rng: Draws, *, count: int) -> Outcome:
     >>> out.edits, out.text != "Please receive the parcel today."
     (2, True)
     """
-    starts = _typo_starts(text, _RT_MIN)
+    starts = typo_starts(text, _RT_MIN)
     if not starts:
         return unchanged(text, "no_candidates")
     tokens = Tokens(text)
@@ -321,9 +322,9 @@ def _rt_inherited(
     """The draw and edit of ``realistic_typos`` for a token that a missed space joined to its
     predecessor (it inherits that letter run), and the run it passes on when it draws
     ``missed_space`` itself."""
-    w = _Word(tok, inherit)
+    w = Word(tok, inherit)
     mechs = []
-    misspell, longest = _misspellings()
+    misspell, longest = misspelling_table()
     rep = misspell.get(tok.text.lower()) if len(tok.text) <= longest else None
     if rep is not None:
         rep = tm.match_case(tok.text, rep)
@@ -352,53 +353,152 @@ def _rt_inherited(
 
 _TY_MIN_CAND = 4
 _TY_MIN = 3
-_TY_OPS = (("swap", _swaps), ("delete", _drops), ("duplicate", _doubles), ("substitute", _substitutes))
+_TY_OPS = (("swap", swaps), ("delete", drops), ("duplicate", doubles), ("substitute", substitutes))
 
 
 @per_word
-def _typo_options(word: str) -> tuple[tuple[str, Sequence[int]], ...]:
-    """The ops of ``typos`` that apply to ``word``, each with its cluster positions, in
-    ``_TY_OPS`` order (after the option filter). A pure function of the word's text, so it is
-    memoised: words recur across texts and seeds.
+def _typo_plan(word: str) -> tuple[tuple[str, Sequence[int], tuple | None], ...]:
+    """The ops of ``typos`` that apply to ``word``, in ``_TY_OPS`` order (after the option
+    filter), each with its cluster positions and, for ``substitute`` on an ASCII word, the
+    shifts the filter keeps at each position (None: both, or found later for other words). A
+    pure function of the word's text, so it is memoised: words recur across texts and seeds.
 
-    >>> _typo_options("cat")
-    (('swap', range(0, 2)), ('duplicate', range(0, 3)), ('substitute', range(0, 3)))
+    >>> [op for op, _, _ in _typo_plan("cats")], _typo_plan("cat")[0]
+    (['swap', 'delete', 'duplicate', 'substitute'], ('swap', (0, 1), None))
     """
-    if _unfiltered(word):  # every position of every op passes the filter
-        n = len(word)
-        ops = (("swap", range(n - 1)), ("delete", range(1, n) if n - 1 >= _TY_MIN else range(0)))
-        return tuple(op for op in ops if op[1]) + (("duplicate", range(n)), ("substitute", range(n)))
-    w = _Word(tm.Token(0, len(word), word))
+    n = len(word)
+    if n > _TY_MIN and unfiltered(word):  # every position of every op passes the filter
+        return _unfiltered_plan(n)
+    if _SIMPLE_WORD.fullmatch(word):
+        return _simple_plan(word)
+    w = Word(tm.Token(0, n, word))
     found = ((op, tuple(producer(w, _TY_MIN))) for op, producer in _TY_OPS)
-    return tuple((op, positions) for op, positions in found if positions)
+    return tuple((op, positions, None) for op, positions in found if positions)
 
 
-def _typo_edit(word: str, op: str, i: int, rng: Draws) -> tuple:
-    """The token-relative edit of ``op`` at cluster ``i`` of ``word`` (a substitution draws its
-    shift among those the option filter keeps).
+@per_value(64)
+def _unfiltered_plan(n: int) -> tuple[tuple[str, Sequence[int], None], ...]:
+    """The plan of every word of ``n > 3`` letters that the option filter leaves whole (one
+    shared plan per length)."""
+    return (
+        ("swap", range(n - 1), None),
+        ("delete", range(1, n), None),
+        ("duplicate", range(n), None),
+        ("substitute", range(n), None),
+    )
 
-    >>> _typo_edit("cat", "swap", 1, Draws(0)), _typo_edit("cat", "delete", 2, Draws(0))
+
+# A token whose clusters are single code points: ASCII letters and joiners.
+_SIMPLE_WORD = re.compile(r"[A-Za-z'’\-‐‑]+")
+
+
+def _simple_plan(word: str) -> tuple[tuple[str, Sequence[int], tuple | None], ...]:
+    """:func:`_typo_plan` of a token of ASCII letters and joiners, from the runs of equal
+    letters around each position (a joiner breaks a run): an option is kept when the run it
+    makes or joins is no longer than the word's longest run (at least 2), and a deletion when 3
+    letters remain. (tests/test_perf_word.py compares it with the position producers.)
+
+    >>> _simple_plan("Eeel")[0], _simple_plan("Eeel")[3]
+    (('swap', (2,), None), ('substitute', (0, 1, 2, 3), ((-1, 1), (-1, 1), (-1, 1), (-1, 1))))
+    >>> [(op, list(positions)) for op, positions, _ in _simple_plan("it's")]
+    [('swap', [0]), ('duplicate', [0, 1, 3]), ('substitute', [0, 1, 3])]
+    """
+    low = word.lower()
+    n = len(low)
+    left = _run_lengths(low)  # the run of equal letters ending at each position
+    right = _run_lengths(low[::-1])[::-1]  # ... starting at each position
+    limit = max(2, max(left))
+    letters = n - sum(map(low.count, tm.JOINERS))
+    swaps_, deletes, duplicates, subs, kept = [], [], [], [], []
+    for i, c in enumerate(low):
+        if c in tm.JOINERS:
+            continue
+        before = low[i - 1] if i else ""
+        after = low[i + 1] if i + 1 < n else ""
+        if after and after != c and after not in tm.JOINERS:  # a swap: the runs each moved letter joins
+            joined_left = left[i - 1] if before == after else 0
+            joined_right = right[i + 2] if i + 2 < n and low[i + 2] == c else 0
+            if joined_left < limit and joined_right < limit:
+                swaps_.append(i)
+        if i and not (before == after and before not in tm.JOINERS and left[i - 1] + right[i + 1] > limit):
+            deletes.append(i)  # a deletion joins the runs on both sides when they match
+        if before != c and after != c:
+            duplicates.append(i)
+        down, up = _SHIFTED[c]
+        if down in (before, after) or up in (before, after):  # count the run it would join
+            shifts = tuple(
+                d for d, new in ((-1, down), (1, up)) if _run_with(low, left, right, i, new) <= limit
+            )
+            if shifts:
+                subs.append(i)
+                kept.append(shifts)
+        else:
+            subs.append(i)
+            kept.append(_BOTH_SHIFTS)
+    found = (
+        ("swap", tuple(swaps_), None),
+        ("delete", tuple(deletes) if letters - 1 >= _TY_MIN else (), None),
+        ("duplicate", tuple(duplicates), None),
+        ("substitute", tuple(subs), tuple(kept)),
+    )
+    return tuple(op for op in found if op[1])
+
+
+def _run_with(low: str, left: list[int], right: list[int], i: int, letter: str) -> int:
+    """The run of equal letters through position ``i`` of ``low`` once it holds ``letter``
+    (``left``/``right``: the runs ending and starting at each position)."""
+    n = len(low)
+    before = left[i - 1] if i > 0 and low[i - 1] == letter else 0
+    return before + 1 + (right[i + 1] if i + 1 < n and low[i + 1] == letter else 0)
+
+
+def _run_lengths(word: str) -> list[int]:
+    """The length of the run of equal characters that ends at each position.
+
+    >>> _run_lengths("aabaaa")
+    [1, 2, 1, 1, 2, 3]
+    """
+    out = []
+    prev, run = "", 0
+    for c in word:
+        run = run + 1 if c == prev else 1
+        out.append(run)
+        prev = c
+    return out
+
+
+def _typo_edit(word: str, op: str, i: int, shifts: tuple | None, rng: Draws) -> tuple:
+    """The token-relative edit of ``op`` at cluster ``i`` of ``word``; a substitution draws its
+    shift among ``shifts`` (those the option filter keeps; None: both for an unfiltered ASCII
+    word, found here for any other).
+
+    >>> _typo_edit("cat", "swap", 1, None, Draws(0)), _typo_edit("cat", "delete", 2, None, Draws(0))
     ((1, 3, 'ta'), (2, 3, ''))
     """
-    if not (word.isascii() and word.isalpha()):  # clusters are not code points, or joiners
-        w = _Word(tm.Token(0, len(word), word))
+    if not _SIMPLE_WORD.fullmatch(word):  # clusters are not code points, or not ASCII
+        w = Word(tm.Token(0, len(word), word))
         if op == "swap":
-            return _edit_swap(w, i)
+            return edit_swap(w, i)
         if op == "delete":
-            return _edit_drop(w, i)
+            return edit_drop(w, i)
         if op == "duplicate":
-            return _edit_double(w, i)
-        shifts = w.shift_options(i)
-        return _edit_sub(w, i, _shift(w.keys[i], shifts[rng.below(len(shifts))]))  # type: ignore[arg-type]
+            return edit_double(w, i)
+        found = w.shift_options(i)
+        return edit_sub(w, i, shift_letter(w.keys[i], found[rng.below(len(found))]))  # type: ignore[arg-type]
     if op == "swap":
         return (i, i + 2, word[i + 1] + word[i])
     if op == "delete":
         return (i, i + 1, "")
     if op == "duplicate":
         return (i + 1, i + 1, word[i])
-    kept = (-1, 1) if _unfiltered(word) else _Word(tm.Token(0, len(word), word)).shift_options(i)
-    letter = _shift(word[i].lower(), kept[rng.below(len(kept))])
+    kept = _BOTH_SHIFTS if shifts is None else shifts
+    letter = shift_letter(word[i].lower(), kept[rng.below(len(kept))])
     return (i, i + 1, letter.upper() if word[i].isupper() else letter)
+
+
+_BOTH_SHIFTS = (-1, 1)
+# each lower-case ASCII letter's shifts by -1 and +1 (wrapping within a-z)
+_SHIFTED = {c: (shift_letter(c, -1), shift_letter(c, 1)) for c in "abcdefghijklmnopqrstuvwxyz"}
 
 
 @perturbation(
@@ -418,7 +518,7 @@ def typos(text: str, rng: Draws, *, count: int) -> Outcome:
     >>> out.edits, out.text.split()[0]
     (2, 'The')
     """
-    starts = _typo_starts(text, _TY_MIN_CAND)
+    starts = typo_starts(text, _TY_MIN_CAND)
     if not starts:
         return unchanged(text, "no_candidates")
     # Per chosen token: rng.choice of the ops that apply, of the op's positions, and for a
@@ -429,10 +529,11 @@ def typos(text: str, rng: Draws, *, count: int) -> Outcome:
     chosen = select(starts, rng, count=count)
     tokens = Tokens(text)
     for start in chosen:
-        tok = tokens.at(start)
-        ops = _typo_options(tok.text)
-        op, positions = ops[below(len(ops))]
-        s, e, out = _typo_edit(tok.text, op, positions[below(len(positions))], rng)
+        word = tokens.word_at(start)
+        plan = _typo_plan(word)
+        op, positions, kept = plan[below(len(plan))]
+        j = below(len(positions))
+        s, e, out = _typo_edit(word, op, positions[j], None if kept is None else kept[j], rng)
         edit_starts.append(start + s)
         edit_ends.append(start + e)
         outs.append(out)
@@ -460,41 +561,38 @@ def confusable_words(text: str, rng: Draws, *, rate: float) -> Outcome:
     >>> confusable_words("Their cat.", Draws(0), rate=1.0).text
     'There cat.'
     """
-    cands = _confusable_sites(text)
-    if not cands:
+    hits = _confusable_sites(text)
+    if not hits:
         return unchanged(text, "no_candidates")
-    edits = select(cands, rng, rate=rate)
+    edits = _confusable_edits(text, select(hits, rng, rate=rate))
     return Outcome(tm.splice(text, edits), len(edits))
 
 
-def _confusable_edits(text: str) -> tuple[tuple[int, int, str], ...]:
-    """The edit of every Table A4 word of ``text``, in text order (a pure function of the text).
+def _confusable_edits(text: str, hits: Sequence[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """The edits of Table A4 ``hits`` ``(start, end, table word)``: the table word in the case
+    of the token, its apostrophes in the token's style or else the text's (§1.7).
 
-    >>> _confusable_edits("Its their cat.")
-    ((0, 3, "It's"), (4, 9, 'there'))
+    >>> _confusable_edits("Its their cat.", [(0, 3, "it's"), (4, 9, "there")])
+    [(0, 3, "It's"), (4, 9, 'there')]
     """
-    style: list[str] = []  # the text's apostrophe style, found on first use
-
-    def edit(start: int, end: int, rep: str) -> tuple[int, int, str]:
+    style = ""  # the text's apostrophe style, found on first use
+    out = []
+    for start, end, rep in hits:
         source = text[start:end]
         word = tm.match_case(source, rep)
         if "'" in word:
             if "’" in source or "'" in source:
                 word = tm.apply_apostrophe(word, tm.apostrophe_style(text, source))
             else:
-                if not style:
-                    style.append(tm.apostrophe_style(text))
-                word = tm.apply_apostrophe(word, style[0])
-        return (start, end, word)
-
-    b = bits(text)
-    hits = _confusable_hits_general(text) if b is None else _confusable_hits_plain(b)
-    return tuple(edit(start, end, rep) for start, end, rep in hits)
+                style = style or tm.apostrophe_style(text)
+                word = tm.apply_apostrophe(word, style)
+        out.append((start, end, word))
+    return out
 
 
 def _confusable_hits_general(text: str) -> list[tuple[int, int, str]]:
     """``(start, end, table word)`` of each free Table A4 token, one free token at a time."""
-    table = _confusables()
+    table = confusable_table()
     curly = "’" in text
     out = []
     for tok in tm.free_tokens(text):
@@ -506,25 +604,32 @@ def _confusable_hits_general(text: str) -> list[tuple[int, int, str]]:
 
 
 def _confusable_hits_plain(b: Bits) -> list[tuple[int, int, str]]:
-    """:func:`_confusable_hits_general` of a plain text: the lower-cased view of every free token
-    looked up in C-level passes."""
-    table = _confusables()
-    first, ends = token_bounds(b, b.free_start)
-    words = lowered_words(b, first, ends)
-    hits = compress(range(len(words)), map(_confusable_keys().__contains__, words))
-    return [(first[i], ends[i], table[words[i].decode("ascii")]) for i in hits]
+    """:func:`_confusable_hits_general` of a plain text: the free tokens whose lower-cased view
+    is a Table A4 word, found by :func:`word_spans`."""
+    table = confusable_table()
+    low = b.view.lower()
+    out = []
+    for s, e in word_spans(b, _confusable_words(), b.free_start):
+        out.append((s, e, table[low[s:e].decode("ascii")]))
+    return out
 
 
 @loaded_once
-def _confusable_keys() -> frozenset[bytes]:
-    """The Table A4 words as ASCII bytes (for the lower-cased view of a plain text)."""
-    return frozenset(k.encode("ascii") for k in _confusables())
+def _confusable_words() -> WordTable:
+    """The Table A4 words as a folded :class:`WordTable` (for the view of a plain text)."""
+    return word_table(set(confusable_table()), folded=True)
 
 
 @per_text
 def _confusable_sites(text: str) -> tuple[tuple[int, int, str], ...]:
-    """:func:`_confusable_edits`, memoised for short texts."""
-    return _confusable_edits(text)
+    """``(start, end, table word)`` of each free Table A4 token of ``text`` (memoised for short
+    texts).
+
+    >>> _confusable_sites("Its their cat.")
+    ((0, 3, "it's"), (4, 9, 'there'))
+    """
+    b = bits(text)
+    return tuple(_confusable_hits_general(text) if b is None else _confusable_hits_plain(b))
 
 
 # --------------------------------------------------------------------------------------------
@@ -533,15 +638,52 @@ def _confusable_sites(text: str) -> tuple[tuple[int, int, str], ...]:
 
 
 def _terminal_runs(text: str) -> list[tuple[int, int]]:
-    """Terminal runs (§1.9) of the sentences that consist of 1-3 ``!``/``?`` only."""
+    """Terminal runs (§1.9) of the sentences that consist of 1-3 ``!``/``?`` only, outside
+    protected spans."""
     if "!" not in text and "?" not in text:
         return []
+    spans = tm.protected_spans(text)
+    if not spans and tm.ascii_words(text):
+        return _simple_terminal_runs(text)
+    return _checked_terminal_runs(text, tm.Spans(spans))
+
+
+def _checked_terminal_runs(text: str, spans: tm.Spans) -> list[tuple[int, int]]:
+    """:func:`_terminal_runs` of any text, one sentence at a time."""
     out = []
     for u in tm.sentences(text):
         s, e = tm.trailing_run(text, u)
-        if 1 <= e - s <= 3 and all(c == "!" or c == "?" for c in text[s:e]):
+        if 1 <= e - s <= 3 and all(c == "!" or c == "?" for c in text[s:e]) and not spans.overlaps(s, e):
             out.append((s, e))
     return out
+
+
+def _simple_terminal_runs(text: str) -> list[tuple[int, int]]:
+    """:func:`_terminal_runs` of a text whose word characters are ASCII and that holds no
+    protected span: in its plain paragraphs, each whole run of 1-3 ``!``/``?`` followed by
+    closers and whitespace or the paragraph's end (such a run always ends a sentence: only a
+    single ``.`` may not), found from its first character (a literal: a fast scan).
+
+    >>> _simple_terminal_runs("Why? No!! Dr. Li?! Ok... fine!?!? (Yes?)")
+    [(3, 4), (7, 9), (16, 18), (38, 39)]
+    """
+    out = []
+    leads = [p for c, p in (("!", _BANG_RUN), ("?", _QUESTION_RUN)) if c in text]
+    for ps, pe in tm.plain_paragraphs(text):
+        for pattern in leads:
+            out += [m.span() for m in pattern.finditer(text, ps, pe)]
+    if len(leads) > 1:
+        out.sort()
+    return out
+
+
+def _bang_run(lead: str) -> re.Pattern[str]:
+    """A whole terminal run of 1-3 ``!``/``?`` that starts with ``lead``."""
+    closers = "[" + re.escape("\"'”’)]}»") + "]*"
+    return re.compile(rf"{re.escape(lead)}(?<![.!?…].)[!?]{{0,2}}(?![.!?…])(?={closers}(?:\s|\Z))")
+
+
+_BANG_RUN, _QUESTION_RUN = _bang_run("!"), _bang_run("?")
 
 
 def _last_cluster(text: str, tok: tm.Token) -> str:
@@ -568,42 +710,46 @@ def repeated_chars(text: str, rng: Draws, *, rate: float) -> Outcome:
     ...     "Whyyyy???", "Whyyyy????")
     True
     """
-    cands = _stretch_sites(text)
-    if not cands:
+    offsets, units = _stretch_sites(text)
+    if not offsets:
         return unchanged(text, "no_candidates")
-    chosen = select(cands, rng, rate=rate)
+    idx = select(range(len(offsets)), rng, rate=rate)
+    at = list(pick(offsets, idx))
     # one draw of rng.randint(2, 3) == 2 + rng.below(2) per chosen site, in order; the repeated
     # units are letters, marks, "!" and "?", which splice never skips (nothing JSON-unsafe)
-    repeats = map(add, below_many(rng, 2, len(chosen)), repeat(2))
-    inserts = map(mul, map(_UNIT, chosen), repeats)
-    offsets = list(map(_POS, chosen))
-    return Outcome(tm.splice_at(text, offsets, offsets, inserts), len(chosen))
+    repeats = map(add, below_many(rng, 2, len(at)), repeat(2))
+    unit = pick(units, idx) if units else map(text.__getitem__, map(_BEFORE, at))
+    return Outcome(tm.splice_at(text, at, at, map(mul, unit, repeats)), len(at))
 
 
-_POS = itemgetter(0)
-_UNIT = itemgetter(1)
+_BEFORE = (-1).__add__
 
 
-def _stretch_candidates(text: str) -> tuple[tuple[int, str], ...]:
-    """The candidates of ``repeated_chars`` in text order, each as ``(insertion offset, unit to
-    repeat)``: the last cluster of a word, the last character of a ``!``/``?`` run.
+def _stretch_candidates(text: str) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """The candidates of ``repeated_chars`` in text order: their insertion offsets and the unit
+    to repeat at each (the last cluster of a word, the last character of a ``!``/``?`` run),
+    or no units when each is the code point before its offset (a plain text).
 
-    >>> _stretch_candidates("Why so? No!")
-    ((3, 'y'), (6, 'o'), (7, '?'), (10, 'o'), (11, '!'))
+    >>> _stretch_candidates("Why so? No!"), _stretch_candidates("Café, no!")
+    (((3, 6, 7, 10, 11), ()), ((4, 8, 9), ('é', 'o', '!')))
     """
-    spans = tm.Spans(tm.protected_spans(text))
     b = bits(text)
+    runs = _terminal_runs(text)
     if b is not None:
-        ends = positions(_stretch_lanes(b), b.n)
-        cands = [(e, e + 1, text[e]) for e in ends]
-    else:
-        free = tm.free_tokens(text, spans=spans)
-        cands = _ascii_word_sites(free) if text.isascii() else _word_sites(text, free)
-    runs = [(s, e) for s, e in _terminal_runs(text) if not spans.overlaps(s, e)]
+        offsets = list(map(_AFTER, positions(_stretch_lanes(b), b.n)))
+        if runs:
+            offsets += [e for _, e in runs]
+            offsets.sort()
+        return tuple(offsets), ()
+    free = tm.free_tokens(text)
+    cands = _ascii_word_sites(free) if text.isascii() else _word_sites(text, free)
     if runs:
         cands.extend((s, e, text[e - 1]) for s, e in runs)
-        cands.sort(key=lambda c: c[0])
-    return tuple((end, unit) for _, end, unit in cands)
+        cands.sort()
+    return tuple(e for _, e, _ in cands), tuple(u for _, _, u in cands)
+
+
+_AFTER = (1).__add__
 
 
 def _stretch_lanes(b: Bits) -> int:
@@ -613,19 +759,19 @@ def _stretch_lanes(b: Bits) -> int:
     _lower, upper, digit, _apostrophe = case_lanes(b)
     ok = b.free_start & ~token_any(digit & b.tok | upper & b.link, b)
     ok = with_letters(b, ok, 2)
-    units, table = _stretch_units()
-    ok &= ~short_word_starts(b, units, table, ok)
+    units = word_spans(b, _stretch_units(), ok)
+    if units:
+        ok &= ~lanes_at([s for s, _ in units], b.n)
     return whole(ok, b) & b.end
 
 
 @loaded_once
-def _stretch_units() -> tuple[frozenset[str], bytes]:
+def _stretch_units() -> WordTable:
     """The unit symbols a stretchable word could be (ASCII letters, lower or title case, two or
-    more), and their :func:`short_word_table`."""
-    words = frozenset(
-        u for u in unit_symbols() if u.isascii() and u.isalpha() and len(u) >= 2 and _lower_or_title(u)
+    more), as a :class:`WordTable`."""
+    return word_table(
+        {u for u in unit_symbols() if u.isascii() and u.isalpha() and len(u) >= 2 and lower_or_title(u)}
     )
-    return words, short_word_table(words)
 
 
 def _word_sites(text: str, free: Sequence[tm.Token]) -> list[tuple[int, int, str]]:
@@ -636,10 +782,10 @@ def _word_sites(text: str, free: Sequence[tm.Token]) -> list[tuple[int, int, str
         (tok.start, tok.end, _last_cluster(text, tok))
         for tok in free
         if len(tok.text) >= 2
-        and _alpha_letters(tok.text) >= 2
+        and alpha_letters(tok.text) >= 2
         and tok.text not in units
-        and _lower_or_title(tok.text)
-        and not _glued(text, tok)
+        and lower_or_title(tok.text)
+        and not glued(text, tok)
     ]
 
 
@@ -651,14 +797,14 @@ def _ascii_word_sites(free: Sequence[tm.Token]) -> list[tuple[int, int, str]]:
         (s, e, w[-1])
         for s, e, w in free
         if len(w) >= 2
-        and (w.isalpha() or _alpha_letters(w) >= 2)
+        and (w.isalpha() or alpha_letters(w) >= 2)
         and w not in units
         and (w.islower() or (w[0].isupper() and w[1:].islower()))
     ]
 
 
 @per_text
-def _stretch_sites(text: str) -> tuple[tuple[int, str], ...]:
+def _stretch_sites(text: str) -> tuple[tuple[int, ...], tuple[str, ...]]:
     """:func:`_stretch_candidates`, memoised for short texts (a pure function of the text)."""
     return _stretch_candidates(text)
 
@@ -696,8 +842,8 @@ def contractions(text: str, rng: Draws) -> Outcome:
 @per_text
 def _contract(text: str) -> Outcome:
     """The outcome of ``contractions``, a pure function of the text (memoised for short texts)."""
-    two, one = _contractions()
-    firsts = _contraction_firsts()
+    two, one = contraction_table()
+    firsts = contraction_first_words()
     tokens = tm.word_tokens(text)
     # Only a token that starts a Table A5 phrase can start a contraction: scan those alone.
     starts = token_indices(tokens, firsts)
@@ -843,38 +989,60 @@ def spelling_uk(text: str, rng: Draws) -> Outcome:
     >>> spelling_uk("My favorite color is gray; the theater is 5 meters away.", None).text
     'My favourite colour is grey; the theatre is 5 metres away.'
     """
-    table, after_number = _uk()
-    spans = None
+    return _spelling_uk_outcome(text)
+
+
+@per_text
+def _spelling_uk_outcome(text: str) -> Outcome:
+    """The outcome of ``spelling_uk``, a pure function of the text (memoised for short texts:
+    a study repeats each text with several seeds)."""
+    table, after_number = uk_table()
     number_ends = None
     edits = []
-    for tok in tm.free_tokens(text):
-        low = tok.text.lower()
-        rep = table.get(low)
-        if rep is None:
-            continue
+    for start, end in _uk_tokens(text):
+        word = text[start:end]
+        low = word.lower()
         if low in after_number:
-            s = tok.start
-            if s < 2 or text[s - 1] != " " or not ("0" <= text[s - 2] <= "9"):
+            if start < 2 or text[start - 1] != " " or not ("0" <= text[start - 2] <= "9"):
                 continue
             if number_ends is None:
-                if spans is None:
-                    spans = tm.Spans(tm.protected_spans(text))
                 number_ends = {
-                    n.end
-                    for n in tm.numeric_literals(text, spans)
-                    if n.excluded not in ("glued", "protected")
+                    n.end for n in tm.numeric_literals(text) if n.excluded not in ("glued", "protected")
                 }
-            if s - 1 not in number_ends:
+            if start - 1 not in number_ends:
                 continue
-        edits.append((tok.start, tok.end, tm.match_case(tok.text, rep)))
+        edits.append((start, end, tm.match_case(word, table[low])))
     if not edits:
         return unchanged(text, "no_candidates")
     return Outcome(tm.splice(text, edits), len(edits))
 
 
+def _uk_tokens(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of the free tokens whose lower-cased form is a Table A7 key: in a plain
+    text, found by ``word_spans``; else one free token at a time.
+
+    >>> _uk_tokens("The color of 2 meters of gray metal.")
+    [(4, 9), (15, 21), (25, 29)]
+    """
+    b = bits(text)
+    if b is not None:
+        return word_spans(b, _uk_words(), b.free_start)
+    table = uk_table()[0]
+    return [(t.start, t.end) for t in tm.free_tokens(text) if t.text.lower() in table]
+
+
+@loaded_once
+def _uk_words() -> WordTable:
+    """The Table A7 keys as a folded :class:`WordTable`."""
+    return word_table(set(uk_table()[0]), folded=True)
+
+
 # --------------------------------------------------------------------------------------------
 # 5.9 number_format
 # --------------------------------------------------------------------------------------------
+
+
+_FOUR_DIGITS = re.compile("[0-9]{4}")
 
 
 def _zip_code(text: str, num) -> bool:
@@ -908,6 +1076,15 @@ def number_format(text: str, rng: Draws) -> Outcome:
     ...               "or pay $1500.", None).text
     'In 1850 it had 1,250,000 residents and 4,500.75 acres; call 555-0100 or pay $1,500.'
     """
+    return _number_format_outcome(text)
+
+
+@per_text
+def _number_format_outcome(text: str) -> Outcome:
+    """The outcome of ``number_format``, a pure function of the text (memoised for short texts:
+    a study repeats each text with several seeds)."""
+    if _FOUR_DIGITS.search(text) is None:  # no integer part of 4 digits without grouping
+        return unchanged(text, "no_candidates")
     edits = []
     for num in tm.numeric_literals(text):
         if not num.quantity or num.grouped or num.int_digits < 4 or _zip_code(text, num):
