@@ -145,7 +145,7 @@ def test_the_checks_catch_a_wrong_command(scratch):
     for wrong in (
         "make no-such-target",
         "pip install 'perturber[nope]'",
-        "python eval/bench.py --no-such-flag",
+        "python eval/run_all.py run bench --no-such-flag",
         "python eval/run_all.py run cost --local --no-such-flag",
         "python eval/run_all.py run no-such-tool",
     ):

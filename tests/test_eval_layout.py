@@ -16,9 +16,6 @@ from evalkit import tools
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 EVAL = ROOT / "eval"
 SOURCES = sorted(EVAL.rglob("*.py"))
-#: Kept where they are until they move into eval/benchmarks/; bench.py times another tree's
-#: library through PERTURBER_BENCH_TREE by editing sys.path.
-NOT_YET_MOVED = {"eval/bench.py"}
 PATH_EDIT = re.compile(r"sys\.path\s*(\.\s*(insert|append|extend)\b|\[[^]]*\]\s*=|\+?=)")
 TEST_MODULES = {"tests", "conftest", "llm_server", "helpers", "model_tier_helpers", "harness"}
 
@@ -47,8 +44,6 @@ def test_the_checks_see_what_they_look_for():
 
 @pytest.mark.parametrize("path", SOURCES, ids=_name)
 def test_no_file_edits_sys_path(path):
-    if _name(path) in NOT_YET_MOVED:
-        pytest.skip("kept by path until it moves into eval/benchmarks/")
     edits = [line for line in path.read_text(encoding="utf-8").splitlines() if PATH_EDIT.search(line)]
     assert edits == [], "run through eval/run_all.py (PYTHONPATH), import as a package"
 
@@ -64,9 +59,10 @@ def test_every_package_of_eval_is_a_package():
     assert all((f / "__init__.py").is_file() for f in folders)
 
 
-def test_every_tool_names_a_module_or_script_that_exists():
+def test_every_tool_names_a_module_that_exists():
     for name, tool in tools.TOOLS.items():
-        if tool.target.endswith(".py"):
-            assert (ROOT / tool.target).is_file(), name
-        else:
-            assert (EVAL / (tool.target.replace(".", "/") + ".py")).is_file(), name
+        assert (EVAL / (tool.module.replace(".", "/") + ".py")).is_file(), name
+
+
+def test_the_only_script_of_eval_is_run_all():
+    assert sorted(p.name for p in EVAL.glob("*.py")) == ["run_all.py"], "a tool is a module of a package"

@@ -1,12 +1,10 @@
 """The tools of eval/, by name: what ``python eval/run_all.py run TOOL ...`` starts.
 
 A tool is a module run as ``python -m MODULE`` (with ``eval/`` and the repository's root on
-``PYTHONPATH``) or, for the in-process benchmarks kept as scripts, ``python eval/SCRIPT``.
+``PYTHONPATH``).
 
 >>> command("cost", ["--local"], python="python")[1:]
 ['-m', 'costmodel.cli', '--local']
->>> command("bench", [], python="python")[1].endswith("eval/bench.py")
-True
 """
 
 from __future__ import annotations
@@ -20,16 +18,16 @@ from evalkit.paths import ROOT
 
 
 class Tool(NamedTuple):
-    target: str  # a module (``costmodel.cli``) or a script under the root (``eval/bench.py``)
+    module: str  # run as ``python -m module`` (``costmodel.cli``)
     summary: str
 
 
 TOOLS = {
-    "bench": Tool("eval/bench.py", "in-process latency per entry, 1 MB inputs included"),
-    "bench-compare": Tool("eval/bench_compare.py", "latency of two checkouts, side by side"),
-    "bench-side": Tool("eval/bench_side.py", "side by side with the reference; docs/performance.md"),
-    "bench-memory": Tool("eval/bench_memory.py", "resident memory per scenario"),
-    "bench-report": Tool("eval/bench_report.py", "docs/performance.md from the figures"),
+    "bench": Tool("benchmarks.latency", "in-process latency per entry, 1 MB inputs included"),
+    "bench-compare": Tool("benchmarks.latency_compare", "latency of two checkouts, side by side"),
+    "bench-side": Tool("benchmarks.side_by_side", "side by side with the reference; docs/performance.md"),
+    "bench-memory": Tool("benchmarks.memory", "resident memory per scenario"),
+    "bench-report": Tool("benchmarks.performance_report", "docs/performance.md from the figures"),
     "bench-service": Tool("benchmarks.service", "HTTP throughput of one uvicorn worker"),
     "bench-lambda": Tool("benchmarks.lambda_compare", "Lambda import, INIT, zip and requests: two trees"),
     "lambda-init": Tool("benchmarks.lambda_runtime", "Lambda INIT under AWS's runtime client"),
@@ -53,9 +51,7 @@ def listing() -> str:
 
 def command(name: str, args: list[str], python: str | None = None) -> list[str]:
     """The command line that runs tool ``name`` with ``args``."""
-    target = TOOLS[name].target
-    run = [str(ROOT / target)] if target.endswith(".py") else ["-m", target]
-    return [python or sys.executable, *run, *args]
+    return [python or sys.executable, "-m", TOOLS[name].module, *args]
 
 
 def environment() -> dict[str, str]:

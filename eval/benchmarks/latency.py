@@ -7,26 +7,24 @@ sizes, each call on a text no memo holds; per-family medians, the overall median
 medians, `baseline` as the fixed overhead, `import perturber` time, and the time of one call on
 1 MB at maximum parameters. Timings are medians of repeated runs; compare ratios, not absolutes.
 
-    python eval/bench.py [--quick] [--json OUT] [--skip-megabyte] [--skip-cold] [--only NAME,NAME]
+    python eval/run_all.py run bench [--quick] [--json OUT] [--skip-megabyte] [--skip-cold] [--only NAME,NAME]
+
+The library timed is the one the tool's ``PYTHONPATH`` finds first: this checkout, or another
+tree's (``bench-compare`` runs this module on two trees).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import pathlib
 import statistics
 import subprocess
 import sys
 import time
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-# The checkout whose library is timed (eval/bench_compare.py times an older one with this script).
-sys.path.insert(0, os.environ.get("PERTURBER_BENCH_TREE", str(ROOT)))
-
-import perturber  # noqa: E402
-from perturber import registry  # noqa: E402
+import perturber
+from evalkit import cli
+from perturber import registry
 
 SENTENCE = (
     "Please tell me quickly which famous European city hosted the summer games in 1992, "
@@ -131,9 +129,7 @@ def import_time_ms(runs: int = 7) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = cli.parser("bench", __doc__)
     parser.add_argument("--quick", action="store_true", help="fewer rounds (noisier)")
     parser.add_argument("--skip-megabyte", action="store_true")
     parser.add_argument("--json", help="also write the figures to this file")

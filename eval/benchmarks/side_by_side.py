@@ -1,7 +1,7 @@
 """perturber side by side with the reference implementation, then docs/performance.md (`make bench`).
 
-    python eval/bench_side.py [--ref PYTHON] [--tool SIDE_BY_SIDE.py] [--texts DIR]
-                              [--rounds 3] [--modes study,cold-questions,cold-paragraphs,warm]
+    python eval/run_all.py run bench-side [--ref PYTHON] [--tool SIDE_BY_SIDE.py] [--texts DIR]
+                                          [--rounds 3] [--modes study,cold-questions,cold-paragraphs,warm]
 
 The comparison needs three things outside this repository, found by default next to it (or given
 by flag or environment variable):
@@ -16,9 +16,14 @@ by flag or environment variable):
       python3.11 -m venv ../ref-venv
       ../ref-venv/bin/pip install ../shared/anchors/ibm_perturber
 
-When one is missing, this runs ``eval/bench.py`` (our own figures) instead. Either way it then
-measures memory (``eval/bench_memory.py``) and writes ``docs/performance.md`` with
-``eval/bench_report.py``. Figures go to ``eval/out/bench_*.json``.
+When one is missing, this runs :mod:`benchmarks.latency` (our own figures) instead. Either way it
+then measures memory (:mod:`benchmarks.memory`) and writes ``docs/performance.md`` with
+:mod:`benchmarks.performance_report`. Figures go to ``eval/out/bench_*.json``.
+
+The side-by-side tool starts both interpreters with the environment it was given, so it runs
+without ``PYTHONPATH`` (else the reference's interpreter would import this checkout): "ours" is
+the package this interpreter imports on its own, which must be this checkout (an editable
+install, as ``make venv`` makes).
 
 Before the side-by-side runs, this package is compiled to bytecode (``compileall``), as the
 reference's installation compiled its own.
@@ -30,16 +35,16 @@ seed 1) are left out of the study for both libraries, and the report says how ma
 
 from __future__ import annotations
 
-import argparse
 import json
+import os
 import pathlib
 import subprocess
 import sys
 
+from evalkit import cli
+from evalkit.paths import OUT, ROOT
 from perturber.settings import read
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-OUT = ROOT / "eval" / "out"
 SHARED = ROOT.parent / "shared" / "bench"
 QUESTIONS = "gsm8k_test_questions.json"
 PARAGRAPHS = "gsm8k_test_paragraphs_2kb.json"
@@ -88,8 +93,15 @@ def shared_entries(ours: str, ref: str) -> list[str]:
     return sorted(names[0] & names[1] - {"synonym"})
 
 
+def bare_environment() -> dict[str, str]:
+    """This environment without ``PYTHONPATH``: each interpreter imports its own installed package."""
+    return {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+
+
 def _run(python: str, code: str, *args: str) -> str:
-    out = subprocess.run([python, "-P", "-c", code, *args], capture_output=True, text=True, cwd="/tmp")
+    out = subprocess.run(
+        [python, "-P", "-c", code, *args], capture_output=True, text=True, cwd="/tmp", env=bare_environment()
+    )
     if out.returncode != 0:
         raise SystemExit(f"{python} failed:\n{out.stderr[-2000:]}")
     return out.stdout
@@ -111,7 +123,18 @@ def side_by_side(
     cmd = [sys.executable, str(tool), sys.executable, ref, "--mode", mode, "--texts", str(texts)]
     cmd += ["--rounds", str(rounds), "--json", str(out)]
     print("+", " ".join(cmd[1:]), flush=True)
-    subprocess.run(cmd, check=True)
+    subprocess.run(cmd, check=True, env=bare_environment())
+
+
+def ours_is_this_checkout() -> None:
+    """Stop with a clear message unless this interpreter, without ``PYTHONPATH``, imports this
+    checkout's package (the one the figures are published for)."""
+    found = _run(sys.executable, "import perturber; print(perturber.__file__)").strip()
+    if pathlib.Path(found).resolve().parent != ROOT / "perturber":
+        raise SystemExit(
+            f"{sys.executable} imports perturber from {found}, not from this checkout ({ROOT}): "
+            "run it from this checkout's virtualenv (make venv), whose install is editable"
+        )
 
 
 def compile_bytecode() -> None:
@@ -122,7 +145,7 @@ def compile_bytecode() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = cli.parser("bench-side", __doc__)
     ap.add_argument("--ref", default=read("PERTURBER_REF_PYTHON") or str(ROOT.parent / "ref-venv/bin/python"))
     ap.add_argument("--tool", default=read("PERTURBER_SIDE_BY_SIDE") or str(SHARED / "side_by_side.py"))
     ap.add_argument("--texts", default=read("PERTURBER_BENCH_TEXTS") or str(SHARED / "texts"))
@@ -139,10 +162,11 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         print(f"no side-by-side run (missing: {', '.join(missing)}); our own figures only", flush=True)
         subprocess.run(
-            [sys.executable, str(ROOT / "eval" / "bench.py"), "--json", str(OUT / "bench.json")], check=True
+            [sys.executable, "-m", "benchmarks.latency", "--json", str(OUT / "bench.json")], check=True
         )
         inputs.append(OUT / "bench.json")
     else:
+        ours_is_this_checkout()
         compile_bytecode()
         names = shared_entries(sys.executable, a.ref)
         for mode in a.modes.split(","):
@@ -158,11 +182,9 @@ def main(argv: list[str] | None = None) -> int:
             out.write_text(json.dumps({**figures, **meta}, indent=1), encoding="utf-8")
             inputs.append(out)
     memory = OUT / "bench_memory.json"
-    subprocess.run(
-        [sys.executable, str(ROOT / "eval" / "bench_memory.py"), "--json", str(memory)], check=True
-    )
+    subprocess.run([sys.executable, "-m", "benchmarks.memory", "--json", str(memory)], check=True)
     inputs.append(memory)
-    report = [sys.executable, str(ROOT / "eval" / "bench_report.py"), "--out", a.docs, *map(str, inputs)]
+    report = [sys.executable, "-m", "benchmarks.performance_report", "--out", a.docs, *map(str, inputs)]
     subprocess.run(report, check=True)
     print(f"wrote {a.docs}")
     return 0

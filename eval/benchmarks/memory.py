@@ -1,7 +1,10 @@
 """Memory of one process under the deterministic entries: hostile long words, ordinary texts, and
 the Lambda handler in-process (`make bench`).
 
-    python eval/bench_memory.py [--scenario adversarial,steady,lambda] [--texts N] [--json OUT]
+    python eval/run_all.py run bench-memory [--scenario adversarial,steady,lambda] [--texts N] [--json OUT]
+
+The library measured is the one the tool's ``PYTHONPATH`` finds first: this checkout, or another
+tree's given as ``PYTHONPATH=/tmp/prev python eval/run_all.py run bench-memory``.
 
 Each scenario runs in a fresh interpreter and reports its resident set size (RSS, MB) after the
 imports, after each tenth of its texts, and its peak (``VmHWM``: what Lambda reports as "Max
@@ -27,9 +30,9 @@ import random
 import subprocess
 import sys
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-# The checkout whose library is measured (another one's, to compare trees; as eval/bench.py).
-TREE = os.environ.get("PERTURBER_BENCH_TREE", str(ROOT))
+from evalkit import cli
+from evalkit.paths import ROOT
+
 SCENARIOS = ("adversarial", "steady", "lambda")
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
@@ -172,13 +175,11 @@ def child(scenario: str, count: int) -> dict:
 
 def measure(scenario: str, count: int) -> dict:
     """``child(scenario, count)`` in a fresh interpreter."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([TREE, str(ROOT)]))
     out = subprocess.run(
-        [sys.executable, __file__, "--child", scenario, "--texts", str(count)],
+        [sys.executable, "-m", "benchmarks.memory", "--child", scenario, "--texts", str(count)],
         capture_output=True,
         text=True,
-        env=env,
-        cwd=ROOT,
+        cwd=ROOT / "eval",  # first on sys.path for ``-m``: the caller's PYTHONPATH picks the library
         check=False,
     )
     if out.returncode != 0:
@@ -186,13 +187,13 @@ def measure(scenario: str, count: int) -> dict:
     return json.loads(out.stdout)
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None) -> None:
+    ap = cli.parser("bench-memory", __doc__)
     ap.add_argument("--scenario", default=",".join(SCENARIOS))
     ap.add_argument("--texts", type=int, default=100)
     ap.add_argument("--json")
     ap.add_argument("--child", choices=SCENARIOS, help=argparse.SUPPRESS)
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
     if a.child:
         print(json.dumps(child(a.child, a.texts)))
         return

@@ -1,17 +1,16 @@
-"""Before/after latency of two checkouts, measured side by side (`eval/bench.py` alternating).
+"""Before/after latency of two checkouts, measured side by side (:mod:`benchmarks.latency` alternating).
 
-Runs this checkout's ``eval/bench.py --skip-megabyte --json`` on the library of the previous
-tree (``PERTURBER_BENCH_TREE``) and of this one in turns,
+Runs this checkout's ``bench`` tool (``--skip-megabyte --json``) on the library of the previous
+tree (first on its ``PYTHONPATH``) and of this one in turns,
 ``--rounds`` times each (noise on a shared machine hits both alike), and prints per entry the
 median over rounds of each tree's per-entry medians (20-word sentence and 2 KB paragraph), the
 ratio, the overall median of medians and ``baseline``. Optionally writes the table as Markdown.
 
-    python eval/bench_compare.py /tmp/perf-prev [--rounds 3] [--quick] [--cold] [--markdown OUT]
+    python eval/run_all.py run bench-compare /tmp/perf-prev [--rounds 3] [--quick] [--cold] [--markdown OUT]
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import pathlib
@@ -20,17 +19,19 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+from evalkit import cli
+from evalkit.paths import ROOT
 
 
 def run_bench(tree: pathlib.Path, quick: bool, cold: bool) -> dict:
-    """This checkout's ``eval/bench.py`` timing the library of ``tree`` (same inputs for both)."""
+    """This checkout's :mod:`benchmarks.latency` timing the library of ``tree`` (same inputs for both)."""
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
         out = pathlib.Path(f.name)
-    cmd = [sys.executable, str(ROOT / "eval" / "bench.py"), "--skip-megabyte", "--json", str(out)]
+    cmd = [sys.executable, "-m", "benchmarks.latency", "--skip-megabyte", "--json", str(out)]
     cmd += ["--quick"] if quick else []
     cmd += [] if cold else ["--skip-cold"]
-    env = {**os.environ, "PERTURBER_BENCH_TREE": str(tree)}
+    # run from the tree (first on sys.path for ``-m``), this checkout's benchmarks after it
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tree), str(ROOT / "eval")])}
     subprocess.run(cmd, check=True, cwd=tree, capture_output=True, env=env)
     data = json.loads(out.read_text())
     out.unlink()
@@ -40,9 +41,7 @@ def run_bench(tree: pathlib.Path, quick: bool, cold: bool) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = cli.parser("bench-compare", __doc__)
     parser.add_argument("previous", help="checkout of the previous commit (git worktree add ...)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--quick", action="store_true")
