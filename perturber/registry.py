@@ -60,6 +60,17 @@ DECLARED_REASONS = ("not_json_schema", "structured_input", "no_candidates", "alr
 FIX_AT = ("input_normalisation", "prompt")
 #: Rules of their own that replace the harness's number gates.
 GATES = ("boundary",)
+#: The families of the graded multi-family framework (the harness's ``graded-reasoning`` preset);
+#: an entry names its own when its catalog family does not say it.
+GRADED_FAMILIES = (
+    "Semantic Variation",
+    "Input Quality",
+    "Structural/Format",
+    "Context Interference",
+    "Context Load",
+    "Conflict Instruction Stress",
+    "Knowledge Boundary",
+)
 
 #: What an entry can need beyond the base install (its declaration's ``requires``). The reference
 #: shows no computed example for such an entry, so it reads the same in every environment.
@@ -265,12 +276,14 @@ class Perturbation:
     #: whose sign states a directional entry's direction; how its severity level is read (``ratio``:
     #: the achieved expansion ratio, ``param:NAME``: the parameter's value, ``choice:NAME``: the
     #: index of the choice, None: magnitude bands); whether it may move text (its numbers are then
-    #: checked as a multiset); a gate of its own (``GATES``).
+    #: checked as a multiset); a gate of its own (``GATES``); its family of the graded framework
+    #: (``GRADED_FAMILIES``) when its catalog family does not give it.
     fix_at: str | None = field(default=None, repr=False, compare=False)
     direction_param: str | None = field(default=None, repr=False, compare=False)
     level_rule: str | None = field(default=None, repr=False, compare=False)
     moves_text: bool = field(default=False, repr=False, compare=False)
     gate: str | None = field(default=None, repr=False, compare=False)
+    graded_family: str | None = field(default=None, repr=False, compare=False)
 
     @property
     def kind(self) -> str:
@@ -389,6 +402,7 @@ def perturbation(
     level_rule: str | None = None,
     moves_text: bool = False,
     gate: str | None = None,
+    graded_family: str | None = None,
 ):
     """Declare a perturbation. The decorated function is called as ``fn(text, rng, **params)``.
 
@@ -398,7 +412,8 @@ def perturbation(
     model-backed entry always needs ``model_endpoint``. ``available(name)``, given by an optional
     tier, tells the catalog whether the entry can run here. ``reasons`` lists the reason codes of
     ``DECLARED_REASONS`` the entry reports; ``fix_at``, ``direction_param``, ``level_rule``,
-    ``moves_text`` and ``gate`` are the facts the robustness harness reads (see ``Perturbation``).
+    ``moves_text``, ``gate`` and ``graded_family`` are the facts the robustness harness reads (see
+    ``Perturbation``).
     """
     params = tuple(params)
     requires = tuple(requires) + (("model_endpoint",) if model_backed else ())
@@ -413,6 +428,7 @@ def perturbation(
         or not set(reasons) <= set(DECLARED_REASONS)
         or fix_at not in (None, *FIX_AT)
         or gate not in (None, *GATES)
+        or graded_family not in (None, *GRADED_FAMILIES)
         or (direction_param is not None and direction_param not in names)
         or (level_rule is not None and level_rule != "ratio" and rule_param not in names)
     ):
@@ -449,6 +465,7 @@ def perturbation(
             level_rule=level_rule,
             moves_text=moves_text,
             gate=gate,
+            graded_family=graded_family,
         )
         return function
 

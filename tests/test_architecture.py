@@ -110,3 +110,40 @@ def test_library_code_never_imports_the_command_line_or_the_service():
 
 def test_the_registry_imports_only_the_errors():
     assert GRAPH["perturber.registry"] == {"perturber.errors"}
+
+
+# Strings that are an entry's name by coincidence: the run a comparison starts from, a detail key
+# of a model error, a data table.
+HOMONYMS = {"baseline", "deadline_passed", "abbreviations"}
+
+
+def _code_strings(path: pathlib.Path) -> list[tuple[int, str]]:
+    """The string constants of ``path`` that are not docstrings (examples there are allowed)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+    ]
+
+
+def test_no_entry_is_named_outside_its_declaration():
+    from perturber import registry
+
+    names = {spec.name for spec in registry.entries()} - HOMONYMS
+    found = [
+        f"{path.relative_to(ROOT)}:{line}: {value}"
+        for module, path in MODULES.items()
+        if not module.startswith(("perturber.perturbations", "perturber.brittlebench"))
+        for line, value in _code_strings(path)
+        if value in names
+    ]
+    assert found == [], "declare the fact on the entry (perturber.registry.perturbation) and read it there"

@@ -86,3 +86,5 @@ def test_declarations_are_checked():
         registry.perturbation("x", family="padding", description="", direction_param="missing")
     with pytest.raises(ValueError, match="bad declaration"):
         registry.perturbation("x", family="padding", description="", fix_at="somewhere")
+    with pytest.raises(ValueError, match="bad declaration"):
+        registry.perturbation("x", family="padding", description="", graded_family="Typing")

@@ -74,6 +74,7 @@ def unicode_tag_smuggle(text: str, rng: Draws) -> Outcome:
 @perturbation(
     "conflicting_instruction",
     family="adversarial",
+    graded_family="Conflict Instruction Stress",
     in_scope=False,
     expectation="invariant",
     intensity="tier",

@@ -59,6 +59,7 @@ def _bank(name: str) -> tuple:
 @perturbation(
     "irrelevant_context",
     family=_FAMILY,
+    graded_family="Context Interference",
     in_scope=False,
     seed_sensitive=True,
     params=[count(1, 10, "number of distractor sentences (bank B1)")],
@@ -108,6 +109,7 @@ def _filler() -> tuple[tuple[str, ...], tuple[int, ...], tuple[int, ...], tuple[
 @perturbation(
     "context_load",
     family=_FAMILY,
+    graded_family="Context Load",
     in_scope=False,
     intensity="ratio",
     params=[

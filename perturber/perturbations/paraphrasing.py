@@ -100,6 +100,7 @@ model_entry(
 model_entry(
     "typo_paraphrase",
     family=_FAMILY,
+    graded_family="Input Quality",
     description="Reproduce the text as a hurried typist would, with a few natural typos.",
     intent="Task: reproduce the text as a hurried person would type it: the same words with a few "
     "natural typos (slips, missing or swapped letters), with numbers, names and symbols "

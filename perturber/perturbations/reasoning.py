@@ -52,6 +52,7 @@ model_entry(
 model_entry(
     "distractor_injection",
     family=_FAMILY,
+    graded_family="Context Interference",
     mode="compose",
     placement="before_last_unit",
     in_scope=False,
@@ -75,6 +76,7 @@ model_entry(
 model_entry(
     "knowledge_boundary",
     family=_FAMILY,
+    graded_family="Knowledge Boundary",
     in_scope=False,
     expectation="refusal",
     description="Rewrite the task so it becomes genuinely unanswerable (five boundary types, L1-L5).",

@@ -1,8 +1,8 @@
 """What the harness needs to know about an entry, read from its declaration in the registry.
 
 Each entry declares where a failure it causes is best fixed (``fix_at``), the parameter that states
-a directional entry's direction, how its severity level is read, whether it may move text, and a
-gate of its own (``perturber.registry.perturbation``). Every other harness module asks
+a directional entry's direction, how its severity level is read, whether it may move text, a
+gate of its own, its family of the graded framework (``perturber.registry.perturbation``). Every other harness module asks
 :func:`entry_facts`; none names an entry.
 
 >>> entry_facts("zero_width").fix_at
@@ -12,7 +12,7 @@ gate of its own (``perturber.registry.perturbation``). Every other harness modul
 >>> entry_facts("context_load").level_rule, entry_facts("syntactic_paraphrasing").numbers
 ('ratio', 'multiset')
 >>> entry_facts("no_such_entry")
-EntryFacts(fix_at=None, direction_param=None, level_rule=None, numbers='position', gate=None)
+EntryFacts(fix_at=None, direction_param=None, level_rule=None, numbers='position', gate=None, graded_family=None)
 """
 
 from __future__ import annotations
@@ -33,13 +33,15 @@ class EntryFacts:
     the parameter's value; ``choice:NAME``: the index of the choice; None: magnitude bands);
     ``numbers``: the number gate of an invariant entry (``position``: every number survives where
     it stood; ``multiset``: text may move, every number keeps its value); ``gate``: a rule of its
-    own replacing the number gates (``boundary``: a knowledge-boundary rewrite)."""
+    own replacing the number gates (``boundary``: a knowledge-boundary rewrite); ``graded_family``:
+    its family of the graded framework when its catalog family does not give it."""
 
     fix_at: str | None = None
     direction_param: str | None = None
     level_rule: str | None = None
     numbers: str = "position"
     gate: str | None = None
+    graded_family: str | None = None
 
     def direction(self, params: dict) -> str | None:
         """``up``/``down`` for a directional entry with a stated direction, else None."""
@@ -61,4 +63,5 @@ def entry_facts(name: str, category: str = "native") -> EntryFacts:
         level_rule=spec.level_rule,
         numbers="multiset" if spec.moves_text else "position",
         gate=spec.gate,
+        graded_family=spec.graded_family,
     )

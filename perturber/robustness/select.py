@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import core
+from .. import core, registry
 from ..errors import InvalidParams
 from ..settings import parse_bool
+from .facts import entry_facts
 
 FIELDS = (
     "family",
@@ -27,6 +28,12 @@ FIELDS = (
     "model_backed",
     "seed_sensitive",
 )
+# The graded families that take catalog families whole (the others take the entries naming them).
+CATALOG_FAMILIES = {
+    "Semantic Variation": ("paraphrasing",),
+    "Input Quality": ("character",),
+    "Structural/Format": ("formatting", "structure"),
+}
 # Entries that are not text perturbations of a question: the identity and JSON-Schema rewrites.
 _DEFAULT_EXCLUDED_FAMILIES = ("control", "schema")
 
@@ -78,49 +85,26 @@ def select_entries(
 
 @dataclass(frozen=True)
 class GradedFamily:
-    """One family of the graded framework and how it maps onto the catalog (an entry's level
-    rule, when it has one, is a fact about the entry: ``facts.entry_facts``)."""
+    """One family of the graded framework: the catalog families it takes whole; the entries that
+    name it in their declaration (``graded_family``) belong to it too, wherever they stand.
+
+    >>> GRADED_REASONING[-1].name, GRADED_REASONING[-1].declared()
+    ('Knowledge Boundary', ['knowledge_boundary'])
+    """
 
     name: str
     families: tuple[str, ...] = ()
-    names: tuple[str, ...] = ()
 
-    def matches(self, entry: dict) -> bool:
-        return entry["family"] in self.families or entry["name"] in self.names
+    def declared(self) -> list[str]:
+        """The entries that name this family in their declaration, in catalog order."""
+        return [spec.name for spec in registry.entries() if spec.graded_family == self.name]
 
 
-# The seven families of the graded multi-family framework, mapped onto the catalog.
-GRADED_REASONING = (
-    GradedFamily("Semantic Variation", families=("paraphrasing",)),
-    GradedFamily(
-        "Input Quality",
-        families=("character",),
-        names=(
-            "realistic_typos",
-            "typos",
-            "confusable_words",
-            "repeated_chars",
-            "word_merge",
-            "word_split",
-            "typo_paraphrase",
-        ),
-    ),
-    GradedFamily("Structural/Format", families=("formatting", "structure")),
-    GradedFamily("Context Interference", names=("irrelevant_context", "distractor_injection")),
-    GradedFamily("Context Load", names=("context_load",)),
-    GradedFamily("Conflict Instruction Stress", names=("conflicting_instruction",)),
-    GradedFamily("Knowledge Boundary", names=("knowledge_boundary",)),
+# The seven families of the graded multi-family framework, mapped onto the catalog's families.
+GRADED_REASONING = tuple(
+    GradedFamily(name, families=CATALOG_FAMILIES.get(name, ())) for name in registry.GRADED_FAMILIES
 )
 PRESETS = {"graded-reasoning": GRADED_REASONING}
-# The names the preset expects; those missing from the catalog are reported as unavailable.
-PRESET_EXPECTED = {
-    "graded-reasoning": {
-        "Context Interference": ("irrelevant_context", "distractor_injection"),
-        "Context Load": ("context_load",),
-        "Conflict Instruction Stress": ("conflicting_instruction",),
-        "Knowledge Boundary": ("knowledge_boundary",),
-    }
-}
 
 
 @dataclass
@@ -154,16 +138,17 @@ def plan(
     families = PRESETS[preset]
 
     def home(entry: dict) -> GradedFamily | None:
-        """An entry belongs to one graded family: one that names it, else one of its family."""
-        return next((f for f in families if entry["name"] in f.names), None) or next(
+        """An entry belongs to one graded family: the one it declares, else one of its family."""
+        declared = entry_facts(entry["name"], entry.get("category", "native")).graded_family
+        return next((f for f in families if f.name == declared), None) or next(
             (f for f in families if entry["family"] in f.families), None
         )
 
     for fam in families:
         chosen = [e for e in entries if home(e) is fam and all(e.get(k) in v for k, v in narrowed.items())]
-        missing = [n for n in PRESET_EXPECTED[preset].get(fam.name, ()) if n not in names]
+        missing = [] if fam.families else [n for n in fam.declared() if n not in names]
         if not chosen and not missing:
-            missing = [f"family {f}" for f in fam.families] or list(fam.names)
+            missing = [f"family {f}" for f in fam.families] or fam.declared()
         if missing:
             unavailable[fam.name] = missing
         items.extend((e, fam) for e in chosen)

@@ -278,6 +278,7 @@ _HSPACE_RUN = re.compile("[" + "".join(map(re.escape, tm.HSPACE)) + "]+")
 @perturbation(
     "word_merge",
     family="word_level",
+    graded_family="Input Quality",
     seed_sensitive=True,
     params=[count(1, description="number of single spaces between words to remove")],
     description="Remove single spaces between two words, merging them.",
@@ -385,6 +386,7 @@ def _is_json_key(text: str, tok: tm.Token) -> bool:
 @perturbation(
     "word_split",
     family="word_level",
+    graded_family="Input Quality",
     seed_sensitive=True,
     params=[count(1, description="number of words to split")],
     description="Split words in two by inserting a space between two letters.",

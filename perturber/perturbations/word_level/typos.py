@@ -255,6 +255,7 @@ def _rt_plan(word: str) -> _RtPlan:
     "realistic_typos",
     version=2,
     family="word_level",
+    graded_family="Input Quality",
     seed_sensitive=True,
     params=[count(3, description="number of tokens to mistype")],
     description="Mistype words the way people do: common misspellings, phonetic "
@@ -505,6 +506,7 @@ _SHIFTED = {c: (shift_letter(c, -1), shift_letter(c, 1)) for c in "abcdefghijklm
     "typos",
     version=2,
     family="word_level",
+    graded_family="Input Quality",
     seed_sensitive=True,
     params=[count(5, description="number of tokens to mistype")],
     description="One mechanical typo (swap, delete, duplicate or shift a letter) in each of count words.",
@@ -548,6 +550,7 @@ def typos(text: str, rng: Draws, *, count: int) -> Outcome:
 @perturbation(
     "confusable_words",
     family="word_level",
+    graded_family="Input Quality",
     seed_sensitive=True,
     params=[rate(0.5)],
     description="Swap words for their common real-word confusions (their/there, its/it's, then/than).",
@@ -697,6 +700,7 @@ def _last_cluster(text: str, tok: tm.Token) -> str:
     "repeated_chars",
     version=2,
     family="word_level",
+    graded_family="Input Quality",
     seed_sensitive=True,
     params=[rate(0.3)],
     description="Stretch words and final !/? runs by repeating their last character.",
