@@ -157,3 +157,23 @@ def test_word_spans_are_the_tokens_whose_text_is_in_the_table(text, words, folde
         if (t.text.translate(stand_ins).lower() if folded else t.text.translate(stand_ins)) in words
     ]
     assert B.word_spans(b, B.word_table(words, folded), b.start) == expected
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(PIECES + TABLE_WORDS + ["IT’S", "Their", "X‑ray", "of_", "%a"]), max_size=30
+    ).map("".join),
+    st.sets(st.sampled_from(TABLE_WORDS), min_size=1),
+    st.booleans(),
+)
+def test_free_word_spans_are_the_free_tokens_in_the_table(text, words, folded):
+    """The pattern of free_word_finder gives word_spans among the free tokens (no protected span)."""
+    b = B.bits(text)
+    if b is None or B.may_protect(b.view):
+        return
+    if folded:
+        words = {w.lower() for w in words}
+    v = b.view.lower() if folded else b.view
+    expected = B.word_spans(b, B.word_table(words, folded), b.free_start)
+    assert B.free_word_spans(v, B.free_word_finder(words)) == expected

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate, compress
 from typing import NamedTuple
 
@@ -44,6 +44,8 @@ __all__ = [
     "fill_left",
     "flagged",
     "free_lanes",
+    "free_word_finder",
+    "free_word_spans",
     "lowered_words",
     "may_protect",
     "positions",
@@ -594,6 +596,52 @@ def word_spans(b: Bits, wt: WordTable, among: int) -> list[tuple[int, int]]:
 
 _NONZERO = str.maketrans("23456789abcdef", "1" * 14)  # a hex digit that is not 0 -> "1"
 _HEX_VALUE = {d: int(d, 16) for d in _HEX}
+
+
+def free_word_finder(words: Iterable[str]) -> re.Pattern[bytes]:
+    """A pattern for :func:`free_word_spans`: a lead byte that no token can start after when it
+    is a word character, a binder, or a joiner, ``.`` or ``:`` after a word character (§1.6),
+    then one of the ASCII ``words`` as a whole token that nothing binds on its right. The lead
+    is a byte class, so the engine scans for it in C.
+    """
+    word, binders = "A-Za-z0-9", re.escape(_BINDERS)
+    lead = rf"[^{word}{binders}](?<![{word}]['\-.:])"
+    tail = rf"(?![{word}{binders}])(?!['\-.:][{word}])"
+    return re.compile((lead + _alternation(sorted(words)) + tail).encode("ascii"))
+
+
+def _alternation(words: list[str]) -> str:
+    """The sorted ``words`` as a pattern that branches one character at a time (a trie: the
+    engine tries a handful of first characters, not every word).
+
+    >>> _alternation(["a", "am", "an", "the"])
+    '(?:a(?:m|n)?|the)'
+    """
+    heads: dict[str, list[str]] = {}
+    for w in words:
+        heads.setdefault(w[0], []).append(w[1:])
+    branches = []
+    for head, tails in heads.items():
+        rest = [t for t in tails if t]
+        inner = _alternation(rest) if rest else ""
+        if rest and len(rest) < len(tails):  # the head alone is a word too
+            inner = f"{inner}?" if inner.startswith("(?:") else f"(?:{inner})?"
+        branches.append(re.escape(head) + inner)
+    return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+
+
+def free_word_spans(v: bytes, finder: re.Pattern[bytes]) -> list[tuple[int, int]]:
+    """``(start, end)``, ascending, of the free tokens of the view ``v`` of a plain text that
+    may hold no protected span (``not may_protect(v)``) found by ``finder`` (from
+    :func:`free_word_finder`; lower-case the view first for words matched in any case).
+
+    >>> free_word_spans(b"the cat, a.b, the_x and a", free_word_finder(["a", "the"]))
+    [(0, 3), (24, 25)]
+    """
+    return [(s, e - 1) for s, e in map(_SPAN, finder.finditer(b" " + v))]  # after the lead " "
+
+
+_SPAN = re.Match.span
 
 
 def lanes_at(points: Sequence[int], n: int) -> int:
