@@ -19,9 +19,8 @@ True
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import accumulate, compress
+from itertools import compress
 from typing import NamedTuple
 
 import regex
@@ -180,20 +179,24 @@ def bits(text: str) -> Bits | None:
 def may_protect(v: bytes) -> bool:
     r"""False when the view holds none of the characters a protected span (§1.8) needs: a
     backtick or ``~~~`` (code), ``@``, ``{`` or ``[`` (JSON, e-mail), ``://`` or ``www.``
-    (URLs). One-byte searches first (``memchr``); a searched triple is led by a rare byte, or
-    found from its last byte by the pattern ``\.(?<=[wW][wW][wW]\.)`` (a plain ``in`` test of a
-    longer needle is several times slower)."""
-    return (
-        b"`" in v
-        or b"@" in v
-        or b"{" in v
-        or b"[" in v
-        or (b"~" in v and b"~~~" in v)
-        or (b":" in v and b"://" in v)
-        or _W_DOT.search(v) is not None
-    )
+    (URLs). The bytes `` ` @ { [ ~ : `` are kept in one C-level pass (``bytes.translate``),
+    and the longer needles are searched only when their first byte is there; ``www.`` is found
+    from its last byte by the pattern ``\.(?<=[wW][wW][wW]\.)``.
+
+    >>> may_protect(b"at 3:15, a-b"), may_protect(b"a ~~~"), may_protect(b"see WWW.x"), may_protect(b": [")
+    (False, True, True, True)
+    """
+    leads = v.translate(None, _NOT_PROTECT_LEADS)
+    if leads and (
+        leads.strip(b"~:")  # one of ` @ { [
+        or (b"~~~" in leads and b"~~~" in v)
+        or (b":" in leads and b"://" in v)
+    ):
+        return True
+    return _W_DOT.search(v) is not None
 
 
+_NOT_PROTECT_LEADS = bytes(byte for byte in range(256) if byte not in b"`@{[~:")
 _W_DOT = re.compile(rb"\.(?<=[wW][wW][wW]\.)")
 
 
@@ -403,57 +406,49 @@ def positions(mask: int, n: int) -> list[int]:
 
 class Lanes(Sequence[int]):
     """The code points flagged in a mask as an ascending read-only sequence, without listing
-    them: ``len`` is a popcount and ``lanes[i]`` finds the i-th flag from counts of flags in
-    blocks of the mask's hex digits (for a few look-ups in a long text; :func:`positions` lists
-    them all).
+    them: ``len`` is a popcount and ``lanes[i]`` is the first flag left in the mask's hex
+    digits once the ``i`` before it are blanked (two C-level passes: ``str.replace`` with a
+    count, ``str.find``). After ``_LOOKUPS`` look-ups it lists the flags (:func:`positions`)
+    and reads the list: many draws are cheaper from it.
 
     >>> lanes = Lanes(0x10110, 5)
     >>> len(lanes), lanes[0], lanes[2], list(lanes)
     (3, 0, 3, [0, 2, 3])
     """
 
-    __slots__ = ("mask", "n", "size", "_hex", "_before")
+    __slots__ = ("mask", "n", "size", "_hex", "_lookups", "_listed")
 
-    _BLOCK = 256  # hex digits per counted block
-    _STEP = 32  # hex digits counted at a time inside a block
+    _LOOKUPS = 8  # look-ups before the flags are listed
 
     def __init__(self, mask: int, n: int) -> None:
         self.mask = mask
         self.n = n
         self.size = mask.bit_count()
         self._hex: str | None = None  # the lanes as hex digits, filled on the first look-up
-        self._before: list[int] = []  # flags before each block of the hex digits
+        self._lookups = 0
+        self._listed: list[int] | None = None  # every flag, once listed
 
     def __len__(self) -> int:
         return self.size
 
     def __getitem__(self, i: int) -> int:  # type: ignore[override]  # no slices
+        if self._listed is not None:
+            return self._listed[i]
         if i < 0:
             i += self.size
         if not 0 <= i < self.size:
             raise IndexError(i)
+        self._lookups += 1
+        if self._lookups > self._LOOKUPS:
+            self._listed = positions(self.mask, self.n)
+            return self._listed[i]
         h = self._hex
         if h is None:
-            h = format(self.mask, "x")  # the lanes after the leading ones without a flag
-            step = self._BLOCK
-            self._before = list(
-                accumulate((h.count("1", k, k + step) for k in range(0, len(h), step)), initial=0)
-            )
-            self._hex = h
-        block = bisect_right(self._before, i) - 1
-        need = i - self._before[block]  # flags to pass in the block before the i-th
-        pos = block * self._BLOCK
-        count, step = h.count, self._STEP
-        while (seen := count("1", pos, pos + step)) <= need:
-            need -= seen
-            pos += step
-        pos -= 1
-        for _ in range(need + 1):
-            pos = h.find("1", pos + 1)
-        return pos + self.n - len(h)
+            h = self._hex = format(self.mask, "x")  # the lanes after the leading ones without a flag
+        return h.replace("1", "0", i).find("1") + self.n - len(h)
 
     def __iter__(self) -> Iterator[int]:
-        return iter(positions(self.mask, self.n))
+        return iter(self._listed if self._listed is not None else positions(self.mask, self.n))
 
 
 #: Up to this many code points a text's flags are listed; above, ``Lanes`` finds them on demand.

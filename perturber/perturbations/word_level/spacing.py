@@ -24,12 +24,12 @@ from ...registry import Outcome, count, perturbation, rate, unchanged
 from ...rng import Draws, below_many, select
 from ...text.bits import (
     Bits,
+    Lanes,
     Tokens,
     WordTable,
     bits,
     char_lanes,
     char_table,
-    flagged,
     free_word_finder,
     free_word_spans,
     inner_space_run_ends,
@@ -360,7 +360,7 @@ def _merge_gaps_plain(b: Bits) -> Sequence[int]:
     x = char_lanes(b, _DIGIT_SPACE)
     ok = b.free_start & ~token_any(x & b.ones & b.tok, b)
     ok_end = spread_right(ok, b.link) & b.end
-    return flagged(x >> 1 & b.ones & ok_end >> 4 & ok << 4, b.n)
+    return Lanes(x >> 1 & b.ones & ok_end >> 4 & ok << 4, b.n)  # a count draws a few
 
 
 def _merge_gaps_general(text: str) -> tuple[int, ...]:
@@ -460,7 +460,7 @@ def _split_starts(text: str) -> Sequence[int]:
     # second not its end (so 2 after), wherever its joiners are.
     letter = b.word & ~digit
     points = letter & letter >> 4 & ~(b.start >> 4) & ~b.end
-    return flagged(b.free_start & ~token_any(digit & b.tok, b) & token_any(points, b), b.n)
+    return Lanes(b.free_start & ~token_any(digit & b.tok, b) & token_any(points, b), b.n)
 
 
 def _split_starts_general(text: str) -> tuple[int, ...]:
