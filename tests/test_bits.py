@@ -205,3 +205,20 @@ def test_may_protect_is_the_plain_search(pieces):
         re.search(rb"[wW][wW][wW]\.", v) is not None
     )
     assert B.may_protect(v) == straightforward
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.sampled_from(PIECES + TABLE_WORDS + ["IT’S", "Their", "X‑ray", "of_"]), max_size=30).map(
+        "".join
+    ),
+    st.sets(st.sampled_from(TABLE_WORDS), min_size=4),
+    st.booleans(),
+)
+def test_word_spans_by_the_tables_pattern_are_those_by_the_masks(text, words, folded):
+    b = B.bits(text)
+    if b is None:
+        return
+    wt = B.word_table({w.lower() for w in words} if folded else words, folded)
+    by_masks = wt._replace(finder=None)
+    assert B.word_spans(b, wt, b.free_start) == B.word_spans(b, by_masks, b.free_start)

@@ -913,3 +913,23 @@ def test_identifier_prefilter_keeps_every_match(prefix):
     text = prefix + "5"
     s = len(prefix)
     assert numbers._identifier_before(text, s) == (numbers._IDENT_BEFORE.match(text, s) is not None) or s == 0
+
+
+def _case_class_reference(word):
+    """§1.6 from the cased letters, one code point at a time."""
+    s = "".join(c for c in word if is_cased_letter(c))
+    if not s:
+        return "none"
+    if s.islower():
+        return "lower"
+    if len(s) == 1:
+        return "single"
+    if s.isupper():
+        return "upper"
+    return "title" if s[0].isupper() and s[1:].islower() else "mixed"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from("aZb'-1 .ßİéÉ’\u0301x"), max_size=8) | st.text(max_size=6))
+def test_case_class_is_the_reference(word):
+    assert case_class(word) == _case_class_reference(word)
