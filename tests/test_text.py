@@ -933,3 +933,22 @@ def _case_class_reference(word):
 @given(st.text(alphabet=st.sampled_from("aZb'-1 .ßİéÉ’\u0301x"), max_size=8) | st.text(max_size=6))
 def test_case_class_is_the_reference(word):
     assert case_class(word) == _case_class_reference(word)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            ["#", "# ", "- ", "* ", "1. ", "12) ", "a) ", "(b. ", "> ", "| ", "```", "~~~", " ", "\t"]
+        )
+        | st.sampled_from(["Answer:", "answer :", "x", "Why?", "\u00a0", "\u2028", "\x0b"]),
+        max_size=5,
+    ).map("".join)
+)
+def test_one_line_is_plain_as_classify_lines_says(line):
+    if "\n" in line or "\r" in line or not line:
+        return
+    lines = sys.modules["perturber.text.lines"]
+    lb = [(0, len(line), len(line))]
+    expected = lines.classify_lines(line, lb, lines.fenced_blocks(line, lb)) == ["plain"]
+    assert lines.is_plain_line(line) == expected
