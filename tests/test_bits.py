@@ -192,9 +192,8 @@ def test_free_word_spans_are_the_free_tokens_in_the_table(text, words, folded):
         return
     if folded:
         words = {w.lower() for w in words}
-    v = b.view.lower() if folded else b.view
-    expected = B.word_spans(b, B.word_table(words, folded), b.free_start)
-    assert B.free_word_spans(v, B.free_word_finder(words)) == expected
+    expected = B.word_spans(b, B.word_table(words, folded)._replace(finder=None), b.free_start)
+    assert B.free_word_spans(b.view, B.free_word_finder(words, folded)) == expected
 
 
 @settings(max_examples=400, deadline=None)

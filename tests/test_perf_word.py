@@ -400,7 +400,7 @@ def test_drop_stop_words_of_a_plain_text_matches_reference(text):
     assert (got.text, got.edits) == _drop_stop_words_reference(text)[:2]
     b = tm.bits.bits(text)
     if b is not None and not tm.bits.may_protect(b.view):
-        spans = tm.bits.free_word_spans(b.view.lower(), spacing._stop_finder())
+        spans = tm.bits.free_word_spans(b.view, spacing._stop_finder())
         if spans and not spacing._exposed(spacing._marked(text, spans)):
             assert spacing._dropped_plain(text, b) == spans  # no unit of stop words only
 

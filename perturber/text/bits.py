@@ -19,6 +19,7 @@ True
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import compress
 from typing import NamedTuple
@@ -49,6 +50,7 @@ __all__ = [
     "may_protect",
     "positions",
     "shift_code_points",
+    "WordFinder",
     "WordTable",
     "word_spans",
     "word_table",
@@ -525,7 +527,7 @@ class WordTable(NamedTuple):
     table: bytes  # a byte's hex digit: bit k set when it is the k-th character (k < 4) of a word
     lengths: tuple[int, ...]  # the words' distinct lengths, ascending
     folded: bool  # matched in any case
-    finder: re.Pattern[bytes] | None  # for the free tokens of a text that may hold no protected span
+    finder: WordFinder | None  # for the free tokens of a text that may hold no protected span
 
 
 def word_table(words: frozenset[str] | set[str], folded: bool = False) -> WordTable:
@@ -546,7 +548,7 @@ def word_table(words: frozenset[str] | set[str], folded: bool = False) -> WordTa
     # A few words of many lengths: a pattern finds the free ones faster than the masks filter
     # candidates of each length (measured); a large table stays with the masks.
     few_of_many_lengths = len(words) <= _FINDER_WORDS and len(lengths) >= _FINDER_LENGTHS
-    finder = free_word_finder(words) if few_of_many_lengths else None
+    finder = free_word_finder(words, folded) if few_of_many_lengths else None
     return WordTable(frozenset(w.encode("ascii") for w in words), table, lengths, folded, finder)
 
 
@@ -572,7 +574,7 @@ def word_spans(b: Bits, wt: WordTable, among: int) -> list[tuple[int, int]]:
     pattern, when it has one (:func:`free_word_finder`).
     """
     if wt.finder is not None and among == b.free_start and not may_protect(b.view):
-        return free_word_spans(b.view.lower() if wt.folded else b.view, wt.finder)
+        return free_word_spans(b.view, wt.finder)
     x = _parse(b.view, wt.table)
     link, ones = b.link, b.ones
     fits = among & x & ones  # tokens of at least k code points whose first (up to 4) match
@@ -580,7 +582,7 @@ def word_spans(b: Bits, wt: WordTable, among: int) -> list[tuple[int, int]]:
     k = 1
     for length in wt.lengths:
         while k < length and fits:
-            fits &= (x >> k & ones) << 4 * k & link << 4 * k if k < 4 else link << 4 * k
+            fits &= (x >> k & link) << 4 * k if k < 4 else link << 4 * k  # link lanes hold 0 or 1
             k += 1
         if not fits:
             break
@@ -607,16 +609,27 @@ _NONZERO = str.maketrans("23456789abcdef", "1" * 14)  # a hex digit that is not 
 _HEX_VALUE = {d: int(d, 16) for d in _HEX}
 
 
-def free_word_finder(words: Iterable[str]) -> re.Pattern[bytes]:
-    """A pattern for :func:`free_word_spans`: a lead byte that no token can start after when it
-    is a word character, a binder, or a joiner, ``.`` or ``:`` after a word character (§1.6),
-    then one of the ASCII ``words`` as a whole token that nothing binds on its right. The lead
-    is a byte class, so the engine scans for it in C.
-    """
+class WordFinder(NamedTuple):
+    """The free tokens of a plain text that are some words, for :func:`free_word_spans`."""
+
+    table: bytes  # ``bytes.translate``: a byte after which a token may start -> " " (lower-cased letters when folded)
+    pattern: re.Pattern[bytes]  # " ", then one of the words as a whole token that nothing binds
+
+
+def free_word_finder(words: Iterable[str], folded: bool = False) -> WordFinder:
+    """The :class:`WordFinder` of the ASCII ``words`` (``folded``: matched in any ASCII case,
+    and given in lower case). A byte that is no word character, binder, joiner, ``.`` or ``:``
+    lets a token start after it and binds none (§1.6): the table turns it into ``" "``, so
+    the pattern is led by a literal (the engine's fastest scan)."""
     word, binders = "A-Za-z0-9", re.escape(_BINDERS)
-    lead = rf"[^{word}{binders}](?<![{word}]['\-.:])"
+    kept = (string.ascii_letters + string.digits + _BINDERS + "'-.:").encode("ascii")
+    table = bytes(byte if byte in kept else 32 for byte in range(256))
+    if folded:
+        table = table.translate(
+            bytes.maketrans(string.ascii_uppercase.encode(), string.ascii_lowercase.encode())
+        )
     tail = rf"(?![{word}{binders}])(?!['\-.:][{word}])"
-    return re.compile((lead + _alternation(sorted(words)) + tail).encode("ascii"))
+    return WordFinder(table, re.compile((" " + _alternation(sorted(words)) + tail).encode("ascii")))
 
 
 def _alternation(words: list[str]) -> str:
@@ -639,17 +652,23 @@ def _alternation(words: list[str]) -> str:
     return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
 
 
-def free_word_spans(v: bytes, finder: re.Pattern[bytes]) -> list[tuple[int, int]]:
+def free_word_spans(v: bytes, finder: WordFinder) -> list[tuple[int, int]]:
     """``(start, end)``, ascending, of the free tokens of the view ``v`` of a plain text that
-    may hold no protected span (``not may_protect(v)``) found by ``finder`` (from
-    :func:`free_word_finder`; lower-case the view first for words matched in any case).
+    may hold no protected span (``not may_protect(v)``) that are the finder's words: in the
+    view translated by its table (a joiner, ``.`` or ``:`` after no word character lets a
+    token start after it too, and becomes ``" "``), after a leading ``" "``.
 
-    >>> free_word_spans(b"the cat, a.b, the_x and a", free_word_finder(["a", "the"]))
-    [(0, 3), (24, 25)]
+    >>> free_word_spans(b"The cat, a.b, the_x and -a", free_word_finder(["a", "the"], folded=True))
+    [(0, 3), (25, 26)]
     """
-    return [(s, e - 1) for s, e in map(_SPAN, finder.finditer(b" " + v))]  # after the lead " "
+    t = b" " + v.translate(finder.table)
+    if b"'" in t or b"-" in t or b"." in t or b":" in t:
+        t = _LONE_JOINER.sub(b" ", t)
+    return [(s, e - 1) for s, e in map(_SPAN, finder.pattern.finditer(t))]  # after the lead " "
 
 
+# A joiner, "." or ":" after no word character (led by its class: a fast scan).
+_LONE_JOINER = re.compile(rb"['\-.:](?<![A-Za-z0-9].)")
 _SPAN = re.Match.span
 
 

@@ -26,6 +26,7 @@ from ...text.bits import (
     Bits,
     Lanes,
     Tokens,
+    WordFinder,
     WordTable,
     bits,
     char_lanes,
@@ -138,7 +139,7 @@ def _drop_stop_words(text: str) -> Outcome:
     texts; an ``Outcome`` without ``details`` is immutable)."""
     v = view(text)
     if v is not None and not may_protect(v) and b"\x00" not in v:
-        spans = free_word_spans(v.lower(), _stop_finder())
+        spans = free_word_spans(v, _stop_finder())
         if not spans:
             return unchanged(text, "no_candidates")
         marked = _marked(text, spans)
@@ -168,9 +169,9 @@ def _exposed(marked: str) -> bool:
 
 
 @loaded_once
-def _stop_finder() -> re.Pattern[bytes]:
-    """The free stop words (A6a minus A6b) of a lower-cased view (:func:`free_word_spans`)."""
-    return free_word_finder(_stop_words())
+def _stop_finder() -> WordFinder:
+    """The free stop words (A6a minus A6b) of a view, in any case (:func:`free_word_spans`)."""
+    return free_word_finder(_stop_words(), folded=True)
 
 
 def _dropped_general(text: str) -> list[tuple[int, int]]:
