@@ -952,3 +952,19 @@ def test_one_line_is_plain_as_classify_lines_says(line):
     lb = [(0, len(line), len(line))]
     expected = lines.classify_lines(line, lb, lines.fenced_blocks(line, lb)) == ["plain"]
     assert lines.is_plain_line(line) == expected
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            ["`x`", "```\ny\n```", "~~~", "a@b.co", "{", '{"k": "v w"}', "[1]", "http://e.x", "www.e.x"]
+        )
+        | st.sampled_from(["WwW.", "://", ":", "~", "a b", "é", "\u2028", " "]),
+        max_size=6,
+    ).map("".join),
+    st.booleans(),
+)
+def test_protected_spans_without_a_lead_are_none(text, json):
+    """protected_spans answers () without the memo when may_protect finds no lead."""
+    assert tuple(T.protected_spans(text, json)) == tuple(T.find_protected(text, json=json))

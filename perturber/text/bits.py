@@ -29,7 +29,7 @@ import regex
 from ..memo import per_text
 from ..rng import positions as _all_positions
 from .chars import non_ascii
-from .spans import Spans, protected_spans
+from .spans import Spans, may_protect, protected_spans
 from .tokens import WORD_RE, Token, is_bound
 
 __all__ = [
@@ -176,30 +176,6 @@ def bits(text: str) -> Bits | None:
     full = tok * 15
     free_start = start ^ (start & _fill_left(bound, tok, full, ones)) if bound else start
     return Bits(n, v, ones, word, tok, start, end, link, full, free_start)
-
-
-def may_protect(v: bytes) -> bool:
-    r"""False when the view holds none of the characters a protected span (§1.8) needs: a
-    backtick or ``~~~`` (code), ``@``, ``{`` or ``[`` (JSON, e-mail), ``://`` or ``www.``
-    (URLs). The bytes `` ` @ { [ ~ : `` are kept in one C-level pass (``bytes.translate``),
-    and the longer needles are searched only when their first byte is there; ``www.`` is found
-    from its last byte by the pattern ``\.(?<=[wW][wW][wW]\.)``.
-
-    >>> may_protect(b"at 3:15, a-b"), may_protect(b"a ~~~"), may_protect(b"see WWW.x"), may_protect(b": [")
-    (False, True, True, True)
-    """
-    leads = v.translate(None, _NOT_PROTECT_LEADS)
-    if leads and (
-        leads.strip(b"~:")  # one of ` @ { [
-        or (b"~~~" in leads and b"~~~" in v)
-        or (b":" in leads and b"://" in v)
-    ):
-        return True
-    return _W_DOT.search(v) is not None
-
-
-_NOT_PROTECT_LEADS = bytes(byte for byte in range(256) if byte not in b"`@{[~:")
-_W_DOT = re.compile(rb"\.(?<=[wW][wW][wW]\.)")
 
 
 def _fill_left(flags: int, tok: int, full: int, ones: int) -> int:
