@@ -453,7 +453,7 @@ def word_split(text: str, rng: Draws, *, count: int) -> Outcome:
 def _split_starts(text: str) -> Sequence[int]:
     """Starts of the free alpha tokens that have a split point (none inside a JSON document)."""
     b = bits(text)
-    if b is None or b'"' in b.view or b"{" in b.view or b"[" in b.view:
+    if b is None or b.view.translate(None, _NOT_JSON_MARKS):  # a '"', "{" or "[": maybe JSON
         return _split_starts_general(text)
     digit = char_lanes(b, _DIGIT)
     # A split point of an alpha token (whose letters are its word characters, each a cluster):
@@ -462,6 +462,9 @@ def _split_starts(text: str) -> Sequence[int]:
     letter = b.word & ~digit
     points = letter & letter >> 4 & ~(b.start >> 4) & ~b.end
     return Lanes(b.free_start & ~token_any(digit & b.tok, b) & token_any(points, b), b.n)
+
+
+_NOT_JSON_MARKS = bytes(byte for byte in range(256) if byte not in b'"{[')
 
 
 def _split_starts_general(text: str) -> tuple[int, ...]:
