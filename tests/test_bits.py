@@ -3,6 +3,9 @@ model (word_tokens, free_tokens) on random texts."""
 
 from __future__ import annotations
 
+import re
+
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -133,6 +136,21 @@ def test_lanes_find_each_flag(flags):
     assert [lanes[i] for i in range(len(lanes))] == [p for p, f in enumerate(flags) if f]
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.booleans(), min_size=1, max_size=600), st.lists(st.integers(-700, 700), max_size=30))
+def test_lanes_look_ups_before_and_after_listing_are_the_positions(flags, indices):
+    """Any look-ups (negative ones, out of range ones), before and after the flags are listed."""
+    mask = int("".join("1" if f else "0" for f in flags), 16)
+    lanes, expected = B.Lanes(mask, len(flags)), [p for p, f in enumerate(flags) if f]
+    for i in indices:
+        if -len(expected) <= i < len(expected):
+            assert lanes[i] == expected[i]
+        else:
+            with pytest.raises(IndexError):
+                lanes[i]
+    assert list(lanes) == expected
+
+
 TABLE_WORDS = ["a", "km", "Km", "it's", "of", "their", "there's", "definitely", "x-ray", "abcde"]
 
 
@@ -157,3 +175,49 @@ def test_word_spans_are_the_tokens_whose_text_is_in_the_table(text, words, folde
         if (t.text.translate(stand_ins).lower() if folded else t.text.translate(stand_ins)) in words
     ]
     assert B.word_spans(b, B.word_table(words, folded), b.start) == expected
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(PIECES + TABLE_WORDS + ["IT’S", "Their", "X‑ray", "of_", "%a"]), max_size=30
+    ).map("".join),
+    st.sets(st.sampled_from(TABLE_WORDS), min_size=1),
+    st.booleans(),
+)
+def test_free_word_spans_are_the_free_tokens_in_the_table(text, words, folded):
+    """The pattern of free_word_finder gives word_spans among the free tokens (no protected span)."""
+    b = B.bits(text)
+    if b is None or B.may_protect(b.view):
+        return
+    if folded:
+        words = {w.lower() for w in words}
+    expected = B.word_spans(b, B.word_table(words, folded)._replace(finder=None), b.free_start)
+    assert B.free_word_spans(b.view, B.free_word_finder(words, folded)) == expected
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(PIECES + ["~", "~~~", "://", ":/", "www.", "wWw.", "ww.", "w"]), max_size=20))
+def test_may_protect_is_the_plain_search(pieces):
+    v = "".join(pieces).encode("ascii", "replace")
+    straightforward = any(needle in v for needle in (b"`", b"@", b"{", b"[", b"~~~", b"://")) or (
+        re.search(rb"[wW][wW][wW]\.", v) is not None
+    )
+    assert B.may_protect(v) == straightforward
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.sampled_from(PIECES + TABLE_WORDS + ["IT’S", "Their", "X‑ray", "of_"]), max_size=30).map(
+        "".join
+    ),
+    st.sets(st.sampled_from(TABLE_WORDS), min_size=4),
+    st.booleans(),
+)
+def test_word_spans_by_the_tables_pattern_are_those_by_the_masks(text, words, folded):
+    b = B.bits(text)
+    if b is None:
+        return
+    wt = B.word_table({w.lower() for w in words} if folded else words, folded)
+    by_masks = wt._replace(finder=None)
+    assert B.word_spans(b, wt, b.free_start) == B.word_spans(b, by_masks, b.free_start)

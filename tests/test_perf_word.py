@@ -380,6 +380,31 @@ def test_drop_stop_words_matches_reference(text):
     assert (got.text, got.edits) == _drop_stop_words_reference(text)[:2]
 
 
+plain_stop_texts = st.lists(
+    st.tuples(
+        st.sampled_from(["The", "the", "a", "IS", "of", "it’s", "its", "x", "Cat", "5", "e.g", "Dr", "‑a"]),
+        st.sampled_from(
+            [" ", "  ", ", ", ". ", "? ", "! ", "… ", ".", "\n", "\n\n", "\t", "\u00a0", "-", "'", "_"]
+        ),
+    ),
+    max_size=30,
+).map(lambda parts: "".join(a + b for a, b in parts))
+
+
+@settings(max_examples=500, deadline=None)
+@given(plain_stop_texts)
+def test_drop_stop_words_of_a_plain_text_matches_reference(text):
+    """The plain path (stop words found by a pattern, the units read only when a stop word may
+    be alone in its unit) against the straightforward loops."""
+    got = spacing._drop_stop_words(text)
+    assert (got.text, got.edits) == _drop_stop_words_reference(text)[:2]
+    b = tm.bits.bits(text)
+    if b is not None and not tm.bits.may_protect(b.view):
+        spans = tm.bits.free_word_spans(b.view, spacing._stop_finder())
+        if spans and not spacing._exposed(spacing._marked(text, spans)):
+            assert spacing._dropped_plain(text, b) == spans  # no unit of stop words only
+
+
 @settings(max_examples=500, deadline=None)
 @given(stop_texts, st.randoms(use_true_random=False))
 def test_group_removal_by_patterns_is_the_edit_loop(text, random):

@@ -913,3 +913,58 @@ def test_identifier_prefilter_keeps_every_match(prefix):
     text = prefix + "5"
     s = len(prefix)
     assert numbers._identifier_before(text, s) == (numbers._IDENT_BEFORE.match(text, s) is not None) or s == 0
+
+
+def _case_class_reference(word):
+    """§1.6 from the cased letters, one code point at a time."""
+    s = "".join(c for c in word if is_cased_letter(c))
+    if not s:
+        return "none"
+    if s.islower():
+        return "lower"
+    if len(s) == 1:
+        return "single"
+    if s.isupper():
+        return "upper"
+    return "title" if s[0].isupper() and s[1:].islower() else "mixed"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from("aZb'-1 .ßİéÉ’\u0301x"), max_size=8) | st.text(max_size=6))
+def test_case_class_is_the_reference(word):
+    assert case_class(word) == _case_class_reference(word)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            ["#", "# ", "- ", "* ", "1. ", "12) ", "a) ", "(b. ", "> ", "| ", "```", "~~~", " ", "\t"]
+        )
+        | st.sampled_from(["Answer:", "answer :", "x", "Why?", "\u00a0", "\u2028", "\x0b"]),
+        max_size=5,
+    ).map("".join)
+)
+def test_one_line_is_plain_as_classify_lines_says(line):
+    if "\n" in line or "\r" in line or not line:
+        return
+    lines = sys.modules["perturber.text.lines"]
+    lb = [(0, len(line), len(line))]
+    expected = lines.classify_lines(line, lb, lines.fenced_blocks(line, lb)) == ["plain"]
+    assert lines.is_plain_line(line) == expected
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            ["`x`", "```\ny\n```", "~~~", "a@b.co", "{", '{"k": "v w"}', "[1]", "http://e.x", "www.e.x"]
+        )
+        | st.sampled_from(["WwW.", "://", ":", "~", "a b", "é", "\u2028", " "]),
+        max_size=6,
+    ).map("".join),
+    st.booleans(),
+)
+def test_protected_spans_without_a_lead_are_none(text, json):
+    """protected_spans answers () without the memo when may_protect finds no lead."""
+    assert tuple(T.protected_spans(text, json)) == tuple(T.find_protected(text, json=json))

@@ -19,9 +19,9 @@ True
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
-from collections.abc import Iterator, Sequence
-from itertools import accumulate, compress
+import string
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import compress
 from typing import NamedTuple
 
 import regex
@@ -29,7 +29,7 @@ import regex
 from ..memo import per_text
 from ..rng import positions as _all_positions
 from .chars import non_ascii
-from .spans import Spans, protected_spans
+from .spans import Spans, may_protect, protected_spans
 from .tokens import WORD_RE, Token, is_bound
 
 __all__ = [
@@ -44,10 +44,13 @@ __all__ = [
     "fill_left",
     "flagged",
     "free_lanes",
+    "free_word_finder",
+    "free_word_spans",
     "lowered_words",
     "may_protect",
     "positions",
     "shift_code_points",
+    "WordFinder",
     "WordTable",
     "word_spans",
     "word_table",
@@ -173,26 +176,6 @@ def bits(text: str) -> Bits | None:
     full = tok * 15
     free_start = start ^ (start & _fill_left(bound, tok, full, ones)) if bound else start
     return Bits(n, v, ones, word, tok, start, end, link, full, free_start)
-
-
-def may_protect(v: bytes) -> bool:
-    r"""False when the view holds none of the characters a protected span (§1.8) needs: a
-    backtick or ``~~~`` (code), ``@``, ``{`` or ``[`` (JSON, e-mail), ``://`` or ``www.``
-    (URLs). One-byte searches first (``memchr``); a searched triple is led by a rare byte, or
-    found from its last byte by the pattern ``\.(?<=[wW][wW][wW]\.)`` (a plain ``in`` test of a
-    longer needle is several times slower)."""
-    return (
-        b"`" in v
-        or b"@" in v
-        or b"{" in v
-        or b"[" in v
-        or (b"~" in v and b"~~~" in v)
-        or (b":" in v and b"://" in v)
-        or _W_DOT.search(v) is not None
-    )
-
-
-_W_DOT = re.compile(rb"\.(?<=[wW][wW][wW]\.)")
 
 
 def _fill_left(flags: int, tok: int, full: int, ones: int) -> int:
@@ -401,57 +384,49 @@ def positions(mask: int, n: int) -> list[int]:
 
 class Lanes(Sequence[int]):
     """The code points flagged in a mask as an ascending read-only sequence, without listing
-    them: ``len`` is a popcount and ``lanes[i]`` finds the i-th flag from counts of flags in
-    blocks of the mask's hex digits (for a few look-ups in a long text; :func:`positions` lists
-    them all).
+    them: ``len`` is a popcount and ``lanes[i]`` is the first flag left in the mask's hex
+    digits once the ``i`` before it are blanked (two C-level passes: ``str.replace`` with a
+    count, ``str.find``). After ``_LOOKUPS`` look-ups it lists the flags (:func:`positions`)
+    and reads the list: many draws are cheaper from it.
 
     >>> lanes = Lanes(0x10110, 5)
     >>> len(lanes), lanes[0], lanes[2], list(lanes)
     (3, 0, 3, [0, 2, 3])
     """
 
-    __slots__ = ("mask", "n", "size", "_hex", "_before")
+    __slots__ = ("mask", "n", "size", "_hex", "_lookups", "_listed")
 
-    _BLOCK = 256  # hex digits per counted block
-    _STEP = 32  # hex digits counted at a time inside a block
+    _LOOKUPS = 8  # look-ups before the flags are listed
 
     def __init__(self, mask: int, n: int) -> None:
         self.mask = mask
         self.n = n
         self.size = mask.bit_count()
         self._hex: str | None = None  # the lanes as hex digits, filled on the first look-up
-        self._before: list[int] = []  # flags before each block of the hex digits
+        self._lookups = 0
+        self._listed: list[int] | None = None  # every flag, once listed
 
     def __len__(self) -> int:
         return self.size
 
     def __getitem__(self, i: int) -> int:  # type: ignore[override]  # no slices
+        if self._listed is not None:
+            return self._listed[i]
         if i < 0:
             i += self.size
         if not 0 <= i < self.size:
             raise IndexError(i)
+        self._lookups += 1
+        if self._lookups > self._LOOKUPS:
+            self._listed = positions(self.mask, self.n)
+            return self._listed[i]
         h = self._hex
         if h is None:
-            h = format(self.mask, "x")  # the lanes after the leading ones without a flag
-            step = self._BLOCK
-            self._before = list(
-                accumulate((h.count("1", k, k + step) for k in range(0, len(h), step)), initial=0)
-            )
-            self._hex = h
-        block = bisect_right(self._before, i) - 1
-        need = i - self._before[block]  # flags to pass in the block before the i-th
-        pos = block * self._BLOCK
-        count, step = h.count, self._STEP
-        while (seen := count("1", pos, pos + step)) <= need:
-            need -= seen
-            pos += step
-        pos -= 1
-        for _ in range(need + 1):
-            pos = h.find("1", pos + 1)
-        return pos + self.n - len(h)
+            h = self._hex = format(self.mask, "x")  # the lanes after the leading ones without a flag
+        return h.replace("1", "0", i).find("1") + self.n - len(h)
 
     def __iter__(self) -> Iterator[int]:
-        return iter(positions(self.mask, self.n))
+        return iter(self._listed if self._listed is not None else positions(self.mask, self.n))
 
 
 #: Up to this many code points a text's flags are listed; above, ``Lanes`` finds them on demand.
@@ -528,6 +503,7 @@ class WordTable(NamedTuple):
     table: bytes  # a byte's hex digit: bit k set when it is the k-th character (k < 4) of a word
     lengths: tuple[int, ...]  # the words' distinct lengths, ascending
     folded: bool  # matched in any case
+    finder: WordFinder | None  # for the free tokens of a text that may hold no protected span
 
 
 def word_table(words: frozenset[str] | set[str], folded: bool = False) -> WordTable:
@@ -545,7 +521,15 @@ def word_table(words: frozenset[str] | set[str], folded: bool = False) -> WordTa
     table = bytes(ord(_HEX[bits_set]) for bits_set in at)
     lengths = tuple(sorted({len(w) for w in words}))
     assert lengths[-1] < 16  # a lane holds a candidate's length (word_spans)
-    return WordTable(frozenset(w.encode("ascii") for w in words), table, lengths, folded)
+    # A few words of many lengths: a pattern finds the free ones faster than the masks filter
+    # candidates of each length (measured); a large table stays with the masks.
+    few_of_many_lengths = len(words) <= _FINDER_WORDS and len(lengths) >= _FINDER_LENGTHS
+    finder = free_word_finder(words, folded) if few_of_many_lengths else None
+    return WordTable(frozenset(w.encode("ascii") for w in words), table, lengths, folded, finder)
+
+
+_FINDER_WORDS = 64
+_FINDER_LENGTHS = 4
 
 
 def word_spans(b: Bits, wt: WordTable, among: int) -> list[tuple[int, int]]:
@@ -561,7 +545,12 @@ def word_spans(b: Bits, wt: WordTable, among: int) -> list[tuple[int, int]]:
     >>> b = bits("Their cat, there's THEIR")
     >>> word_spans(b, word_table({"their", "there's"}, folded=True), b.start)
     [(0, 5), (11, 18), (19, 24)]
+
+    The free tokens of a text that may hold no protected span are found by the table's
+    pattern, when it has one (:func:`free_word_finder`).
     """
+    if wt.finder is not None and among == b.free_start and not may_protect(b.view):
+        return free_word_spans(b.view, wt.finder)
     x = _parse(b.view, wt.table)
     link, ones = b.link, b.ones
     fits = among & x & ones  # tokens of at least k code points whose first (up to 4) match
@@ -569,7 +558,7 @@ def word_spans(b: Bits, wt: WordTable, among: int) -> list[tuple[int, int]]:
     k = 1
     for length in wt.lengths:
         while k < length and fits:
-            fits &= (x >> k & ones) << 4 * k & link << 4 * k if k < 4 else link << 4 * k
+            fits &= (x >> k & link) << 4 * k if k < 4 else link << 4 * k  # link lanes hold 0 or 1
             k += 1
         if not fits:
             break
@@ -594,6 +583,69 @@ def word_spans(b: Bits, wt: WordTable, among: int) -> list[tuple[int, int]]:
 
 _NONZERO = str.maketrans("23456789abcdef", "1" * 14)  # a hex digit that is not 0 -> "1"
 _HEX_VALUE = {d: int(d, 16) for d in _HEX}
+
+
+class WordFinder(NamedTuple):
+    """The free tokens of a plain text that are some words, for :func:`free_word_spans`."""
+
+    table: bytes  # ``bytes.translate``: a byte after which a token may start -> " " (lower-cased letters when folded)
+    pattern: re.Pattern[bytes]  # " ", then one of the words as a whole token that nothing binds
+
+
+def free_word_finder(words: Iterable[str], folded: bool = False) -> WordFinder:
+    """The :class:`WordFinder` of the ASCII ``words`` (``folded``: matched in any ASCII case,
+    and given in lower case). A byte that is no word character, binder, joiner, ``.`` or ``:``
+    lets a token start after it and binds none (§1.6): the table turns it into ``" "``, so
+    the pattern is led by a literal (the engine's fastest scan)."""
+    word, binders = "A-Za-z0-9", re.escape(_BINDERS)
+    kept = (string.ascii_letters + string.digits + _BINDERS + "'-.:").encode("ascii")
+    table = bytes(byte if byte in kept else 32 for byte in range(256))
+    if folded:
+        table = table.translate(
+            bytes.maketrans(string.ascii_uppercase.encode(), string.ascii_lowercase.encode())
+        )
+    tail = rf"(?![{word}{binders}])(?!['\-.:][{word}])"
+    return WordFinder(table, re.compile((" " + _alternation(sorted(words)) + tail).encode("ascii")))
+
+
+def _alternation(words: list[str]) -> str:
+    """The sorted ``words`` as a pattern that branches one character at a time (a trie: the
+    engine tries a handful of first characters, not every word).
+
+    >>> _alternation(["a", "am", "an", "the"])
+    '(?:a(?:m|n)?|the)'
+    """
+    heads: dict[str, list[str]] = {}
+    for w in words:
+        heads.setdefault(w[0], []).append(w[1:])
+    branches = []
+    for head, tails in heads.items():
+        rest = [t for t in tails if t]
+        inner = _alternation(rest) if rest else ""
+        if rest and len(rest) < len(tails):  # the head alone is a word too
+            inner = f"{inner}?" if inner.startswith("(?:") else f"(?:{inner})?"
+        branches.append(re.escape(head) + inner)
+    return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+
+
+def free_word_spans(v: bytes, finder: WordFinder) -> list[tuple[int, int]]:
+    """``(start, end)``, ascending, of the free tokens of the view ``v`` of a plain text that
+    may hold no protected span (``not may_protect(v)``) that are the finder's words: in the
+    view translated by its table (a joiner, ``.`` or ``:`` after no word character lets a
+    token start after it too, and becomes ``" "``), after a leading ``" "``.
+
+    >>> free_word_spans(b"The cat, a.b, the_x and -a", free_word_finder(["a", "the"], folded=True))
+    [(0, 3), (25, 26)]
+    """
+    t = b" " + v.translate(finder.table)
+    if b"'" in t or b"-" in t or b"." in t or b":" in t:
+        t = _LONE_JOINER.sub(b" ", t)
+    return [(s, e - 1) for s, e in map(_SPAN, finder.pattern.finditer(t))]  # after the lead " "
+
+
+# A joiner, "." or ":" after no word character (led by its class: a fast scan).
+_LONE_JOINER = re.compile(rb"['\-.:](?<![A-Za-z0-9].)")
+_SPAN = re.Match.span
 
 
 def lanes_at(points: Sequence[int], n: int) -> int:

@@ -43,6 +43,8 @@ def case_class(word: str) -> str:
     >>> [case_class(w) for w in ["東京", "dog", "Dog", "NASA", "I", "iPhone"]]
     ['none', 'lower', 'title', 'upper', 'single', 'mixed']
     """
+    if word.islower() and word.isascii():  # the common case: its letters are its cased letters
+        return "lower"
     s = _cased(word)
     if not s:
         return "none"

@@ -187,6 +187,22 @@ def classify_lines(text: str, lb, fences) -> list[str]:
     return out
 
 
+def is_plain_line(text: str) -> bool:
+    """True when ``text``, one line without a line break, is classed ``plain`` (§1.9): it is
+    not blank, opens no fence and starts with no line marker; it is never the answer cue, which
+    needs another non-blank line before it. :func:`classify_lines` is the reference.
+
+    >>> is_plain_line("Why?"), is_plain_line("- item"), is_plain_line("```py"), is_plain_line(" ")
+    (True, False, False, False)
+    """
+    n = len(text)
+    return (
+        _BLANK.match(text) is None
+        and (not may_fence(text) or fence_opening(text, 0, n) is None)
+        and _LINE_CLS.match(text) is None
+    )
+
+
 def lines(text: str) -> list[Line]:
     """The lines of ``text`` with their §1.9 class (a final line break opens no new line); the
     scan of a short text is memoised like its tokens (each call gets its own list).

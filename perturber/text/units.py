@@ -11,7 +11,7 @@ from ..memo import loaded_once, per_text
 from .chars import JOINERS as _JOINERS
 from .chars import ascii_words, new_tuple
 from .chars import is_mark as _is_mark
-from .lines import NON_WHITESPACE, classify_lines, fenced_blocks, line_bounds
+from .lines import NON_WHITESPACE, classify_lines, fenced_blocks, is_plain_line, line_bounds
 from .spans import Spans, find_protected
 
 # --------------------------------------------------------------------------------------------
@@ -290,9 +290,7 @@ def plain_paragraphs(text: str) -> list[tuple[int, int]]:
     [(0, 9), (18, 23)]
     """
     if "\n" not in text and "\r" not in text:  # one line (a prompt, often): classify it alone
-        lb = [(0, len(text), len(text))]
-        plain = text and classify_lines(text, lb, fenced_blocks(text, lb)) == ["plain"]
-        return [(0, len(text))] if plain else []
+        return [(0, len(text))] if text and is_plain_line(text) else []
     lb = line_bounds(text)
     return [
         (lb[i][0], lb[j][1]) for kind, i, j in _blocks(text, lb, fenced_blocks(text, lb)) if kind == "plain"

@@ -24,12 +24,15 @@ from ...registry import Outcome, count, perturbation, rate, unchanged
 from ...rng import Draws, below_many, select
 from ...text.bits import (
     Bits,
+    Lanes,
     Tokens,
+    WordFinder,
     WordTable,
     bits,
     char_lanes,
     char_table,
-    flagged,
+    free_word_finder,
+    free_word_spans,
     inner_space_run_ends,
     lanes_at,
     may_protect,
@@ -134,6 +137,14 @@ def drop_stop_words(text: str, rng: Draws) -> Outcome:
 def _drop_stop_words(text: str) -> Outcome:
     """The outcome of ``drop_stop_words``: a pure function of the text (memoised for short
     texts; an ``Outcome`` without ``details`` is immutable)."""
+    v = view(text)
+    if v is not None and not may_protect(v) and b"\x00" not in v:
+        spans = free_word_spans(v, _stop_finder())
+        if not spans:
+            return unchanged(text, "no_candidates")
+        marked = _marked(text, spans)
+        if not _exposed(marked):  # every stop word shares its unit with another token
+            return Outcome(_without_marked(marked), len(spans))
     b = bits(text)
     spans = _dropped_general(text) if b is None else _dropped_plain(text, b)
     if not spans:
@@ -141,6 +152,26 @@ def _drop_stop_words(text: str) -> Outcome:
     if "\x00" in text:
         return Outcome(tm.splice(text, _removal_edits(text, spans)), len(spans))
     return Outcome(_without_groups(text, spans), len(spans))
+
+
+# A unit ends in a run of ". ! ? …" or at a line break (§1.9): a marked stop word (``_marked``)
+# after such an end or the text's start, and before one or the text's end, with no word character
+# (another token) on either side of it, may be in a unit of stop words only.
+_UNIT_END = ".!?…\r\n"
+_EXPOSED_REST = rf"[^A-Za-z0-9{_UNIT_END}\x00]*+\x00[^A-Za-z0-9{_UNIT_END}]*+(?:[{_UNIT_END}]|\Z)"
+_EXPOSED_FIRST = re.compile(_EXPOSED_REST)  # matched at the start
+_EXPOSED = re.compile(rf"[{_UNIT_END}]" + _EXPOSED_REST)  # led by a class: a fast scan
+
+
+def _exposed(marked: str) -> bool:
+    """True when a marked stop word may be in a unit of stop words only (then the units decide)."""
+    return _EXPOSED_FIRST.match(marked) is not None or _EXPOSED.search(marked) is not None
+
+
+@loaded_once
+def _stop_finder() -> WordFinder:
+    """The free stop words (A6a minus A6b) of a view, in any case (:func:`free_word_spans`)."""
+    return free_word_finder(_stop_words(), folded=True)
 
 
 def _dropped_general(text: str) -> list[tuple[int, int]]:
@@ -227,6 +258,11 @@ def _without_groups(text: str, spans: list[tuple[int, int]]) -> str:
     >>> _without_groups("the cat\\nis a dog", [(0, 3), (8, 10), (11, 12)])
     'cat\\ndog'
     """
+    return _without_marked(_marked(text, spans))
+
+
+def _marked(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` with each code point of ``spans`` replaced by ``\\x00``."""
     parts = []
     pos = 0
     for s, e in spans:
@@ -234,11 +270,17 @@ def _without_groups(text: str, spans: list[tuple[int, int]]) -> str:
         parts.append("\x00" * (e - s))
         pos = e
     parts.append(text[pos:])
-    marked = "".join(parts)
+    return "".join(parts)
+
+
+def _without_marked(marked: str) -> str:
+    """A marked text (:func:`_marked`) without its groups, as :func:`_without_groups` says."""
     return _GROUP_AND_RUN_AFTER.sub("", _GROUP_AND_RUN_AFTER_SOLID.sub("", marked[::-1])[::-1])
 
 
-_GROUP = r"\x00+(?:[^\S\r\n]+\x00+)*"  # marked tokens separated by horizontal whitespace only
+# marked tokens separated by horizontal whitespace only, led by a literal (a fast scan; a
+# pattern led by a repeat is tried at every code point)
+_GROUP = r"\x00\x00*(?:[^\S\r\n]+\x00+)*"
 _GROUP_AND_RUN_AFTER_SOLID = re.compile(_GROUP + r"[^\S\r\n]+(?=[^\s\x00])")
 _GROUP_AND_RUN_AFTER = re.compile(_GROUP + r"[^\S\r\n]*")
 
@@ -320,7 +362,7 @@ def _merge_gaps_plain(b: Bits) -> Sequence[int]:
     x = char_lanes(b, _DIGIT_SPACE)
     ok = b.free_start & ~token_any(x & b.ones & b.tok, b)
     ok_end = spread_right(ok, b.link) & b.end
-    return flagged(x >> 1 & b.ones & ok_end >> 4 & ok << 4, b.n)
+    return Lanes(x >> 1 & b.ones & ok_end >> 4 & ok << 4, b.n)  # a count draws a few
 
 
 def _merge_gaps_general(text: str) -> tuple[int, ...]:
@@ -413,7 +455,7 @@ def word_split(text: str, rng: Draws, *, count: int) -> Outcome:
 def _split_starts(text: str) -> Sequence[int]:
     """Starts of the free alpha tokens that have a split point (none inside a JSON document)."""
     b = bits(text)
-    if b is None or b'"' in b.view or b"{" in b.view or b"[" in b.view:
+    if b is None or b.view.translate(None, _NOT_JSON_MARKS):  # a '"', "{" or "[": maybe JSON
         return _split_starts_general(text)
     digit = char_lanes(b, _DIGIT)
     # A split point of an alpha token (whose letters are its word characters, each a cluster):
@@ -421,7 +463,10 @@ def _split_starts(text: str) -> Sequence[int]:
     # second not its end (so 2 after), wherever its joiners are.
     letter = b.word & ~digit
     points = letter & letter >> 4 & ~(b.start >> 4) & ~b.end
-    return flagged(b.free_start & ~token_any(digit & b.tok, b) & token_any(points, b), b.n)
+    return Lanes(b.free_start & ~token_any(digit & b.tok, b) & token_any(points, b), b.n)
+
+
+_NOT_JSON_MARKS = bytes(byte for byte in range(256) if byte not in b'"{[')
 
 
 def _split_starts_general(text: str) -> tuple[int, ...]:
