@@ -8,7 +8,6 @@ import re
 from bisect import bisect_left
 from collections.abc import Sequence
 from itertools import accumulate
-from operator import eq
 
 import regex
 
@@ -103,10 +102,11 @@ def unfiltered(word: str) -> bool:
     >>> unfiltered("people"), unfiltered("letter"), unfiltered("banana"), unfiltered("it's")
     (True, False, False, False)
     """
-    if not (word.isascii() and word.isalpha()):
-        return False
-    low = word.lower()
-    return not any(map(eq, low, low[1:])) and not any(map(eq, low, low[2:]))
+    return word.isascii() and word.isalpha() and _NEAR_REPEAT.search(word) is None
+
+
+# A letter equal (ignoring case) to the next one or to the one after it.
+_NEAR_REPEAT = re.compile(r"(.).?\1", re.IGNORECASE | re.DOTALL)
 
 
 def _split(word: str) -> list[str]:

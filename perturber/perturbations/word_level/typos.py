@@ -11,7 +11,7 @@ memoised, so a chosen token costs O(its length) and a whole call O(len(text)).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import repeat
 from operator import add, mul
 from typing import NamedTuple
@@ -20,7 +20,7 @@ import regex
 
 from ... import text as tm
 from ...data import unit_symbols
-from ...memo import loaded_once, per_text, per_value, per_word
+from ...memo import loaded_once, per_text, per_word
 from ...registry import Outcome, count, perturbation, rate, unchanged
 from ...rng import Draws, below_many, pick, select
 from ...text.bits import (
@@ -360,32 +360,18 @@ _TY_OPS = (("swap", swaps), ("delete", drops), ("duplicate", doubles), ("substit
 def _typo_plan(word: str) -> tuple[tuple[str, Sequence[int], tuple | None], ...]:
     """The ops of ``typos`` that apply to ``word``, in ``_TY_OPS`` order (after the option
     filter), each with its cluster positions and, for ``substitute`` on an ASCII word, the
-    shifts the filter keeps at each position (None: both, or found later for other words). A
-    pure function of the word's text, so it is memoised: words recur across texts and seeds.
+    shifts the filter keeps at each position (None for other words: found at the edit). A
+    pure function of the word's text, so it is memoised: words recur across texts and seeds
+    (``typos`` draws on an :func:`unfiltered` word without one).
 
     >>> [op for op, _, _ in _typo_plan("cats")], _typo_plan("cat")[0]
     (['swap', 'delete', 'duplicate', 'substitute'], ('swap', (0, 1), None))
     """
-    n = len(word)
-    if n > _TY_MIN and unfiltered(word):  # every position of every op passes the filter
-        return _unfiltered_plan(n)
     if _SIMPLE_WORD.fullmatch(word):
         return _simple_plan(word)
-    w = Word(tm.Token(0, n, word))
+    w = Word(tm.Token(0, len(word), word))
     found = ((op, tuple(producer(w, _TY_MIN))) for op, producer in _TY_OPS)
     return tuple((op, positions, None) for op, positions in found if positions)
-
-
-@per_value(64)
-def _unfiltered_plan(n: int) -> tuple[tuple[str, Sequence[int], None], ...]:
-    """The plan of every word of ``n > 3`` letters that the option filter leaves whole (one
-    shared plan per length)."""
-    return (
-        ("swap", range(n - 1), None),
-        ("delete", range(1, n), None),
-        ("duplicate", range(n), None),
-        ("substitute", range(n), None),
-    )
 
 
 # A token whose clusters are single code points: ASCII letters and joiners.
@@ -469,8 +455,8 @@ def _run_lengths(word: str) -> list[int]:
 
 def _typo_edit(word: str, op: str, i: int, shifts: tuple | None, rng: Draws) -> tuple:
     """The token-relative edit of ``op`` at cluster ``i`` of ``word``; a substitution draws its
-    shift among ``shifts`` (those the option filter keeps; None: both for an unfiltered ASCII
-    word, found here for any other).
+    shift among ``shifts`` (those the option filter keeps, from the plan of an ASCII word;
+    found here for any other).
 
     >>> _typo_edit("cat", "swap", 1, None, Draws(0)), _typo_edit("cat", "delete", 2, None, Draws(0))
     ((1, 3, 'ta'), (2, 3, ''))
@@ -491,8 +477,8 @@ def _typo_edit(word: str, op: str, i: int, shifts: tuple | None, rng: Draws) -> 
         return (i, i + 1, "")
     if op == "duplicate":
         return (i + 1, i + 1, word[i])
-    kept = _BOTH_SHIFTS if shifts is None else shifts
-    letter = shift_letter(word[i].lower(), kept[rng.below(len(kept))])
+    assert shifts is not None  # the plan of an ASCII word lists the shifts it keeps
+    letter = shift_letter(word[i].lower(), shifts[rng.below(len(shifts))])
     return (i, i + 1, letter.upper() if word[i].isupper() else letter)
 
 
@@ -530,14 +516,42 @@ def typos(text: str, rng: Draws, *, count: int) -> Outcome:
     tokens = Tokens(text)
     for start in chosen:
         word = tokens.word_at(start)
-        plan = _typo_plan(word)
-        op, positions, kept = plan[below(len(plan))]
-        j = below(len(positions))
-        s, e, out = _typo_edit(word, op, positions[j], None if kept is None else kept[j], rng)
+        if unfiltered(word):
+            s, e, out = _unfiltered_typo(word, below)
+        else:
+            plan = _typo_plan(word)
+            op, positions, kept = plan[below(len(plan))]
+            j = below(len(positions))
+            s, e, out = _typo_edit(word, op, positions[j], None if kept is None else kept[j], rng)
         edit_starts.append(start + s)
         edit_ends.append(start + e)
         outs.append(out)
     return Outcome(tm.splice_at(text, edit_starts, edit_ends, outs), len(chosen))
+
+
+def _unfiltered_typo(word: str, below: Callable[[int], int]) -> tuple[int, int, str]:
+    """The draws and token-relative edit of ``typos`` on an :func:`unfiltered` word of 4+
+    letters, without a plan: the filter keeps every option, so all four ops apply, at every
+    position their definition gives, and a substitution may shift either way.
+
+    >>> [_unfiltered_typo("Cats", Draws(seed).below) for seed in (0, 2)]
+    [(3, 4, 'r'), (0, 2, 'aC')]
+    """
+    n = len(word)
+    op = below(4)
+    if op == 0:  # swap the letters i and i + 1
+        i = below(n - 1)
+        return i, i + 2, word[i + 1] + word[i]
+    if op == 1:  # delete any letter but the first
+        i = below(n - 1) + 1
+        return i, i + 1, ""
+    if op == 2:  # duplicate
+        i = below(n)
+        return i + 1, i + 1, word[i]
+    i = below(n)  # substitute: shift by -1 or +1
+    c = word[i]
+    letter = _SHIFTED[c.lower()][below(2)]
+    return i, i + 1, letter.upper() if c.isupper() else letter
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,0 +1,45 @@
+"""The fast paths of ``typos`` and ``realistic_typos`` draw and edit exactly as the straightforward
+code they stand in for (the memoised plans and the word model), on random words, texts and seeds."""
+
+from operator import eq
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from perturber.perturbations.word_level import typo_mechanics, typos
+from perturber.rng import Draws
+
+seeds = st.integers(0, 2**32 - 1)
+# ASCII words, with repeats (filtered) and without, in both cases, and a few non-letters
+words = st.text(alphabet="abcdeilmnoprstuyzABEILTZ", min_size=1, max_size=14) | st.text(
+    alphabet="aAbB'-’é1", min_size=1, max_size=6
+)
+
+
+def _unfiltered_reference(word: str) -> bool:
+    """:func:`typo_mechanics.unfiltered` as first written: letter pairs compared one by one."""
+    if not (word.isascii() and word.isalpha()):
+        return False
+    low = word.lower()
+    return not any(map(eq, low, low[1:])) and not any(map(eq, low, low[2:]))
+
+
+@settings(max_examples=1000, deadline=None)
+@given(words)
+def test_unfiltered_is_the_pairwise_check(word):
+    assert typo_mechanics.unfiltered(word) == _unfiltered_reference(word)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(words, seeds)
+def test_an_unfiltered_typo_is_the_planned_one(word, seed):
+    """``_unfiltered_typo`` makes the draws and edit of the memoised plan and ``_typo_edit``."""
+    if not (typo_mechanics.unfiltered(word) and len(word) >= typos._TY_MIN_CAND):
+        return
+    a, b = Draws(seed), Draws(seed)
+    plan = typos._typo_plan.__wrapped__(word)
+    op, positions, kept = plan[b.below(len(plan))]
+    j = b.below(len(positions))
+    want = typos._typo_edit(word, op, positions[j], None if kept is None else kept[j], b)
+    assert typos._unfiltered_typo(word, a.below) == want
+    assert a.below(1000) == b.below(1000)
