@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from perturber.perturbations.word_level import typo_mechanics, typos
 from perturber.rng import Draws
+from perturber.text.bits import lanes_at
 
 seeds = st.integers(0, 2**32 - 1)
 # ASCII words, with repeats (filtered) and without, in both cases, and a few non-letters
@@ -43,3 +44,15 @@ def test_an_unfiltered_typo_is_the_planned_one(word, seed):
     want = typos._typo_edit(word, op, positions[j], None if kept is None else kept[j], b)
     assert typos._unfiltered_typo(word, a.below) == want
     assert a.below(1000) == b.below(1000)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.booleans(), max_size=700), st.data())
+def test_candidates_pick_the_flagged_lanes(flags, data):
+    """``Candidates.pick`` finds the same starts as listing every flagged lane."""
+    n = len(flags)
+    listed = [p for p, flag in enumerate(flags) if flag]
+    starts = typo_mechanics.Candidates(lanes_at(listed, n), n)
+    indices = sorted(data.draw(st.sets(st.integers(0, len(listed) - 1))) if listed else [])
+    assert len(starts) == len(listed) and list(starts) == listed
+    assert starts.pick(indices) == [listed[i] for i in indices]

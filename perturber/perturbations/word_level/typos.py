@@ -22,7 +22,7 @@ from ... import text as tm
 from ...data import unit_symbols
 from ...memo import loaded_once, per_text, per_word
 from ...registry import Outcome, count, perturbation, rate, unchanged
-from ...rng import Draws, below_many, pick, select
+from ...rng import Draws, below_many, chosen, pick, select
 from ...text.bits import (
     Bits,
     Tokens,
@@ -276,7 +276,7 @@ def realistic_typos(text: str, rng: Draws, *, count: int) -> Outcome:
     edits: list[tuple] = []
     choice = rng.choice
     inherit_at, inherit = -1, None  # a missed space joins the token at inherit_at to the one before
-    for start in select(starts, rng, count=count):
+    for start in starts.pick(sorted(chosen(len(starts), rng, count=count))):
         tok = tokens.at(start)
         if start == inherit_at:
             edit, joined = _rt_inherited(tokens, tok, inherit, rng)
@@ -512,9 +512,9 @@ def typos(text: str, rng: Draws, *, count: int) -> Outcome:
     # which splice never skips (nothing JSON-unsafe), so they are applied unchecked.
     below = rng.below
     edit_starts, edit_ends, outs = [], [], []
-    chosen = select(starts, rng, count=count)
+    picked = starts.pick(sorted(chosen(len(starts), rng, count=count)))
     tokens = Tokens(text)
-    for start in chosen:
+    for start in picked:
         word = tokens.word_at(start)
         if unfiltered(word):
             s, e, out = _unfiltered_typo(word, below)
@@ -526,7 +526,7 @@ def typos(text: str, rng: Draws, *, count: int) -> Outcome:
         edit_starts.append(start + s)
         edit_ends.append(start + e)
         outs.append(out)
-    return Outcome(tm.splice_at(text, edit_starts, edit_ends, outs), len(chosen))
+    return Outcome(tm.splice_at(text, edit_starts, edit_ends, outs), len(picked))
 
 
 def _unfiltered_typo(word: str, below: Callable[[int], int]) -> tuple[int, int, str]:
