@@ -6,9 +6,10 @@ from operator import eq
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from perturber import text as tm
 from perturber.perturbations.word_level import typo_mechanics, typos
 from perturber.rng import Draws
-from perturber.text.bits import lanes_at
+from perturber.text.bits import Tokens, lanes_at
 
 seeds = st.integers(0, 2**32 - 1)
 # ASCII words, with repeats (filtered) and without, in both cases, and a few non-letters
@@ -56,3 +57,36 @@ def test_candidates_pick_the_flagged_lanes(flags, data):
     indices = sorted(data.draw(st.sets(st.integers(0, len(listed) - 1))) if listed else [])
     assert len(starts) == len(listed) and list(starts) == listed
     assert starts.pick(indices) == [listed[i] for i in indices]
+
+
+@settings(max_examples=1000, deadline=None)
+@given(words, seeds)
+def test_an_unfiltered_realistic_typo_is_the_realised_one(word, seed):
+    """``_unfiltered_realise`` draws and edits as ``_realise`` on the word model, for every
+    mechanism that applies to an unfiltered word."""
+    if not (typo_mechanics.unfiltered(word) and len(word) >= typos._RT_MIN):
+        return
+    w = typo_mechanics.Word(tm.Token(0, len(word), word))
+    for mech in typos._rt_applicable_unfiltered(word):
+        a, b = Draws(seed), Draws(seed)
+        assert typos._unfiltered_realise(word, mech, a) == typos._realise(w, mech, b)
+        assert a.below(1000) == b.below(1000)
+
+
+# texts of words that run into each other across single spaces (missed_space and its run check)
+word_texts = st.lists(words | st.sampled_from(["phone", "the", "Back", "aab", "tomorrow"]), max_size=8).map(
+    " ".join
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(word_texts, seeds)
+def test_an_unfiltered_token_draws_as_its_plan(text, seed):
+    """``_rt_unfiltered_edit`` makes the draws, edit and joined run of ``_rt_planned``."""
+    tokens = Tokens(text)
+    for start in typo_mechanics.typo_starts(text, typos._RT_MIN):
+        tok = tokens.at(start)
+        if typos._rt_unfiltered(tok.text):
+            a, b = Draws(seed), Draws(seed)
+            assert typos._rt_unfiltered_edit(tokens, tok, a) == typos._rt_planned(tokens, tok, b)
+            assert a.below(1000) == b.below(1000)

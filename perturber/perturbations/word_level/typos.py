@@ -274,35 +274,105 @@ def realistic_typos(text: str, rng: Draws, *, count: int) -> Outcome:
         return unchanged(text, "no_candidates")
     tokens = Tokens(text)
     edits: list[tuple] = []
-    choice = rng.choice
     inherit_at, inherit = -1, None  # a missed space joins the token at inherit_at to the one before
     for start in starts.pick(sorted(chosen(len(starts), rng, count=count))):
         tok = tokens.at(start)
         if start == inherit_at:
             edit, joined = _rt_inherited(tokens, tok, inherit, rng)
+        elif _rt_unfiltered(tok.text):
+            edit, joined = _rt_unfiltered_edit(tokens, tok, rng)
         else:
-            plan = _rt_plan(tok.text)
-            joined = _join_run(tokens, tok, plan.tail)
-            mechs = plan.mechs + ("missed_space",) if joined is not None else plan.mechs
-            mech = choice(mechs)
-            if mech == "misspell":
-                edit = (0, len(tok.text), plan.misspelling)
-            elif mech == "phonetic":
-                edit = choice(plan.phonetic)
-            elif mech == "missed_space":
-                edit = (len(tok.text), len(tok.text) + 1, "")
-            else:
-                edit = _realise(plan.word, mech, rng, _rt_positions(tok.text, mech))
-            s, e, out = edit
-            edit = (tok.start + s, tok.start + e, out)
-            if mech != "missed_space":
-                joined = None
+            edit, joined = _rt_planned(tokens, tok, rng)
         edits.append(edit)
         if joined is not None:
             inherit_at, inherit = tok.end + 1, joined
     # letters, case changes, Table A1/A2 words and deletions: nothing JSON-unsafe to filter
     edit_starts, edit_ends, outs = zip(*edits)
     return Outcome(tm.splice_at(text, edit_starts, edit_ends, outs), len(edits))
+
+
+def _rt_planned(tokens: Tokens, tok: tm.Token, rng: Draws) -> tuple[tuple, tuple | None]:
+    """The draws and edit of ``realistic_typos`` for a token with no run carried in, from its
+    memoised plan, and the run it passes on when it draws ``missed_space``."""
+    plan = _rt_plan(tok.text)
+    joined = _join_run(tokens, tok, plan.tail)
+    mech = rng.choice(plan.mechs + ("missed_space",) if joined is not None else plan.mechs)
+    if mech == "missed_space":
+        return (tok.end, tok.end + 1, ""), joined
+    if mech == "misspell":
+        return (tok.start, tok.end, plan.misspelling), None
+    s, e, out = (
+        rng.choice(plan.phonetic)
+        if mech == "phonetic"
+        else _realise(plan.word, mech, rng, _rt_positions(tok.text, mech))
+    )
+    return (tok.start + s, tok.start + e, out), None
+
+
+def _rt_unfiltered(word: str) -> bool:
+    """An :func:`unfiltered` word that is neither a Table A1 key nor matched by a Table A2
+    rule: only the positional mechanisms and ``missed_space`` apply, and the filter keeps
+    every option of a positional one."""
+    if not unfiltered(word):
+        return False
+    misspell, longest = misspelling_table()
+    return (len(word) > longest or word.lower() not in misspell) and phonetic_rule_table()[0].search(
+        word
+    ) is None
+
+
+def _rt_unfiltered_edit(tokens: Tokens, tok: tm.Token, rng: Draws) -> tuple[tuple, tuple | None]:
+    """:func:`_rt_planned` of an :func:`_rt_unfiltered` token, without a plan: its mechanisms
+    follow from its letters, and each draws among every position and option its definition
+    gives."""
+    word = tok.text
+    joined = _join_run(tokens, tok, (word[-1].lower(), 1, 2))  # no run of 2: the limit is 2
+    mechs = _rt_applicable_unfiltered(word)
+    mech = rng.choice(mechs + ("missed_space",) if joined is not None else mechs)
+    if mech == "missed_space":
+        return (tok.end, tok.end + 1, ""), joined
+    s, e, out = _unfiltered_realise(word, mech, rng)
+    return (tok.start + s, tok.start + e, out), None
+
+
+def _unfiltered_realise(word: str, mech: str, rng: Draws) -> tuple[int, int, str]:
+    """:func:`_realise` on an :func:`unfiltered` word with no run carried in, token-relative:
+    the positions of ``mech`` are those of its definition, and every option is kept.
+
+    >>> [_unfiltered_realise("Cats", mech, Draws(1)) for mech in ("key_sub", "drop", "caps_slip")]
+    [(1, 2, 'q'), (1, 2, ''), (1, 2, 'A')]
+    """
+    n = len(word)
+    below = rng.below
+    if mech == "transpose":
+        i = below(n - 1)
+        return i, i + 2, word[i + 1] + word[i]
+    if mech == "drop":
+        i = below(n - 1) + 1
+        return i, i + 1, ""
+    if mech == "double":
+        i = below(n)
+        return i + 1, i + 1, word[i]
+    if mech == "caps_slip":
+        i = below(n)
+        return i, i + 1, word[i].swapcase()
+    low = word.lower()
+    if mech == "key_sub" or mech == "key_insert":
+        i = below(n)
+        letter = rng.choice(qwerty_table()[0][low[i]])
+        letter = letter.upper() if word[i].isupper() else letter
+        return (i, i + 1, letter) if mech == "key_sub" else (i, i, letter)
+    if mech == "vowel_swap":
+        i = rng.choice([i for i in range(1, n - 1) if low[i] in VOWEL_SET])
+        letter = rng.choice(_OTHER_VOWELS[low[i]])
+        return i, i + 1, letter.upper() if word[i].isupper() else letter
+    consonants = qwerty_table()[1]  # consonant_double: a Table A3 consonant after the first letter
+    i = rng.choice([i for i in range(1, n) if low[i] in consonants])
+    return i + 1, i + 1, word[i]
+
+
+# The four vowels a vowel swap may put in place of each vowel, in ``VOWELS`` order.
+_OTHER_VOWELS = {v: [o for o in VOWELS if o != v] for v in VOWELS}
 
 
 @per_word
