@@ -90,3 +90,22 @@ def test_an_unfiltered_token_draws_as_its_plan(text, seed):
             a, b = Draws(seed), Draws(seed)
             assert typos._rt_unfiltered_edit(tokens, tok, a) == typos._rt_planned(tokens, tok, b)
             assert a.below(1000) == b.below(1000)
+
+
+# words that may hold a Table A2 match or be a Table A1 key
+table_words = st.lists(
+    st.sampled_from(["ph", "Ph", "tion", "ck", "que", "QUE", "a", "e", "r", "s", "receive", "bb"]), max_size=4
+).map("".join)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(words | table_words)
+def test_rt_unfiltered_is_its_definition(word):
+    from perturber.perturbations.word_level.typo_tables import misspelling_table, phonetic_rule_table
+
+    expected = (
+        typo_mechanics.unfiltered(word)
+        and word.lower() not in misspelling_table()[0]
+        and phonetic_rule_table()[0].search(word) is None
+    )
+    assert typos._rt_unfiltered(word) == expected

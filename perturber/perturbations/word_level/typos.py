@@ -73,6 +73,7 @@ from .typo_tables import (
     contraction_first_words,
     contraction_table,
     misspelling_table,
+    phonetic_literals,
     phonetic_rule_table,
     qwerty_table,
     uk_table,
@@ -204,14 +205,23 @@ def _rt_applicable_unfiltered(word: str) -> tuple[str, ...]:
     ('key_sub', 'key_insert', 'transpose', 'double', 'caps_slip', 'vowel_swap', 'consonant_double')
     """
     low = word.lower()
-    consonants = qwerty_table()[1]
-    return (
-        ("key_sub", "key_insert", "transpose", "double")
-        + (("drop",) if len(low) >= _RT_MIN + 1 else ())
-        + ("caps_slip",)
-        + (("vowel_swap",) if any(c in VOWEL_SET for c in low[1:-1]) else ())
-        + (("consonant_double",) if any(c in consonants for c in low[1:]) else ())
-    )
+    return _UNFILTERED_MECHS[
+        len(low) > _RT_MIN, not VOWEL_SET.isdisjoint(low[1:-1]), not qwerty_table()[1].isdisjoint(low[1:])
+    ]
+
+
+# The mechanisms of an unfiltered word by (it has 4+ letters, an inner vowel, a Table A3
+# consonant after its first letter): drop, vowel_swap and consonant_double need these.
+_UNFILTERED_MECHS = {
+    (drop, vowel, consonant): ("key_sub", "key_insert", "transpose", "double")
+    + ("drop",) * drop
+    + ("caps_slip",)
+    + ("vowel_swap",) * vowel
+    + ("consonant_double",) * consonant
+    for drop in (False, True)
+    for vowel in (False, True)
+    for consonant in (False, True)
+}
 
 
 class _RtPlan(NamedTuple):
@@ -312,13 +322,20 @@ def _rt_planned(tokens: Tokens, tok: tm.Token, rng: Draws) -> tuple[tuple, tuple
 def _rt_unfiltered(word: str) -> bool:
     """An :func:`unfiltered` word that is neither a Table A1 key nor matched by a Table A2
     rule: only the positional mechanisms and ``missed_space`` apply, and the filter keeps
-    every option of a positional one."""
-    if not unfiltered(word):
+    every option of a positional one (ASCII letters, then one search for both of the rest)."""
+    if not (word.isascii() and word.isalpha()) or _plan_needed().search(word) is not None:
         return False
     misspell, longest = misspelling_table()
-    return (len(word) > longest or word.lower() not in misspell) and phonetic_rule_table()[0].search(
-        word
-    ) is None
+    return len(word) > longest or word.lower() not in misspell
+
+
+@loaded_once
+def _plan_needed() -> re.Pattern[str]:
+    """What in a word of ASCII letters calls for a plan: a letter equal (ignoring case) to
+    either of the next two (:func:`unfiltered` fails), or a Table A2 rule's match (the
+    doubled-consonant rule needs a doubled letter, and no mark can follow a match)."""
+    rules = (re.escape(letters) + (r"\Z" if final else "") for letters, final in phonetic_literals())
+    return re.compile("|".join((r"(.).?\1", *rules)), re.IGNORECASE | re.ASCII)
 
 
 def _rt_unfiltered_edit(tokens: Tokens, tok: tm.Token, rng: Draws) -> tuple[tuple, tuple | None]:
