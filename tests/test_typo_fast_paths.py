@@ -73,10 +73,11 @@ def test_an_unfiltered_realistic_typo_is_the_realised_one(word, seed):
         assert a.below(1000) == b.below(1000)
 
 
-# texts of words that run into each other across single spaces (missed_space and its run check)
+# texts of words that run into each other across single spaces (missed_space and its run check),
+# and of a word followed by one that starts with a run of its last letter
 word_texts = st.lists(words | st.sampled_from(["phone", "the", "Back", "aab", "tomorrow"]), max_size=8).map(
     " ".join
-)
+) | st.tuples(words, st.integers(1, 3), words).map(lambda p: f"{p[0]} {p[0][-1:] * p[1]}{p[2]}")
 
 
 @settings(max_examples=500, deadline=None)

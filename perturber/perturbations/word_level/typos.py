@@ -138,7 +138,12 @@ def _join_run(tokens: Tokens, tok: tm.Token, tail: tuple) -> tuple | None:
     nxt = tokens.next_free(tok)
     if nxt is None or alpha_letters(nxt.text) < 1:
         return None
-    first, lead, longest = _run_profile_memo(nxt.text)
+    return _joined_run(nxt.text, tail)
+
+
+def _joined_run(nxt: str, tail: tuple) -> tuple | None:
+    """:func:`_join_run` once the next token ``nxt`` is known to be a free alpha token."""
+    first, lead, longest = _run_profile_memo(nxt)
     a, run, limit = tail
     limit = max(limit, longest)
     if a == first and run + lead > limit:
@@ -343,11 +348,19 @@ def _rt_unfiltered_edit(tokens: Tokens, tok: tm.Token, rng: Draws) -> tuple[tupl
     follow from its letters, and each draws among every position and option its definition
     gives."""
     word = tok.text
-    joined = _join_run(tokens, tok, (word[-1].lower(), 1, 2))  # no run of 2: the limit is 2
+    tail = (word[-1].lower(), 1, 2)  # no run of 2 letters: the limit is 2
+    nxt = tokens.next_free(tok)
+    # a next token that starts with another letter joins whatever its runs (found if drawn)
+    joins = (
+        nxt is not None
+        and alpha_letters(nxt.text) >= 1
+        and (nxt.text[0].lower() != tail[0] or _joined_run(nxt.text, tail) is not None)
+    )
     mechs = _rt_applicable_unfiltered(word)
-    mech = rng.choice(mechs + ("missed_space",) if joined is not None else mechs)
+    mech = rng.choice(mechs + ("missed_space",) if joins else mechs)
     if mech == "missed_space":
-        return (tok.end, tok.end + 1, ""), joined
+        assert nxt is not None  # it joins
+        return (tok.end, tok.end + 1, ""), _joined_run(nxt.text, tail)
     s, e, out = _unfiltered_realise(word, mech, rng)
     return (tok.start + s, tok.start + e, out), None
 
