@@ -5,6 +5,7 @@ from operator import eq
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_bits import any_texts
 
 from perturber import text as tm
 from perturber.perturbations.word_level import typo_mechanics, typos
@@ -110,3 +111,17 @@ def test_rt_unfiltered_is_its_definition(word):
         and phonetic_rule_table()[0].search(word) is None
     )
     assert typos._rt_unfiltered(word) == expected
+
+
+@settings(max_examples=1000, deadline=None)
+@given(any_texts | word_texts)
+def test_the_view_shows_the_unfiltered_tokens_of_a_plain_text(text):
+    """In a plain text, ``_UNFILTERED_TOKEN`` matches at a token's start exactly when the token
+    is :func:`unfiltered`, and ends with it."""
+    tokens = Tokens(text)
+    if tokens.bits is None:
+        return
+    for tok in tm.word_tokens(text):
+        whole = typos._UNFILTERED_TOKEN.match(tokens.bits.view, tok.start)
+        assert (whole is not None) == typo_mechanics.unfiltered(tok.text)
+        assert whole is None or whole.end() == tok.end

@@ -614,9 +614,16 @@ def typos(text: str, rng: Draws, *, count: int) -> Outcome:
     edit_starts, edit_ends, outs = [], [], []
     picked = starts.pick(sorted(chosen(len(starts), rng, count=count)))
     tokens = Tokens(text)
+    view = tokens.bits.view if tokens.bits is not None else None
     for start in picked:
-        word = tokens.word_at(start)
-        if unfiltered(word):
+        if view is not None:  # a plain text: one match finds an unfiltered token and its end
+            whole = _UNFILTERED_TOKEN.match(view, start)
+            word = tokens.word_at(start) if whole is None else text[start : whole.end()]
+            fast = whole is not None
+        else:
+            word = tokens.word_at(start)
+            fast = unfiltered(word)
+        if fast:
             s, e, out = _unfiltered_typo(word, below)
         else:
             plan = _typo_plan(word)
@@ -627,6 +634,13 @@ def typos(text: str, rng: Draws, *, count: int) -> Outcome:
         edit_ends.append(start + e)
         outs.append(out)
     return Outcome(tm.splice_at(text, edit_starts, edit_ends, outs), len(picked))
+
+
+# In the view of a plain text, a whole token of ASCII letters none of which equals (ignoring
+# case) either of the next two: an unfiltered token.
+_UNFILTERED_TOKEN = re.compile(
+    rb"(?:([A-Za-z])(?!\1|[A-Za-z]\1))+(?![A-Za-z0-9]|['\-][A-Za-z0-9])", re.IGNORECASE
+)
 
 
 def _unfiltered_typo(word: str, below: Callable[[int], int]) -> tuple[int, int, str]:
