@@ -51,13 +51,16 @@ def test_an_unfiltered_typo_is_the_planned_one(word, seed):
 @settings(max_examples=500, deadline=None)
 @given(st.lists(st.booleans(), max_size=700), st.data())
 def test_candidates_pick_the_flagged_lanes(flags, data):
-    """``Candidates.pick`` finds the same starts as listing every flagged lane."""
+    """``Candidates.pick`` finds the same starts as listing every flagged lane, on one pick or
+    several in a row (a later one reuses what an earlier one found)."""
     n = len(flags)
     listed = [p for p, flag in enumerate(flags) if flag]
     starts = typo_mechanics.Candidates(lanes_at(listed, n), n)
-    indices = sorted(data.draw(st.sets(st.integers(0, len(listed) - 1))) if listed else [])
-    assert len(starts) == len(listed) and list(starts) == listed
-    assert starts.pick(indices) == [listed[i] for i in indices]
+    assert len(starts) == len(listed)
+    for _ in range(data.draw(st.integers(1, 3))):
+        indices = sorted(data.draw(st.sets(st.integers(0, len(listed) - 1))) if listed else [])
+        assert starts.pick(indices) == [listed[i] for i in indices]
+    assert list(starts) == listed
 
 
 @settings(max_examples=1000, deadline=None)

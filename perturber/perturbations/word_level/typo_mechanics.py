@@ -99,12 +99,13 @@ class Candidates(Sequence[int]):
     (2, [3], [0, 3])
     """
 
-    __slots__ = ("size", "digits", "offset")
+    __slots__ = ("size", "digits", "offset", "_before")
 
     def __init__(self, mask: int, n: int) -> None:
         self.size = mask.bit_count()
         self.digits = format(mask, "x")  # one lane per code point: "1" at a start, else "0"
         self.offset = n - len(self.digits)  # the code point of the first digit
+        self._before: list[int] = []  # the digits without a start up to each start, as far as looked up
 
     def __len__(self) -> int:
         return self.size
@@ -120,11 +121,16 @@ class Candidates(Sequence[int]):
         return iter(self.pick(range(self.size)))
 
     def pick(self, indices: Sequence[int]) -> list[int]:
-        """The starts of the candidates at ``indices`` (ascending)."""
+        """The starts of the candidates at ``indices`` (ascending); what it finds is kept for
+        the next pick (a memoised text is drawn on with several seeds)."""
         if not indices:
             return []
-        gaps = self.digits.split("1", indices[-1] + 1)  # the lanes before each start, after the last
-        before = list(accumulate(map(len, gaps)))  # lanes without a start up to each start
+        before = self._before
+        last = indices[-1]
+        if len(before) <= last:
+            gaps = self.digits.split("1", last + 1)  # the digits before each start up to the last
+            del gaps[last + 1 :]
+            before = self._before = list(accumulate(map(len, gaps)))
         offset = self.offset
         return [offset + before[i] + i for i in indices]
 
