@@ -128,3 +128,29 @@ def test_the_view_shows_the_unfiltered_tokens_of_a_plain_text(text):
         whole = typos._UNFILTERED_TOKEN.match(tokens.bits.view, tok.start)
         assert (whole is not None) == typo_mechanics.unfiltered(tok.text)
         assert whole is None or whole.end() == tok.end
+
+
+tails = st.tuples(
+    st.sampled_from(["a", "b", "e", "é", "e\u0301", "i", "ß"]), st.integers(1, 3), st.integers(2, 4)
+)
+
+
+# a token, then one that starts with a run of a letter a tail may end with
+joined_texts = st.tuples(
+    st.sampled_from(["a", "b", "e", "é", "e\u0301", "E\u0301", "i", "İ", "ß"]), st.integers(1, 3), words
+).map(lambda p: f"x {p[0] * p[1]}{p[2]}")
+
+
+@settings(max_examples=1000, deadline=None)
+@given(any_texts | word_texts | joined_texts, tails)
+def test_the_next_token_joins_as_its_runs_say(text, tail):
+    """``_next_to_join`` (the runs of the next token looked up only when it starts with the
+    letter of ``tail``) agrees with ``_joined_run`` on the next free alpha token."""
+    tokens = Tokens(text)
+    for tok in tm.word_tokens(text):
+        nxt = tokens.next_free(tok)
+        if nxt is None or typo_mechanics.alpha_letters(nxt.text) < 1:
+            assert typos._next_to_join(tokens, tok, tail) is None
+        else:
+            expected = nxt.text if typos._joined_run(nxt.text, tail) is not None else None
+            assert typos._next_to_join(tokens, tok, tail) == expected

@@ -129,20 +129,28 @@ def _missed_space(tokens: Tokens, w: Word) -> tuple | None:
     letters longer than the longest in the two tokens.  Returns the run ``(key, length,
     limit)`` the joined next token inherits, or None when the mechanism does not apply."""
     a = w.keys[-1]
-    return _join_run(tokens, w.tok, (a, w.left(w.n - 1, a), w.limit))  # type: ignore[arg-type]  # the last cluster is a letter
+    tail = (a, w.left(w.n - 1, a), w.limit)  # type: ignore[arg-type]  # the last cluster is a letter
+    nxt = _next_to_join(tokens, w.tok, tail)
+    return None if nxt is None else _joined_run(nxt, tail)
 
 
-def _join_run(tokens: Tokens, tok: tm.Token, tail: tuple) -> tuple | None:
-    """:func:`_missed_space` of ``tok`` from its ``tail``: (key of its last letter, length of
-    the letter run it ends with, its run limit)."""
+def _next_to_join(tokens: Tokens, tok: tm.Token, tail: tuple) -> str | None:
+    """The text of the next token when :func:`_missed_space` applies to ``tok`` (``tail``:
+    the key of its last letter, the length of the letter run it ends with, its run limit),
+    else None. The runs of the next token matter only when it starts with that letter: a key
+    of one character and a next token that starts with another one join without them."""
     nxt = tokens.next_free(tok)
     if nxt is None or alpha_letters(nxt.text) < 1:
         return None
-    return _joined_run(nxt.text, tail)
+    a = tail[0]
+    if len(a) == 1 and nxt.text[0].lower() != a or _joined_run(nxt.text, tail) is not None:
+        return nxt.text
+    return None
 
 
 def _joined_run(nxt: str, tail: tuple) -> tuple | None:
-    """:func:`_join_run` once the next token ``nxt`` is known to be a free alpha token."""
+    """The run ``(key, length, limit)`` the next token ``nxt`` (a free alpha token) inherits
+    when the token of ``tail`` joins it, or None when joining them makes a run too long."""
     first, lead, longest = _run_profile_memo(nxt)
     a, run, limit = tail
     limit = max(limit, longest)
@@ -310,10 +318,11 @@ def _rt_planned(tokens: Tokens, tok: tm.Token, rng: Draws) -> tuple[tuple, tuple
     """The draws and edit of ``realistic_typos`` for a token with no run carried in, from its
     memoised plan, and the run it passes on when it draws ``missed_space``."""
     plan = _rt_plan(tok.text)
-    joined = _join_run(tokens, tok, plan.tail)
-    mech = rng.choice(plan.mechs + ("missed_space",) if joined is not None else plan.mechs)
+    nxt = _next_to_join(tokens, tok, plan.tail)
+    mech = rng.choice(plan.mechs + ("missed_space",) if nxt is not None else plan.mechs)
     if mech == "missed_space":
-        return (tok.end, tok.end + 1, ""), joined
+        assert nxt is not None  # it joins
+        return (tok.end, tok.end + 1, ""), _joined_run(nxt, plan.tail)
     if mech == "misspell":
         return (tok.start, tok.end, plan.misspelling), None
     s, e, out = (
@@ -349,18 +358,12 @@ def _rt_unfiltered_edit(tokens: Tokens, tok: tm.Token, rng: Draws) -> tuple[tupl
     gives."""
     word = tok.text
     tail = (word[-1].lower(), 1, 2)  # no run of 2 letters: the limit is 2
-    nxt = tokens.next_free(tok)
-    # a next token that starts with another letter joins whatever its runs (found if drawn)
-    joins = (
-        nxt is not None
-        and alpha_letters(nxt.text) >= 1
-        and (nxt.text[0].lower() != tail[0] or _joined_run(nxt.text, tail) is not None)
-    )
+    nxt = _next_to_join(tokens, tok, tail)
     mechs = _rt_applicable_unfiltered(word)
-    mech = rng.choice(mechs + ("missed_space",) if joins else mechs)
+    mech = rng.choice(mechs + ("missed_space",) if nxt is not None else mechs)
     if mech == "missed_space":
         assert nxt is not None  # it joins
-        return (tok.end, tok.end + 1, ""), _joined_run(nxt.text, tail)
+        return (tok.end, tok.end + 1, ""), _joined_run(nxt, tail)
     s, e, out = _unfiltered_realise(word, mech, rng)
     return (tok.start + s, tok.start + e, out), None
 
