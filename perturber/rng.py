@@ -25,6 +25,8 @@ the words' top bytes and ``bytes.translate``).
 from __future__ import annotations
 
 import random
+import sys
+from array import array
 from collections.abc import Sequence
 from operator import itemgetter
 from struct import Struct
@@ -46,23 +48,25 @@ _TAIL_WORDS = 4096  # words after the first _CACHED_WORDS cached for a recent se
 _FIRST_BATCHES = Memo("perturber.rng.first_batches", 1, 512, sized=False)
 # The words that follow them, for the few most recent seeds that drew that far.
 _TAILS = Memo("perturber.rng.tails", 1, 8, sized=False)
-_EMPTY: tuple[int, ...] = ()
 
 
-@per_value(64)
-def _unpacker(count: int) -> Struct:
-    """The struct that reads ``count`` little-endian 32-bit words."""
-    return Struct(f"<{count}I")
+# The array type code of unsigned 32-bit ints.
+_WORD_CODE = next(code for code in "IL" if array(code).itemsize == 4)
+_EMPTY: array[int] = array(_WORD_CODE)
 
 
-def _words(gen: _MersenneTwister, count: int) -> tuple[int, ...]:
-    """The next ``count`` 32-bit words of ``gen``'s stream, in draw order.
+def _words(gen: _MersenneTwister, count: int) -> array[int]:
+    """The next ``count`` 32-bit words of ``gen``'s stream, in draw order, as an array (an int
+    object is made only for a word that is read: a call reads a few of a batch).
 
     ``getrandbits(32 * count)`` consumes exactly ``count`` words and puts the first drawn in
     the least significant 32 bits (on every byte order), so its little-endian bytes are the
     words in draw order.
     """
-    return _unpacker(count).unpack(gen.getrandbits(32 * count).to_bytes(4 * count, "little"))
+    words = array(_WORD_CODE, gen.getrandbits(32 * count).to_bytes(4 * count, "little"))
+    if sys.byteorder == "big":
+        words.byteswap()
+    return words
 
 
 class Draws:
@@ -72,7 +76,7 @@ class Draws:
 
     def __init__(self, seed: int) -> None:
         self.seed = seed
-        self._buf: tuple[int, ...] | None = None  # words being served
+        self._buf: array[int] | None = None  # words being served
         self._pos = 0  # index of the next word of ``_buf``
         self._next = 0  # stream index of the word after ``_buf``
         self._gen: _MersenneTwister | None = None  # positioned at ``_next`` once built
@@ -82,7 +86,7 @@ class Draws:
         """True once a draw has been made."""
         return self._buf is not None
 
-    def _refill(self, hint: int = 0) -> tuple[int, ...]:
+    def _refill(self, hint: int = 0) -> array[int]:
         """Make the next batch of words current (the old one is used up) and return it; a
         later batch has at least ``hint`` words (up to the cap)."""
         gen = self._gen
@@ -110,7 +114,7 @@ class Draws:
         self._next += len(buf)
         return buf
 
-    def _cached_tail(self) -> tuple[int, ...]:
+    def _cached_tail(self) -> array[int]:
         """The cached words of this seed from the next stream index on (empty when none)."""
         at = self._next - _CACHED_WORDS
         if at < 0:
@@ -120,7 +124,7 @@ class Draws:
             return tail if at == 0 else _EMPTY
         return tail[at:]
 
-    def _cache_tail(self, buf: tuple[int, ...]) -> None:
+    def _cache_tail(self, buf: array[int]) -> None:
         """Cache ``buf`` (the words from the next stream index on) when it extends this seed's
         cached tail."""
         at = self._next - _CACHED_WORDS

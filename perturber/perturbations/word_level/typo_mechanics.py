@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from itertools import accumulate
-from operator import eq
 
 import regex
 
 from ... import text as tm
 from ...memo import per_text
-from ...text.bits import Bits, bits, case_lanes, flagged, token_any, with_letters
+from ...text.bits import Bits, bits, char_lanes, lanes_at, token_any, with_letters
 from .typo_tables import qwerty_table
 
 # --------------------------------------------------------------------------------------------
@@ -77,22 +76,74 @@ def _typo_starts_general(text: str, min_letters: int) -> tuple[int, ...]:
     )
 
 
-def _typo_starts_plain(b: Bits, min_letters: int) -> Sequence[int]:
+def _typo_starts_plain(b: Bits, min_letters: int) -> Candidates:
     """:func:`_typo_starts_general` of a plain text, from its token masks: the free tokens with
     no digit, no upper-case letter after their first code point and at least ``min_letters``
     letters (a plain text has no glued token)."""
-    _lower, upper, digit, _apostrophe = case_lanes(b)
-    kept = b.free_start & ~token_any((digit & b.tok) | (upper & b.link), b)
-    return flagged(with_letters(b, kept, min_letters), b.n)
+    x = char_lanes(b, _DIGIT_UPPER)
+    kept = b.free_start & ~token_any((x & b.tok) | (x >> 1 & b.link), b)
+    return Candidates(with_letters(b, kept, min_letters), b.n)
+
+
+# A view byte's hex digit: 1 for 0-9, 2 for A-Z.
+_DIGIT_UPPER = bytes(ord("1" if 48 <= c <= 57 else "2" if 65 <= c <= 90 else "0") for c in range(256))
+
+
+class Candidates(Sequence[int]):
+    """The starts of a text's typo candidates, ascending, from the mask of their lanes: ``len``
+    is a popcount, and :meth:`pick` finds the few starts a selection draws in one pass over the
+    lanes' hex digits (listing every start would cost more than the draws).
+
+    >>> starts = Candidates(0x100100, 6)
+    >>> len(starts), starts.pick([1]), list(starts)
+    (2, [3], [0, 3])
+    """
+
+    __slots__ = ("size", "digits", "offset", "_before")
+
+    def __init__(self, mask: int, n: int) -> None:
+        self.size = mask.bit_count()
+        self.digits = format(mask, "x")  # one lane per code point: "1" at a start, else "0"
+        self.offset = n - len(self.digits)  # the code point of the first digit
+        self._before: list[int] = []  # the digits without a start up to each start, as far as looked up
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, i: int) -> int:  # type: ignore[override]  # no slices
+        if i < 0:
+            i += self.size
+        if not 0 <= i < self.size:
+            raise IndexError(i)
+        return self.pick([i])[0]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.pick(range(self.size)))
+
+    def pick(self, indices: Sequence[int]) -> list[int]:
+        """The starts of the candidates at ``indices`` (ascending); what it finds is kept for
+        the next pick (a memoised text is drawn on with several seeds)."""
+        if not indices:
+            return []
+        before = self._before
+        last = indices[-1]
+        if len(before) <= last:
+            gaps = self.digits.split("1", last + 1)  # the digits before each start up to the last
+            del gaps[last + 1 :]
+            before = self._before = list(accumulate(map(len, gaps)))
+        offset = self.offset
+        return [offset + before[i] + i for i in indices]
 
 
 @per_text
-def typo_starts(text: str, min_letters: int) -> Sequence[int]:
-    """Starts of the typo candidates of ``text``, ascending: the free alpha tokens with at
-    least ``min_letters`` letters, case class lower or title, not glued (memoised like the text
+def typo_starts(text: str, min_letters: int) -> Candidates:
+    """Starts of the typo candidates of ``text``: the free alpha tokens with at least
+    ``min_letters`` letters, case class lower or title, not glued (memoised like the text
     model's tokens)."""
     b = bits(text)
-    return _typo_starts_general(text, min_letters) if b is None else _typo_starts_plain(b, min_letters)
+    if b is None:
+        return Candidates(lanes_at(_typo_starts_general(text, min_letters), len(text)), len(text))
+    return _typo_starts_plain(b, min_letters)
 
 
 def unfiltered(word: str) -> bool:
@@ -103,10 +154,11 @@ def unfiltered(word: str) -> bool:
     >>> unfiltered("people"), unfiltered("letter"), unfiltered("banana"), unfiltered("it's")
     (True, False, False, False)
     """
-    if not (word.isascii() and word.isalpha()):
-        return False
-    low = word.lower()
-    return not any(map(eq, low, low[1:])) and not any(map(eq, low, low[2:]))
+    return word.isascii() and word.isalpha() and _NEAR_REPEAT.search(word) is None
+
+
+# A letter equal (ignoring case) to the next one or to the one after it.
+_NEAR_REPEAT = re.compile(r"(.).?\1", re.IGNORECASE | re.DOTALL)
 
 
 def _split(word: str) -> list[str]:

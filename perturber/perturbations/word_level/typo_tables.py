@@ -46,6 +46,14 @@ def phonetic_rule_table() -> tuple:
 
 
 @loaded_once
+def phonetic_literals() -> tuple[tuple[str, bool], ...]:
+    """The Table A2 rules other than the doubled consonant, in table order: the letters each
+    rewrites and whether they must end the word."""
+    rules = load_table("a02_phonetic_rules")["rules"]
+    return tuple((r["from"], r["where"] == "final") for r in rules if r["kind"] != "doubled_consonant")
+
+
+@loaded_once
 def qwerty_table() -> tuple[dict, frozenset]:
     table = load_table("a03_qwerty_neighbours")
     return dict(table["neighbours"]), frozenset(table["consonants"])

@@ -11,7 +11,7 @@ memoised, so a chosen token costs O(its length) and a whole call O(len(text)).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import repeat
 from operator import add, mul
 from typing import NamedTuple
@@ -20,9 +20,9 @@ import regex
 
 from ... import text as tm
 from ...data import unit_symbols
-from ...memo import loaded_once, per_text, per_value, per_word
+from ...memo import loaded_once, per_text, per_word
 from ...registry import Outcome, count, perturbation, rate, unchanged
-from ...rng import Draws, below_many, pick, select
+from ...rng import Draws, below_many, chosen, pick, select
 from ...text.bits import (
     Bits,
     Tokens,
@@ -73,6 +73,7 @@ from .typo_tables import (
     contraction_first_words,
     contraction_table,
     misspelling_table,
+    phonetic_literals,
     phonetic_rule_table,
     qwerty_table,
     uk_table,
@@ -128,16 +129,29 @@ def _missed_space(tokens: Tokens, w: Word) -> tuple | None:
     letters longer than the longest in the two tokens.  Returns the run ``(key, length,
     limit)`` the joined next token inherits, or None when the mechanism does not apply."""
     a = w.keys[-1]
-    return _join_run(tokens, w.tok, (a, w.left(w.n - 1, a), w.limit))  # type: ignore[arg-type]  # the last cluster is a letter
+    tail = (a, w.left(w.n - 1, a), w.limit)  # type: ignore[arg-type]  # the last cluster is a letter
+    nxt = _next_to_join(tokens, w.tok, tail)
+    return None if nxt is None else _joined_run(nxt, tail)
 
 
-def _join_run(tokens: Tokens, tok: tm.Token, tail: tuple) -> tuple | None:
-    """:func:`_missed_space` of ``tok`` from its ``tail``: (key of its last letter, length of
-    the letter run it ends with, its run limit)."""
+def _next_to_join(tokens: Tokens, tok: tm.Token, tail: tuple) -> str | None:
+    """The text of the next token when :func:`_missed_space` applies to ``tok`` (``tail``:
+    the key of its last letter, the length of the letter run it ends with, its run limit),
+    else None. The runs of the next token matter only when it starts with that letter: a key
+    of one character and a next token that starts with another one join without them."""
     nxt = tokens.next_free(tok)
     if nxt is None or alpha_letters(nxt.text) < 1:
         return None
-    first, lead, longest = _run_profile_memo(nxt.text)
+    a = tail[0]
+    if len(a) == 1 and nxt.text[0].lower() != a or _joined_run(nxt.text, tail) is not None:
+        return nxt.text
+    return None
+
+
+def _joined_run(nxt: str, tail: tuple) -> tuple | None:
+    """The run ``(key, length, limit)`` the next token ``nxt`` (a free alpha token) inherits
+    when the token of ``tail`` joins it, or None when joining them makes a run too long."""
+    first, lead, longest = _run_profile_memo(nxt)
     a, run, limit = tail
     limit = max(limit, longest)
     if a == first and run + lead > limit:
@@ -204,14 +218,23 @@ def _rt_applicable_unfiltered(word: str) -> tuple[str, ...]:
     ('key_sub', 'key_insert', 'transpose', 'double', 'caps_slip', 'vowel_swap', 'consonant_double')
     """
     low = word.lower()
-    consonants = qwerty_table()[1]
-    return (
-        ("key_sub", "key_insert", "transpose", "double")
-        + (("drop",) if len(low) >= _RT_MIN + 1 else ())
-        + ("caps_slip",)
-        + (("vowel_swap",) if any(c in VOWEL_SET for c in low[1:-1]) else ())
-        + (("consonant_double",) if any(c in consonants for c in low[1:]) else ())
-    )
+    return _UNFILTERED_MECHS[
+        len(low) > _RT_MIN, not VOWEL_SET.isdisjoint(low[1:-1]), not qwerty_table()[1].isdisjoint(low[1:])
+    ]
+
+
+# The mechanisms of an unfiltered word by (it has 4+ letters, an inner vowel, a Table A3
+# consonant after its first letter): drop, vowel_swap and consonant_double need these.
+_UNFILTERED_MECHS = {
+    (drop, vowel, consonant): ("key_sub", "key_insert", "transpose", "double")
+    + ("drop",) * drop
+    + ("caps_slip",)
+    + ("vowel_swap",) * vowel
+    + ("consonant_double",) * consonant
+    for drop in (False, True)
+    for vowel in (False, True)
+    for consonant in (False, True)
+}
 
 
 class _RtPlan(NamedTuple):
@@ -275,35 +298,115 @@ def realistic_typos(text: str, rng: Draws, *, count: int) -> Outcome:
         return unchanged(text, "no_candidates")
     tokens = Tokens(text)
     edits: list[tuple] = []
-    choice = rng.choice
     inherit_at, inherit = -1, None  # a missed space joins the token at inherit_at to the one before
-    for start in select(starts, rng, count=count):
+    for start in starts.pick(sorted(chosen(len(starts), rng, count=count))):
         tok = tokens.at(start)
         if start == inherit_at:
             edit, joined = _rt_inherited(tokens, tok, inherit, rng)
+        elif _rt_unfiltered(tok.text):
+            edit, joined = _rt_unfiltered_edit(tokens, tok, rng)
         else:
-            plan = _rt_plan(tok.text)
-            joined = _join_run(tokens, tok, plan.tail)
-            mechs = plan.mechs + ("missed_space",) if joined is not None else plan.mechs
-            mech = choice(mechs)
-            if mech == "misspell":
-                edit = (0, len(tok.text), plan.misspelling)
-            elif mech == "phonetic":
-                edit = choice(plan.phonetic)
-            elif mech == "missed_space":
-                edit = (len(tok.text), len(tok.text) + 1, "")
-            else:
-                edit = _realise(plan.word, mech, rng, _rt_positions(tok.text, mech))
-            s, e, out = edit
-            edit = (tok.start + s, tok.start + e, out)
-            if mech != "missed_space":
-                joined = None
+            edit, joined = _rt_planned(tokens, tok, rng)
         edits.append(edit)
         if joined is not None:
             inherit_at, inherit = tok.end + 1, joined
     # letters, case changes, Table A1/A2 words and deletions: nothing JSON-unsafe to filter
     edit_starts, edit_ends, outs = zip(*edits)
     return Outcome(tm.splice_at(text, edit_starts, edit_ends, outs), len(edits))
+
+
+def _rt_planned(tokens: Tokens, tok: tm.Token, rng: Draws) -> tuple[tuple, tuple | None]:
+    """The draws and edit of ``realistic_typos`` for a token with no run carried in, from its
+    memoised plan, and the run it passes on when it draws ``missed_space``."""
+    plan = _rt_plan(tok.text)
+    nxt = _next_to_join(tokens, tok, plan.tail)
+    mech = rng.choice(plan.mechs + ("missed_space",) if nxt is not None else plan.mechs)
+    if mech == "missed_space":
+        assert nxt is not None  # it joins
+        return (tok.end, tok.end + 1, ""), _joined_run(nxt, plan.tail)
+    if mech == "misspell":
+        return (tok.start, tok.end, plan.misspelling), None
+    s, e, out = (
+        rng.choice(plan.phonetic)
+        if mech == "phonetic"
+        else _realise(plan.word, mech, rng, _rt_positions(tok.text, mech))
+    )
+    return (tok.start + s, tok.start + e, out), None
+
+
+def _rt_unfiltered(word: str) -> bool:
+    """An :func:`unfiltered` word that is neither a Table A1 key nor matched by a Table A2
+    rule: only the positional mechanisms and ``missed_space`` apply, and the filter keeps
+    every option of a positional one (ASCII letters, then one search for both of the rest)."""
+    if not (word.isascii() and word.isalpha()) or _plan_needed().search(word) is not None:
+        return False
+    misspell, longest = misspelling_table()
+    return len(word) > longest or word.lower() not in misspell
+
+
+@loaded_once
+def _plan_needed() -> re.Pattern[str]:
+    """What in a word of ASCII letters calls for a plan: a letter equal (ignoring case) to
+    either of the next two (:func:`unfiltered` fails), or a Table A2 rule's match (the
+    doubled-consonant rule needs a doubled letter, and no mark can follow a match)."""
+    rules = (re.escape(letters) + (r"\Z" if final else "") for letters, final in phonetic_literals())
+    return re.compile("|".join((r"(.).?\1", *rules)), re.IGNORECASE | re.ASCII)
+
+
+def _rt_unfiltered_edit(tokens: Tokens, tok: tm.Token, rng: Draws) -> tuple[tuple, tuple | None]:
+    """:func:`_rt_planned` of an :func:`_rt_unfiltered` token, without a plan: its mechanisms
+    follow from its letters, and each draws among every position and option its definition
+    gives."""
+    word = tok.text
+    tail = (word[-1].lower(), 1, 2)  # no run of 2 letters: the limit is 2
+    nxt = _next_to_join(tokens, tok, tail)
+    mechs = _rt_applicable_unfiltered(word)
+    mech = rng.choice(mechs + ("missed_space",) if nxt is not None else mechs)
+    if mech == "missed_space":
+        assert nxt is not None  # it joins
+        return (tok.end, tok.end + 1, ""), _joined_run(nxt, tail)
+    s, e, out = _unfiltered_realise(word, mech, rng)
+    return (tok.start + s, tok.start + e, out), None
+
+
+def _unfiltered_realise(word: str, mech: str, rng: Draws) -> tuple[int, int, str]:
+    """:func:`_realise` on an :func:`unfiltered` word with no run carried in, token-relative:
+    the positions of ``mech`` are those of its definition, and every option is kept.
+
+    >>> [_unfiltered_realise("Cats", mech, Draws(1)) for mech in ("key_sub", "drop", "caps_slip")]
+    [(1, 2, 'q'), (1, 2, ''), (1, 2, 'A')]
+    """
+    n = len(word)
+    below = rng.below
+    if mech == "transpose":
+        i = below(n - 1)
+        return i, i + 2, word[i + 1] + word[i]
+    if mech == "drop":
+        i = below(n - 1) + 1
+        return i, i + 1, ""
+    if mech == "double":
+        i = below(n)
+        return i + 1, i + 1, word[i]
+    if mech == "caps_slip":
+        i = below(n)
+        return i, i + 1, word[i].swapcase()
+    low = word.lower()
+    if mech == "key_sub" or mech == "key_insert":
+        i = below(n)
+        letter = rng.choice(qwerty_table()[0][low[i]])
+        letter = letter.upper() if word[i].isupper() else letter
+        return (i, i + 1, letter) if mech == "key_sub" else (i, i, letter)
+    if mech == "vowel_swap":
+        i = rng.choice([i for i in range(1, n - 1) if low[i] in VOWEL_SET])
+        letter = rng.choice(_OTHER_VOWELS[low[i]])
+        return i, i + 1, letter.upper() if word[i].isupper() else letter
+    consonants = qwerty_table()[1]  # consonant_double: a Table A3 consonant after the first letter
+    i = rng.choice([i for i in range(1, n) if low[i] in consonants])
+    return i + 1, i + 1, word[i]
+
+
+# The four vowels a vowel swap may put in place of each vowel, in ``VOWELS`` order.
+_OTHER_VOWELS = {v: [o for o in VOWELS if o != v] for v in VOWELS}
 
 
 @per_word
@@ -361,32 +464,18 @@ _TY_OPS = (("swap", swaps), ("delete", drops), ("duplicate", doubles), ("substit
 def _typo_plan(word: str) -> tuple[tuple[str, Sequence[int], tuple | None], ...]:
     """The ops of ``typos`` that apply to ``word``, in ``_TY_OPS`` order (after the option
     filter), each with its cluster positions and, for ``substitute`` on an ASCII word, the
-    shifts the filter keeps at each position (None: both, or found later for other words). A
-    pure function of the word's text, so it is memoised: words recur across texts and seeds.
+    shifts the filter keeps at each position (None for other words: found at the edit). A
+    pure function of the word's text, so it is memoised: words recur across texts and seeds
+    (``typos`` draws on an :func:`unfiltered` word without one).
 
     >>> [op for op, _, _ in _typo_plan("cats")], _typo_plan("cat")[0]
     (['swap', 'delete', 'duplicate', 'substitute'], ('swap', (0, 1), None))
     """
-    n = len(word)
-    if n > _TY_MIN and unfiltered(word):  # every position of every op passes the filter
-        return _unfiltered_plan(n)
     if _SIMPLE_WORD.fullmatch(word):
         return _simple_plan(word)
-    w = Word(tm.Token(0, n, word))
+    w = Word(tm.Token(0, len(word), word))
     found = ((op, tuple(producer(w, _TY_MIN))) for op, producer in _TY_OPS)
     return tuple((op, positions, None) for op, positions in found if positions)
-
-
-@per_value(64)
-def _unfiltered_plan(n: int) -> tuple[tuple[str, Sequence[int], None], ...]:
-    """The plan of every word of ``n > 3`` letters that the option filter leaves whole (one
-    shared plan per length)."""
-    return (
-        ("swap", range(n - 1), None),
-        ("delete", range(1, n), None),
-        ("duplicate", range(n), None),
-        ("substitute", range(n), None),
-    )
 
 
 # A token whose clusters are single code points: ASCII letters and joiners.
@@ -470,8 +559,8 @@ def _run_lengths(word: str) -> list[int]:
 
 def _typo_edit(word: str, op: str, i: int, shifts: tuple | None, rng: Draws) -> tuple:
     """The token-relative edit of ``op`` at cluster ``i`` of ``word``; a substitution draws its
-    shift among ``shifts`` (those the option filter keeps; None: both for an unfiltered ASCII
-    word, found here for any other).
+    shift among ``shifts`` (those the option filter keeps, from the plan of an ASCII word;
+    found here for any other).
 
     >>> _typo_edit("cat", "swap", 1, None, Draws(0)), _typo_edit("cat", "delete", 2, None, Draws(0))
     ((1, 3, 'ta'), (2, 3, ''))
@@ -492,8 +581,8 @@ def _typo_edit(word: str, op: str, i: int, shifts: tuple | None, rng: Draws) -> 
         return (i, i + 1, "")
     if op == "duplicate":
         return (i + 1, i + 1, word[i])
-    kept = _BOTH_SHIFTS if shifts is None else shifts
-    letter = shift_letter(word[i].lower(), kept[rng.below(len(kept))])
+    assert shifts is not None  # the plan of an ASCII word lists the shifts it keeps
+    letter = shift_letter(word[i].lower(), shifts[rng.below(len(shifts))])
     return (i, i + 1, letter.upper() if word[i].isupper() else letter)
 
 
@@ -528,18 +617,60 @@ def typos(text: str, rng: Draws, *, count: int) -> Outcome:
     # which splice never skips (nothing JSON-unsafe), so they are applied unchecked.
     below = rng.below
     edit_starts, edit_ends, outs = [], [], []
-    chosen = select(starts, rng, count=count)
+    picked = starts.pick(sorted(chosen(len(starts), rng, count=count)))
     tokens = Tokens(text)
-    for start in chosen:
-        word = tokens.word_at(start)
-        plan = _typo_plan(word)
-        op, positions, kept = plan[below(len(plan))]
-        j = below(len(positions))
-        s, e, out = _typo_edit(word, op, positions[j], None if kept is None else kept[j], rng)
+    view = tokens.bits.view if tokens.bits is not None else None
+    for start in picked:
+        if view is not None:  # a plain text: one match finds an unfiltered token and its end
+            whole = _UNFILTERED_TOKEN.match(view, start)
+            word = tokens.word_at(start) if whole is None else text[start : whole.end()]
+            fast = whole is not None
+        else:
+            word = tokens.word_at(start)
+            fast = unfiltered(word)
+        if fast:
+            s, e, out = _unfiltered_typo(word, below)
+        else:
+            plan = _typo_plan(word)
+            op, positions, kept = plan[below(len(plan))]
+            j = below(len(positions))
+            s, e, out = _typo_edit(word, op, positions[j], None if kept is None else kept[j], rng)
         edit_starts.append(start + s)
         edit_ends.append(start + e)
         outs.append(out)
-    return Outcome(tm.splice_at(text, edit_starts, edit_ends, outs), len(chosen))
+    return Outcome(tm.splice_at(text, edit_starts, edit_ends, outs), len(picked))
+
+
+# In the view of a plain text, a whole token of ASCII letters none of which equals (ignoring
+# case) either of the next two: an unfiltered token.
+_UNFILTERED_TOKEN = re.compile(
+    rb"(?:([A-Za-z])(?!\1|[A-Za-z]\1))+(?![A-Za-z0-9]|['\-][A-Za-z0-9])", re.IGNORECASE
+)
+
+
+def _unfiltered_typo(word: str, below: Callable[[int], int]) -> tuple[int, int, str]:
+    """The draws and token-relative edit of ``typos`` on an :func:`unfiltered` word of 4+
+    letters, without a plan: the filter keeps every option, so all four ops apply, at every
+    position their definition gives, and a substitution may shift either way.
+
+    >>> [_unfiltered_typo("Cats", Draws(seed).below) for seed in (0, 2)]
+    [(3, 4, 'r'), (0, 2, 'aC')]
+    """
+    n = len(word)
+    op = below(4)
+    if op == 0:  # swap the letters i and i + 1
+        i = below(n - 1)
+        return i, i + 2, word[i + 1] + word[i]
+    if op == 1:  # delete any letter but the first
+        i = below(n - 1) + 1
+        return i, i + 1, ""
+    if op == 2:  # duplicate
+        i = below(n)
+        return i + 1, i + 1, word[i]
+    i = below(n)  # substitute: shift by -1 or +1
+    c = word[i]
+    letter = _SHIFTED[c.lower()][below(2)]
+    return i, i + 1, letter.upper() if c.isupper() else letter
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,0 +1,156 @@
+"""The fast paths of ``typos`` and ``realistic_typos`` draw and edit exactly as the straightforward
+code they stand in for (the memoised plans and the word model), on random words, texts and seeds."""
+
+from operator import eq
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_bits import any_texts
+
+from perturber import text as tm
+from perturber.perturbations.word_level import typo_mechanics, typos
+from perturber.rng import Draws
+from perturber.text.bits import Tokens, lanes_at
+
+seeds = st.integers(0, 2**32 - 1)
+# ASCII words, with repeats (filtered) and without, in both cases, and a few non-letters
+words = st.text(alphabet="abcdeilmnoprstuyzABEILTZ", min_size=1, max_size=14) | st.text(
+    alphabet="aAbB'-’é1", min_size=1, max_size=6
+)
+
+
+def _unfiltered_reference(word: str) -> bool:
+    """:func:`typo_mechanics.unfiltered` as first written: letter pairs compared one by one."""
+    if not (word.isascii() and word.isalpha()):
+        return False
+    low = word.lower()
+    return not any(map(eq, low, low[1:])) and not any(map(eq, low, low[2:]))
+
+
+@settings(max_examples=1000, deadline=None)
+@given(words)
+def test_unfiltered_is_the_pairwise_check(word):
+    assert typo_mechanics.unfiltered(word) == _unfiltered_reference(word)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(words, seeds)
+def test_an_unfiltered_typo_is_the_planned_one(word, seed):
+    """``_unfiltered_typo`` makes the draws and edit of the memoised plan and ``_typo_edit``."""
+    if not (typo_mechanics.unfiltered(word) and len(word) >= typos._TY_MIN_CAND):
+        return
+    a, b = Draws(seed), Draws(seed)
+    plan = typos._typo_plan.__wrapped__(word)
+    op, positions, kept = plan[b.below(len(plan))]
+    j = b.below(len(positions))
+    want = typos._typo_edit(word, op, positions[j], None if kept is None else kept[j], b)
+    assert typos._unfiltered_typo(word, a.below) == want
+    assert a.below(1000) == b.below(1000)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.booleans(), max_size=700), st.data())
+def test_candidates_pick_the_flagged_lanes(flags, data):
+    """``Candidates.pick`` finds the same starts as listing every flagged lane, on one pick or
+    several in a row (a later one reuses what an earlier one found)."""
+    n = len(flags)
+    listed = [p for p, flag in enumerate(flags) if flag]
+    starts = typo_mechanics.Candidates(lanes_at(listed, n), n)
+    assert len(starts) == len(listed)
+    for _ in range(data.draw(st.integers(1, 3))):
+        indices = sorted(data.draw(st.sets(st.integers(0, len(listed) - 1))) if listed else [])
+        assert starts.pick(indices) == [listed[i] for i in indices]
+    assert list(starts) == listed
+
+
+@settings(max_examples=1000, deadline=None)
+@given(words, seeds)
+def test_an_unfiltered_realistic_typo_is_the_realised_one(word, seed):
+    """``_unfiltered_realise`` draws and edits as ``_realise`` on the word model, for every
+    mechanism that applies to an unfiltered word."""
+    if not (typo_mechanics.unfiltered(word) and len(word) >= typos._RT_MIN):
+        return
+    w = typo_mechanics.Word(tm.Token(0, len(word), word))
+    for mech in typos._rt_applicable_unfiltered(word):
+        a, b = Draws(seed), Draws(seed)
+        assert typos._unfiltered_realise(word, mech, a) == typos._realise(w, mech, b)
+        assert a.below(1000) == b.below(1000)
+
+
+# texts of words that run into each other across single spaces (missed_space and its run check),
+# and of a word followed by one that starts with a run of its last letter
+word_texts = st.lists(words | st.sampled_from(["phone", "the", "Back", "aab", "tomorrow"]), max_size=8).map(
+    " ".join
+) | st.tuples(words, st.integers(1, 3), words).map(lambda p: f"{p[0]} {p[0][-1:] * p[1]}{p[2]}")
+
+
+@settings(max_examples=500, deadline=None)
+@given(word_texts, seeds)
+def test_an_unfiltered_token_draws_as_its_plan(text, seed):
+    """``_rt_unfiltered_edit`` makes the draws, edit and joined run of ``_rt_planned``."""
+    tokens = Tokens(text)
+    for start in typo_mechanics.typo_starts(text, typos._RT_MIN):
+        tok = tokens.at(start)
+        if typos._rt_unfiltered(tok.text):
+            a, b = Draws(seed), Draws(seed)
+            assert typos._rt_unfiltered_edit(tokens, tok, a) == typos._rt_planned(tokens, tok, b)
+            assert a.below(1000) == b.below(1000)
+
+
+# words that may hold a Table A2 match or be a Table A1 key
+table_words = st.lists(
+    st.sampled_from(["ph", "Ph", "tion", "ck", "que", "QUE", "a", "e", "r", "s", "receive", "bb"]), max_size=4
+).map("".join)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(words | table_words)
+def test_rt_unfiltered_is_its_definition(word):
+    from perturber.perturbations.word_level.typo_tables import misspelling_table, phonetic_rule_table
+
+    expected = (
+        typo_mechanics.unfiltered(word)
+        and word.lower() not in misspelling_table()[0]
+        and phonetic_rule_table()[0].search(word) is None
+    )
+    assert typos._rt_unfiltered(word) == expected
+
+
+@settings(max_examples=1000, deadline=None)
+@given(any_texts | word_texts)
+def test_the_view_shows_the_unfiltered_tokens_of_a_plain_text(text):
+    """In a plain text, ``_UNFILTERED_TOKEN`` matches at a token's start exactly when the token
+    is :func:`unfiltered`, and ends with it."""
+    tokens = Tokens(text)
+    if tokens.bits is None:
+        return
+    for tok in tm.word_tokens(text):
+        whole = typos._UNFILTERED_TOKEN.match(tokens.bits.view, tok.start)
+        assert (whole is not None) == typo_mechanics.unfiltered(tok.text)
+        assert whole is None or whole.end() == tok.end
+
+
+tails = st.tuples(
+    st.sampled_from(["a", "b", "e", "é", "e\u0301", "i", "ß"]), st.integers(1, 3), st.integers(2, 4)
+)
+
+
+# a token, then one that starts with a run of a letter a tail may end with
+joined_texts = st.tuples(
+    st.sampled_from(["a", "b", "e", "é", "e\u0301", "E\u0301", "i", "İ", "ß"]), st.integers(1, 3), words
+).map(lambda p: f"x {p[0] * p[1]}{p[2]}")
+
+
+@settings(max_examples=1000, deadline=None)
+@given(any_texts | word_texts | joined_texts, tails)
+def test_the_next_token_joins_as_its_runs_say(text, tail):
+    """``_next_to_join`` (the runs of the next token looked up only when it starts with the
+    letter of ``tail``) agrees with ``_joined_run`` on the next free alpha token."""
+    tokens = Tokens(text)
+    for tok in tm.word_tokens(text):
+        nxt = tokens.next_free(tok)
+        if nxt is None or typo_mechanics.alpha_letters(nxt.text) < 1:
+            assert typos._next_to_join(tokens, tok, tail) is None
+        else:
+            expected = nxt.text if typos._joined_run(nxt.text, tail) is not None else None
+            assert typos._next_to_join(tokens, tok, tail) == expected
