@@ -5,6 +5,7 @@ import pytest
 from helpers import realistic_typos_reference, typos_reference
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_typo_fast_paths import stretch_sites_reference
 
 import perturber
 from perturber import rng as rng_mod
@@ -109,10 +110,9 @@ def _sequence_spaces_reference(text, seed, rate):
 def _repeated_chars_reference(text, seed, rate):
     """The straightforward repeated_chars: select the sites, one randint(2, 3) each."""
     rng = Draws(seed)
-    offsets, units = typos._stretch_candidates(text)
-    if not offsets:
+    cands = stretch_sites_reference(text)
+    if not cands:
         return text
-    cands = list(zip(offsets, units or [text[o - 1] for o in offsets]))
     edits = [(pos, pos, unit * rng.randint(2, 3)) for pos, unit in select(cands, rng, rate=rate)]
     return tm.splice(text, edits)
 

@@ -154,3 +154,36 @@ def test_the_next_token_joins_as_its_runs_say(text, tail):
         else:
             expected = nxt.text if typos._joined_run(nxt.text, tail) is not None else None
             assert typos._next_to_join(tokens, tok, tail) == expected
+
+
+def stretch_sites_reference(text):
+    """``(insertion offset, unit)`` of each repeated_chars candidate, in text order, one free
+    token and one terminal run at a time (any text)."""
+    words = [(e, unit) for _, e, unit in typos._word_sites(text, tm.free_tokens(text))]
+    return sorted(words + [(e, text[e - 1]) for _, e in typos._terminal_runs(text)])
+
+
+stretch_texts = st.lists(
+    words
+    | st.sampled_from(["Why?", "no!!", "km", "Hi", "x-ray", "`a`", "ok?!?", "(yes!)", "Ab!", "a\n\n- b?"]),
+    max_size=10,
+).map(" ".join)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(any_texts | stretch_texts, st.data())
+def test_stretch_sites_list_the_candidates(text, data):
+    """``_stretch_sites`` of a plain text (the repeated code points as ``Candidates``) and of any
+    other text (offsets and units) gives the candidates of the straightforward listing, and a
+    pick of some of them finds theirs."""
+    sites, units = typos._stretch_sites.__wrapped__(text)
+    expected = stretch_sites_reference(text)
+    if isinstance(sites, typo_mechanics.Candidates):
+        assert units == ()
+        listed = [(p + 1, text[p]) for p in sites]
+    else:
+        listed = list(zip(sites, units))
+    assert listed == expected
+    indices = sorted(data.draw(st.sets(st.integers(0, len(expected) - 1))) if expected else [])
+    if isinstance(sites, typo_mechanics.Candidates):
+        assert [p + 1 for p in sites.pick(indices)] == [expected[i][0] for i in indices]

@@ -916,8 +916,9 @@ def test_realistic_typos_fast_path_matches_reference_across_missed_spaces():
 
 
 def test_repeated_chars_candidates_are_offsets_and_units():
-    assert T._stretch_candidates("Why so? No!!") == ((3, 6, 7, 10, 12), ())  # units: the code point before
-    assert T._stretch_candidates("Café so? No!!") == ((4, 7, 8, 11, 13), ("é", "o", "?", "o", "!"))
+    sites, units = T._stretch_sites("Why so? No!!")  # a plain text: the code points repeated
+    assert (list(sites), units) == ([2, 5, 6, 9, 11], ())
+    assert T._stretch_sites("Café so? No!!") == ((4, 7, 8, 11, 13), ("é", "o", "?", "o", "!"))
     assert T._stretch_sites("Why so? No!!") is T._stretch_sites("Why so? No!!")
 
 

@@ -44,6 +44,7 @@ from .batch import token_indices
 from .typo_mechanics import (
     VOWEL_SET,
     VOWELS,
+    Candidates,
     Word,
     alpha_letters,
     caps_slips,
@@ -845,46 +846,52 @@ def repeated_chars(text: str, rng: Draws, *, rate: float) -> Outcome:
     ...     "Whyyyy???", "Whyyyy????")
     True
     """
-    offsets, units = _stretch_sites(text)
-    if not offsets:
+    sites, units = _stretch_sites(text)
+    if not sites:
         return unchanged(text, "no_candidates")
-    idx = select(range(len(offsets)), rng, rate=rate)
-    at = list(pick(offsets, idx))
+    idx = chosen(len(sites), rng, rate=rate)
+    if type(idx) is not range:
+        idx = sorted(idx)
+    if isinstance(sites, Candidates):  # a plain text: the code point repeated after itself
+        last = sites.pick(idx)
+        at = list(map(_AFTER, last))
+        unit = pick(text, last)
+    else:  # insertion offsets and the unit repeated at each
+        at = list(pick(sites, idx))
+        unit = pick(units, idx)
     # one draw of rng.randint(2, 3) == 2 + rng.below(2) per chosen site, in order; the repeated
     # units are letters, marks, "!" and "?", which splice never skips (nothing JSON-unsafe)
     repeats = map(add, below_many(rng, 2, len(at)), repeat(2))
-    unit = pick(units, idx) if units else map(text.__getitem__, map(_BEFORE, at))
     return Outcome(tm.splice_at(text, at, at, map(mul, unit, repeats)), len(at))
 
 
-_BEFORE = (-1).__add__
+_AFTER = (1).__add__
 
 
-def _stretch_candidates(text: str) -> tuple[tuple[int, ...], tuple[str, ...]]:
-    """The candidates of ``repeated_chars`` in text order: their insertion offsets and the unit
-    to repeat at each (the last cluster of a word, the last character of a ``!``/``?`` run),
-    or no units when each is the code point before its offset (a plain text).
+@per_text
+def _stretch_sites(text: str) -> tuple[Candidates | tuple[int, ...], tuple[str, ...]]:
+    """The candidates of ``repeated_chars`` in text order (memoised for short texts): in a plain
+    text, the code point each would repeat (the last of a word, the last ``!``/``?`` of a run),
+    as :class:`Candidates` (a draw finds only the few it picks), and no units; in any other
+    text, their insertion offsets and the unit to repeat at each (the last cluster of a word,
+    the last character of a ``!``/``?`` run).
 
-    >>> _stretch_candidates("Why so? No!"), _stretch_candidates("Café, no!")
-    (((3, 6, 7, 10, 11), ()), ((4, 8, 9), ('é', 'o', '!')))
+    >>> list(_stretch_sites("Why so? No!")[0]), _stretch_sites("Café, no!")
+    ([2, 5, 6, 9, 10], ((4, 8, 9), ('é', 'o', '!')))
     """
     b = bits(text)
     runs = _terminal_runs(text)
     if b is not None:
-        offsets = list(map(_AFTER, positions(_stretch_lanes(b), b.n)))
-        if runs:
-            offsets += [e for _, e in runs]
-            offsets.sort()
-        return tuple(offsets), ()
+        lanes = _stretch_lanes(b)
+        for _, end in runs:  # the lane of the run's last character
+            lanes |= 1 << 4 * (b.n - end)
+        return Candidates(lanes, b.n), ()
     free = tm.free_tokens(text)
     cands = _ascii_word_sites(free) if text.isascii() else _word_sites(text, free)
     if runs:
         cands.extend((s, e, text[e - 1]) for s, e in runs)
         cands.sort()
     return tuple(e for _, e, _ in cands), tuple(u for _, _, u in cands)
-
-
-_AFTER = (1).__add__
 
 
 def _stretch_lanes(b: Bits) -> int:
@@ -936,12 +943,6 @@ def _ascii_word_sites(free: Sequence[tm.Token]) -> list[tuple[int, int, str]]:
         and w not in units
         and (w.islower() or (w[0].isupper() and w[1:].islower()))
     ]
-
-
-@per_text
-def _stretch_sites(text: str) -> tuple[tuple[int, ...], tuple[str, ...]]:
-    """:func:`_stretch_candidates`, memoised for short texts (a pure function of the text)."""
-    return _stretch_candidates(text)
 
 
 # --------------------------------------------------------------------------------------------
