@@ -36,7 +36,6 @@ from ...text.bits import (
     positions,
     token_any,
     whole,
-    with_letters,
     word_spans,
     word_table,
 )
@@ -899,8 +898,9 @@ def _stretch_lanes(b: Bits) -> int:
     mask: free tokens of at least two letters, no digit, no upper-case letter after the first,
     not a unit symbol (each of their code points is a cluster, and none is glued)."""
     _lower, upper, digit, _apostrophe = case_lanes(b)
-    ok = b.free_start & ~token_any(digit & b.tok | upper & b.link, b)
-    ok = with_letters(b, ok, 2)
+    # A token of two or more code points has two or more letters: a joiner has a word character
+    # on both sides, so the token's first and last code points are letters.
+    ok = b.free_start & ~token_any(digit & b.tok | upper & b.link, b) & b.link << 4
     units = word_spans(b, _stretch_units(), ok)
     if units:
         ok &= ~lanes_at([s for s, _ in units], b.n)
