@@ -175,3 +175,15 @@ def test_sample_range_is_the_sample_of_the_range(seed, n, k):
     d, ref = Draws(seed), Reference(seed)
     assert d.sample_range(n, k) == ref.sample(range(n), k)
     assert d.below(1000) == ref.below(1000)
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=seeds, n=st.integers(1, 255), k=st.integers(0, 300), before=st.integers(0, 200))
+def test_below_many_of_a_small_range_matches_the_reference(seed, n, k, before):
+    """``below_many`` over ``n < 256`` (the top bytes of the words, from the batch's native
+    bytes) draws what ``k`` calls of the reference's ``below`` draw, from anywhere in the stream."""
+    fast, ref = Draws(seed), Reference(seed)
+    fast.getrandbits(32 * before)
+    ref.getrandbits(32 * before)
+    assert rng_mod.below_many(fast, n, k) == [ref.below(n) for _ in range(k)]
+    assert fast.getrandbits(32) == ref.getrandbits(32)
