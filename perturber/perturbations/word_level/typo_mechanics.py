@@ -89,10 +89,13 @@ def _typo_starts_plain(b: Bits, min_letters: int) -> Candidates:
 _DIGIT_UPPER = bytes(ord("1" if 48 <= c <= 57 else "2" if 65 <= c <= 90 else "0") for c in range(256))
 
 
+_FEW_PICKS = 8  # up to this many starts a pick finds one by one (measured)
+
+
 class Candidates(Sequence[int]):
     """The starts of a text's typo candidates, ascending, from the mask of their lanes: ``len``
-    is a popcount, and :meth:`pick` finds the few starts a selection draws in one pass over the
-    lanes' hex digits (listing every start would cost more than the draws).
+    is a popcount, and :meth:`pick` finds the starts a selection draws in the lanes' hex digits
+    (listing every start would cost more than the draws).
 
     >>> starts = Candidates(0x100100, 6)
     >>> len(starts), starts.pick([1]), list(starts)
@@ -121,13 +124,18 @@ class Candidates(Sequence[int]):
         return iter(self.pick(range(self.size)))
 
     def pick(self, indices: Sequence[int]) -> list[int]:
-        """The starts of the candidates at ``indices`` (ascending); what it finds is kept for
-        the next pick (a memoised text is drawn on with several seeds)."""
+        """The starts of the candidates at ``indices`` (ascending). A few are found one by one
+        (the first flag left once the ``i`` before it are blanked); for more, the gaps before
+        each start up to the last are listed and kept for the next pick (a memoised text is
+        drawn on with several seeds)."""
         if not indices:
             return []
         before = self._before
         last = indices[-1]
         if len(before) <= last:
+            if len(indices) <= _FEW_PICKS:
+                digits, offset = self.digits, self.offset
+                return [digits.replace("1", "0", i).find("1") + offset for i in indices]
             gaps = self.digits.split("1", last + 1)  # the digits before each start up to the last
             del gaps[last + 1 :]
             before = self._before = list(accumulate(map(len, gaps)))
