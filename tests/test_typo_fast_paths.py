@@ -187,3 +187,14 @@ def test_stretch_sites_list_the_candidates(text, data):
     indices = sorted(data.draw(st.sets(st.integers(0, len(expected) - 1))) if expected else [])
     if isinstance(sites, typo_mechanics.Candidates):
         assert [p + 1 for p in sites.pick(indices)] == [expected[i][0] for i in indices]
+
+
+@settings(max_examples=1000, deadline=None)
+@given(words | st.text(alphabet="pqPQeo", min_size=1, max_size=8))
+def test_the_mechanisms_of_a_word_of_letters_are_the_producers(word):
+    """``_rt_applicable_letters`` (four mechanisms settled from the letters) lists what the
+    eight position producers find, on a token of ASCII letters with no run carried in."""
+    if not (word.isascii() and word.isalpha()):
+        return
+    w = typo_mechanics.Word(tm.Token(0, len(word), word))
+    assert typos._rt_applicable_letters(w) == typos._rt_applicable(w)

@@ -223,6 +223,29 @@ def _rt_applicable_unfiltered(word: str) -> tuple[str, ...]:
     ]
 
 
+def _rt_applicable_letters(w: Word) -> tuple[str, ...]:
+    """:func:`_rt_applicable` of a token of ASCII letters with no run carried in. Every letter
+    has a case, and a keyboard slip always applies: a letter with more than two neighbours
+    keeps one, and a token of p and q only holds none of their neighbours (l, o, a, w). A vowel
+    swap needs an inner vowel (at most two of its four vowels can be filtered); the other
+    mechanisms ask their producers.
+
+    >>> _rt_applicable_letters(Word(tm.Token(0, 5, "Sells")))
+    ('key_sub', 'key_insert', 'transpose', 'double', 'drop', 'caps_slip', 'vowel_swap', 'consonant_double')
+    """
+    found = (
+        True,
+        True,
+        next(swaps(w, _RT_MIN), None) is not None,
+        next(doubles(w, _RT_MIN), None) is not None,
+        next(drops(w, _RT_MIN), None) is not None,
+        True,
+        not VOWEL_SET.isdisjoint(w.tok.text[1:-1].lower()),
+        next(consonant_doubles(w, _RT_MIN), None) is not None,
+    )
+    return tuple(name for (name, _), ok in zip(_RT_PRODUCERS, found) if ok)
+
+
 # The mechanisms of an unfiltered word by (it has 4+ letters, an inner vowel, a Table A3
 # consonant after its first letter): drop, vowel_swap and consonant_double need these.
 _UNFILTERED_MECHS = {
@@ -269,7 +292,12 @@ def _rt_plan(word: str) -> _RtPlan:
     phonetic = tuple(_phonetic_options(w))
     if phonetic:
         mechs.append("phonetic")
-    mechs += _rt_applicable_unfiltered(word) if unfiltered(word) else _rt_applicable(w)
+    if not (word.isascii() and word.isalpha()):
+        mechs += _rt_applicable(w)
+    elif unfiltered(word):
+        mechs += _rt_applicable_unfiltered(word)
+    else:
+        mechs += _rt_applicable_letters(w)
     a = w.keys[-1]
     return _RtPlan(w, tuple(mechs), rep, phonetic, (a, w.left(w.n - 1, a), w.limit))  # type: ignore[arg-type]
 
