@@ -879,20 +879,15 @@ def repeated_chars(text: str, rng: Draws, *, rate: float) -> Outcome:
     idx = chosen(len(sites), rng, rate=rate)
     if type(idx) is not range:
         idx = sorted(idx)
-    if isinstance(sites, Candidates):  # a plain text: the code point repeated after itself
-        last = sites.pick(idx)
-        at = list(map(_AFTER, last))
-        unit = pick(text, last)
-    else:  # insertion offsets and the unit repeated at each
-        at = list(pick(sites, idx))
-        unit = pick(units, idx)
     # one draw of rng.randint(2, 3) == 2 + rng.below(2) per chosen site, in order; the repeated
     # units are letters, marks, "!" and "?", which splice never skips (nothing JSON-unsafe)
+    if isinstance(sites, Candidates):  # a plain text: each chosen code point and 2-3 copies of it
+        last = sites.pick(idx)
+        repeats = map(add, below_many(rng, 2, len(last)), repeat(3))
+        return Outcome(tm.splice_at(text, last, None, map(mul, pick(text, last), repeats)), len(last))
+    at = list(pick(sites, idx))  # insertion offsets and the unit repeated at each
     repeats = map(add, below_many(rng, 2, len(at)), repeat(2))
-    return Outcome(tm.splice_at(text, at, at, map(mul, unit, repeats)), len(at))
-
-
-_AFTER = (1).__add__
+    return Outcome(tm.splice_at(text, at, at, map(mul, pick(units, idx), repeats)), len(at))
 
 
 @per_text
