@@ -13,6 +13,7 @@ entries only consider letters that are a cluster of one code point.
 from __future__ import annotations
 
 import re
+import string
 import unicodedata
 from bisect import bisect_left, bisect_right
 from collections import deque
@@ -30,23 +31,19 @@ from ..registry import Outcome, choice, perturbation, rate, unchanged
 from ..rng import Draws, chosen
 from ..text.bits import (
     Bits,
-    WordTable,
     bits,
     case_lanes,
     char_lanes,
     char_table,
     count,
     free_lanes,
-    lanes_at,
     positions,
     shift_code_points,
-    spread_right,
     token_any,
+    token_end,
     view,
     whole,
     with_letters,
-    word_spans,
-    word_table,
 )
 
 __all__ = [
@@ -433,26 +430,80 @@ def _title_case(text: str) -> Outcome:
     return Outcome(_put_any(text, range(len(points)), points, new), edited)
 
 
+# The letters of English from the most frequent (for :func:`_title_units`).
+_LETTERS_BY_FREQUENCY = "etaoinshrdlcumwfgypbvkjxqz"
+
+
 @loaded_once
-def _title_units() -> WordTable:
-    """The unit symbols ``title_case`` could capitalise (one lower-case ASCII word each), as a
-    :class:`WordTable`."""
-    return word_table({u for u in unit_symbols() if u.isascii() and u.isalpha() and u[0].islower()})
+def _title_units() -> tuple[frozenset[bytes], bytes]:
+    """The unit symbols ``title_case`` leaves as they are among the tokens it would capitalise
+    (lower-case ASCII words of at most 3 letters: ``mL`` is a mixed token, never capitalised
+    anyway), and the ``char_lanes`` table of
+    :func:`_title_plain`. A lower-case letter has bit 0, plus bit 2 when it starts a unit,
+    bit 3 when it is a unit's second letter and bit 1 when it is *unpaired*: no unit has two
+    unpaired letters in a row (they are chosen among the frequent letters first, so that
+    ``he``, ``his`` or ``get`` are no candidates). An upper-case letter is 2, a hyphen 4."""
+    units = {u for u in unit_symbols() if u.isascii() and u.isalpha() and u.islower()}
+    assert max(map(len, units)) <= 3  # the masks test three letters
+    pairs = {frozenset(pair) for u in units for pair in zip(u, u[1:])}
+    unpaired = ""
+    for c in _LETTERS_BY_FREQUENCY:
+        if all(frozenset((c, d)) not in pairs for d in unpaired + c):
+            unpaired += c
+    digits = [0] * 256
+    for c in string.ascii_lowercase:
+        digits[ord(c)] = 1 | (c in unpaired) << 1
+    for u in units:
+        digits[ord(u[0])] |= 4
+        if len(u) > 1:
+            digits[ord(u[1])] |= 8
+    for c in string.ascii_uppercase:
+        digits[ord(c)] = 2
+    digits[ord("-")] = 4
+    return frozenset(u.encode("ascii") for u in units), bytes(b"0123456789abcdef"[d] for d in digits)
 
 
 def _title_plain(b: Bits) -> tuple[int, int]:
     """:func:`_title_sites` of a plain text as masks: the letters to upper-case (the lower-case
     first letters of the free tokens that start with a letter, have no upper-case letter after
     it and are not unit symbols, and the lower-case letters after their hyphens), and the number
-    of tokens that change."""
-    lower, upper, _digit, apostrophe = case_lanes(b)
-    ok = b.free_start & (lower | upper) & ~token_any(upper & b.link, b)
-    units = word_spans(b, _title_units(), ok & lower)
-    if units:
-        ok &= ~lanes_at([s for s, _ in units], b.n)
-    hyphens = b.tok & ~b.word & ~apostrophe  # the joiners inside tokens that are not apostrophes
-    letters = (ok & lower) | (spread_right(ok, b.link) & lower & b.link & hyphens >> 4)
-    return letters, count(token_any(letters, b))
+    of tokens that change. (Shifts and ``~`` cost as much as three ``&``: few are used.)"""
+    units, table = _title_units()
+    x = char_lanes(b, table)
+    x1 = x >> 1
+    ok = b.free_start & (x | x1)  # the tokens that start with a letter
+    inner_upper = b.link & (x1 ^ x1 & x)  # bit 1 without bit 0: an upper-case letter
+    if inner_upper:
+        ok ^= ok & token_any(inner_upper, b)
+    first = ok & x
+    x2 = x >> 2
+    units_at = _unit_starts(b, x, x1, first & x2, units)
+    if units_at:
+        first ^= units_at
+    after_hyphen = b.link & x & (x2 ^ x2 & x) >> 4 if b"-" in b.view else 0
+    if not after_hyphen:  # a token changes at its first letter or not at all
+        return first, count(first)
+    hyphenated = token_any(after_hyphen, b)
+    not_ok = hyphenated ^ hyphenated & ok
+    if not_ok:
+        after_hyphen ^= after_hyphen & whole(not_ok, b)
+    return first | after_hyphen, count(first | hyphenated ^ not_ok)
+
+
+def _unit_starts(b: Bits, x: int, x1: int, could: int, units: frozenset[bytes]) -> int:
+    """The lanes of ``could`` (starts of tokens with no upper-case letter after the first
+    letter, which may start a unit) whose token is one of ``units``: the tokens of 1 to 3
+    letters whose letters could be a unit's (``x``: the lanes of :func:`_title_plain`, ``x1``:
+    ``x >> 1``) are looked up one by one."""
+    unpaired = x1 & x << 3  # this letter and the next are unpaired
+    longer = could & x << 1  # a unit's second letter next
+    longer ^= longer & (b.link << 12 | unpaired | unpaired << 4)  # no 4th code point either
+    n, view = b.n, b.view
+    found = 0
+    for s in positions(could & b.end | longer, n):
+        if view[s : token_end(b, s)] in units:
+            found |= 1 << 4 * (n - 1 - s)
+    return found
 
 
 def _title_sites(text: str) -> tuple[tuple[int, ...], int, bytes | str]:
