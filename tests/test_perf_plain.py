@@ -66,6 +66,26 @@ def test_title_case_letters(text):
 
 
 @EXAMPLES
+@given(
+    st.lists(
+        st.sampled_from(TITLE_PIECES + ["e.g", "$a", "x2", "2x", "km's", "’s", "don’t", "km’", "‐a", "😀"]),
+        max_size=30,
+    ).map("".join)
+)
+def test_title_case_byte_lanes(text):
+    """The byte-lane path of a plain text (_title_view) capitalises what the token-by-token path does."""
+    out = character._title_case.__wrapped__(text)
+    points, edited, _ = character._title_sites(text)
+    if not points:
+        assert out.reason == "no_change"
+        return
+    upper = list(text)
+    for p in points:
+        upper[p] = text[p].upper()
+    assert out.text == "".join(upper) and out.edits == edited
+
+
+@EXAMPLES
 @given(texts_with(["to", "it's", "a-e-i", "Queue", "tell", "x1", "too", "o'", "eau", " ", "-", "’"]))
 def test_character_sites(text):
     b = B.bits(text)

@@ -37,6 +37,7 @@ from ..text.bits import (
     char_table,
     count,
     free_lanes,
+    may_protect,
     positions,
     shift_code_points,
     token_any,
@@ -45,6 +46,7 @@ from ..text.bits import (
     whole,
     with_letters,
 )
+from ..text.chars import non_ascii
 
 __all__ = [
     "random_case",
@@ -418,6 +420,9 @@ def title_case(text: str, rng: Draws) -> Outcome:
 @per_text
 def _title_case(text: str) -> Outcome:
     """The outcome of ``title_case`` (a pure function of the text, memoised)."""
+    plain = text.encode("ascii") if text.isascii() else _few_non_ascii_view(text)
+    if plain is not None and not may_protect(plain):
+        return _title_view(text, plain)
     b = bits(text)
     if b is not None:
         letters, edited = _title_plain(b)
@@ -435,14 +440,15 @@ _LETTERS_BY_FREQUENCY = "etaoinshrdlcumwfgypbvkjxqz"
 
 
 @loaded_once
-def _title_units() -> tuple[frozenset[bytes], bytes]:
+def _title_units() -> tuple[frozenset[bytes], bytes, bytes]:
     """The unit symbols ``title_case`` leaves as they are among the tokens it would capitalise
     (lower-case ASCII words of at most 3 letters: ``mL`` is a mixed token, never capitalised
     anyway), and the ``char_lanes`` table of
     :func:`_title_plain`. A lower-case letter has bit 0, plus bit 2 when it starts a unit,
     bit 3 when it is a unit's second letter and bit 1 when it is *unpaired*: no unit has two
     unpaired letters in a row (they are chosen among the frequent letters first, so that
-    ``he``, ``his`` or ``get`` are no candidates). An upper-case letter is 2, a hyphen 4."""
+    ``he``, ``his`` or ``get`` are no candidates). An upper-case letter is 2, a hyphen 4.
+    Last, the ``bytes.translate`` table of :func:`_title_view`."""
     units = {u for u in unit_symbols() if u.isascii() and u.isalpha() and u.islower()}
     assert max(map(len, units)) <= 3  # the masks test three letters
     pairs = {frozenset(pair) for u in units for pair in zip(u, u[1:])}
@@ -460,7 +466,130 @@ def _title_units() -> tuple[frozenset[bytes], bytes]:
     for c in string.ascii_uppercase:
         digits[ord(c)] = 2
     digits[ord("-")] = 4
-    return frozenset(u.encode("ascii") for u in units), bytes(b"0123456789abcdef"[d] for d in digits)
+    classes = [0] * 256  # the byte lanes of _title_view
+    for c in string.ascii_letters + string.digits:
+        classes[ord(c)] = 1
+    for c in string.ascii_uppercase:
+        classes[ord(c)] |= 16
+    for c in string.ascii_lowercase:
+        classes[ord(c)] |= 32 | (c in unpaired) << 7 | (digits[ord(c)] & 12) >> 1
+    for c in "'-":
+        classes[ord(c)] = 2
+    classes[ord("-")] |= 64
+    for c in _BINDERS:
+        classes[ord(c)] = 4
+    for c in ".:":
+        classes[ord(c)] = 8
+    return (
+        frozenset(u.encode("ascii") for u in units),
+        bytes(b"0123456789abcdef"[d] for d in digits),
+        bytes(classes),
+    )
+
+
+_BINDERS = "_/\\@#$%&=+<>|^~[]{}"  # §1.6: a token next to one is bound
+_ASCII_WORD_RE = re.compile(rb"[A-Za-z0-9]+")
+#: Texts up to this many code points take their lanes of ones from a shift of one kept constant.
+_ONES_KEPT = 4096
+_MANY_ONES = int.from_bytes(b"\x01" * _ONES_KEPT, "big")
+
+
+def _few_non_ascii_view(text: str) -> bytes | None:
+    """The view of a plain text (``text.bits.view``) when at most one code point in
+    ``_FEW_NON_ASCII`` is not ASCII (each is put back one by one), else None."""
+    others = non_ascii(text)
+    if _FEW_NON_ASCII * sum(map(text.count, others)) > len(text):
+        return None
+    return view(text)
+
+
+_FEW_NON_ASCII = 32
+
+
+def _title_view(text: str, view: bytes) -> Outcome:
+    """:func:`_title_case` of a plain text with no lead of a protected span (``view``: its
+    view, ASCII), with a byte lane per code point (the lane of ``p`` holds bit ``8 * (n - 1 - p)``):
+    one ``bytes.translate`` gives every class (:func:`_title_units`), and the letters to
+    upper-case are subtracted from the text's bytes at once. The classes of a lower-case
+    letter reuse the bits of the joiner (a unit's first letter), the binder (its second) and
+    bit 7 (unpaired): joiners count only between word characters, binders only next to a
+    token, where no letter can be. The token rules are those of ``text/bits.py`` (§1.6)."""
+    n = len(view)
+    ones = _MANY_ONES >> 8 * (_ONES_KEPT - n) if n <= _ONES_KEPT else int.from_bytes(b"\x01" * n, "big")
+    units, _table, classes = _title_units()
+    x = int.from_bytes(view.translate(classes), "big")
+    word = x & ones
+    after_word, before_word = word >> 8, word << 8  # lanes after / before a word character
+    tok = word | x >> 1 & ones & after_word & before_word
+    link = tok & tok >> 8
+    start = tok ^ link
+    end = tok ^ tok & tok << 8
+    binder, dot = x >> 2 & ones, x >> 3 & ones
+    bound = start & (binder | dot & after_word) >> 8 | end & (binder | dot & before_word) << 8
+    full = tok * 255
+    ok = start ^ start & _fill_left_bytes(bound, tok, full, ones) if bound else start
+    upper, lower = x >> 4, x >> 5
+    ok &= upper | lower  # free tokens that start with a letter
+    inner_upper = link & upper
+    if inner_upper:
+        ok ^= ok & _fill_left_bytes(inner_upper, tok, full, ones)
+    first = ok & lower
+    could = first & x >> 1  # may start a unit; then one's second letter, no two unpaired letters
+    unpaired = x >> 7 & x << 1
+    longer = could & x << 6
+    longer ^= longer & (link << 24 | unpaired | unpaired << 8)  # no 4th code point either
+    candidates = could & end | longer
+    if candidates:
+        flags = candidates.to_bytes(n, "big")
+        s = flags.find(1)
+        while s >= 0:
+            token = _ASCII_WORD_RE.match(view, s)  # a candidate's token has no joiner
+            if token and token.group() in units:
+                first ^= 1 << 8 * (n - 1 - s)
+            s = flags.find(1, s + 1)
+    after_hyphen = link & lower & x >> 14 if b"-" in view else 0  # bit 6 of the lane before
+    if after_hyphen:
+        hyphenated = start & _fill_left_bytes(after_hyphen, tok, full, ones)
+        not_ok = hyphenated ^ hyphenated & ok
+        if not_ok:
+            after_hyphen ^= after_hyphen & _spread_right_bytes(not_ok, link)
+        edited = (first | hyphenated ^ not_ok).bit_count()
+        first |= after_hyphen
+    else:
+        edited = first.bit_count()
+    if not first:
+        return unchanged(text, "no_change")
+    out = (int.from_bytes(view, "big") - (first << 5)).to_bytes(n, "big").decode("ascii")
+    return Outcome(out if text.isascii() else _non_ascii_back(text, out), edited)
+
+
+def _non_ascii_back(text: str, upper: str) -> str:
+    """``upper`` (the view of ``text`` with some letters upper-cased) with the code points of
+    ``text`` that are not ASCII put back."""
+    points = []
+    for c in non_ascii(text):
+        p = text.find(c)
+        while p >= 0:
+            points.append(p)
+            p = text.find(c, p + 1)
+    points.sort()
+    return tm.splice_at(upper, points, None, map(text.__getitem__, points))
+
+
+def _fill_left_bytes(flags: int, tok: int, full: int, ones: int) -> int:
+    """The lanes of each token from its start to its last flag, in byte lanes (``full``: 0xFF in
+    each token lane): see ``fill_left`` in ``text/bits.py``."""
+    return tok ^ ((full + flags) >> 7 & ones)
+
+
+def _spread_right_bytes(flags: int, link: int) -> int:
+    """Every code point of a token from a flagged one to the token's end, in byte lanes."""
+    shift = 8
+    while link and flags:
+        flags |= (flags >> shift) & link
+        link &= link >> shift
+        shift *= 2
+    return flags
 
 
 def _title_plain(b: Bits) -> tuple[int, int]:
@@ -468,7 +597,7 @@ def _title_plain(b: Bits) -> tuple[int, int]:
     first letters of the free tokens that start with a letter, have no upper-case letter after
     it and are not unit symbols, and the lower-case letters after their hyphens), and the number
     of tokens that change. (Shifts and ``~`` cost as much as three ``&``: few are used.)"""
-    units, table = _title_units()
+    units, table, _classes = _title_units()
     x = char_lanes(b, table)
     x1 = x >> 1
     ok = b.free_start & (x | x1)  # the tokens that start with a letter
