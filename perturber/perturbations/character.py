@@ -520,11 +520,11 @@ def _title_view(text: str, view: bytes) -> Outcome:
     x = int.from_bytes(view.translate(classes), "big")
     word = x & ones
     after_word, before_word = word >> 8, word << 8  # lanes after / before a word character
-    tok = word | x >> 1 & ones & after_word & before_word
+    tok = word | x >> 1 & after_word & before_word  # (bit 0 is all the word lanes keep)
     link = tok & tok >> 8
     start = tok ^ link
     end = tok ^ tok & tok << 8
-    binder, dot = x >> 2 & ones, x >> 3 & ones
+    binder, dot = x >> 2, x >> 3  # at bit 0 (start and end clear the other bits)
     bound = start & (binder | dot & after_word) >> 8 | end & (binder | dot & before_word) << 8
     full = tok * 255
     ok = start ^ start & _fill_left_bytes(bound, tok, full, ones) if bound else start
