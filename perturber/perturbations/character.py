@@ -448,7 +448,10 @@ def _title_units() -> tuple[frozenset[bytes], bytes, bytes]:
     bit 3 when it is a unit's second letter and bit 1 when it is *unpaired*: no unit has two
     unpaired letters in a row (they are chosen among the frequent letters first, so that
     ``he``, ``his`` or ``get`` are no candidates). An upper-case letter is 2, a hyphen 4.
-    Last, the ``bytes.translate`` table of :func:`_title_view`."""
+    Last, the ``bytes.translate`` table of :func:`_title_view`, a byte of bits: 0 a word
+    character, 1 a joiner, 2 a binder, 3 ``.`` or ``:``, 4 an upper-case letter, 5 a lower-case
+    letter, 6 a hyphen, 7 an unpaired letter; bits 1 and 2 of a lower-case letter tell that it
+    starts a unit and that it is a unit's second letter."""
     units = {u for u in unit_symbols() if u.isascii() and u.isalpha() and u.islower()}
     assert max(map(len, units)) <= 3  # the masks test three letters
     pairs = {frozenset(pair) for u in units for pair in zip(u, u[1:])}
@@ -495,7 +498,7 @@ _MANY_ONES = int.from_bytes(b"\x01" * _ONES_KEPT, "big")
 
 
 def _few_non_ascii_view(text: str) -> bytes | None:
-    """The view of a plain text (``text.bits.view``) when at most one code point in
+    """The view of a plain text (``view`` of ``text/bits.py``) when at most one code point in
     ``_FEW_NON_ASCII`` is not ASCII (each is put back one by one), else None."""
     others = non_ascii(text)
     if _FEW_NON_ASCII * sum(map(text.count, others)) > len(text):
@@ -523,7 +526,7 @@ def _title_view(text: str, view: bytes) -> Outcome:
     tok = word | x >> 1 & after_word & before_word  # (bit 0 is all the word lanes keep)
     link = tok & tok >> 8
     start = tok ^ link
-    end = tok ^ tok & tok << 8
+    end = tok ^ link << 8  # no link next
     binder, dot = x >> 2, x >> 3  # at bit 0 (start and end clear the other bits)
     bound = start & (binder | dot & after_word) >> 8 | end & (binder | dot & before_word) << 8
     full = tok * 255
@@ -563,8 +566,8 @@ def _title_view(text: str, view: bytes) -> Outcome:
     return Outcome(out if text.isascii() else _non_ascii_back(text, out), edited)
 
 
-def _non_ascii_back(text: str, upper: str) -> str:
-    """``upper`` (the view of ``text`` with some letters upper-cased) with the code points of
+def _non_ascii_back(text: str, out: str) -> str:
+    """``out`` (the view of ``text`` with some letters upper-cased) with the code points of
     ``text`` that are not ASCII put back."""
     points = []
     for c in non_ascii(text):
@@ -573,7 +576,7 @@ def _non_ascii_back(text: str, upper: str) -> str:
             points.append(p)
             p = text.find(c, p + 1)
     points.sort()
-    return tm.splice_at(upper, points, None, map(text.__getitem__, points))
+    return tm.splice_at(out, points, None, map(text.__getitem__, points))
 
 
 def _fill_left_bytes(flags: int, tok: int, full: int, ones: int) -> int:
