@@ -420,9 +420,9 @@ def title_case(text: str, rng: Draws) -> Outcome:
 @per_text
 def _title_case(text: str) -> Outcome:
     """The outcome of ``title_case`` (a pure function of the text, memoised)."""
-    plain = text.encode("ascii") if text.isascii() else _few_non_ascii_view(text)
-    if plain is not None and not may_protect(plain):
-        return _title_view(text, plain)
+    plain = (text.encode("ascii"), []) if text.isascii() else _few_non_ascii_view(text)
+    if plain is not None and not may_protect(plain[0]):
+        return _title_view(text, *plain)
     b = bits(text)
     if b is not None:
         letters, edited = _title_plain(b)
@@ -497,21 +497,31 @@ _ONES_KEPT = 4096
 _MANY_ONES = int.from_bytes(b"\x01" * _ONES_KEPT, "big")
 
 
-def _few_non_ascii_view(text: str) -> bytes | None:
-    """The view of a plain text (``view`` of ``text/bits.py``) when at most one code point in
-    ``_FEW_NON_ASCII`` is not ASCII (each is put back one by one), else None."""
-    others = non_ascii(text)
-    if _FEW_NON_ASCII * sum(map(text.count, others)) > len(text):
+def _few_non_ascii_view(text: str) -> tuple[bytes, list[int]] | None:
+    """The view of a plain text (``view`` of ``text/bits.py``) and where its code points that
+    are not ASCII are, ascending, when at most one in ``_FEW_NON_ASCII`` is (each is put back
+    one by one), else None."""
+    points: list[int] = []
+    for c in non_ascii(text):
+        p = text.find(c)
+        while p >= 0:
+            points.append(p)
+            if _FEW_NON_ASCII * len(points) > len(text):
+                return None
+            p = text.find(c, p + 1)
+    plain = view(text)
+    if plain is None:
         return None
-    return view(text)
+    points.sort()
+    return plain, points
 
 
 _FEW_NON_ASCII = 32
 
 
-def _title_view(text: str, view: bytes) -> Outcome:
+def _title_view(text: str, view: bytes, non_ascii_at: list[int]) -> Outcome:
     """:func:`_title_case` of a plain text with no lead of a protected span (``view``: its
-    view, ASCII), with a byte lane per code point (the lane of ``p`` holds bit ``8 * (n - 1 - p)``):
+    view, ASCII; ``non_ascii_at``: where the text is not), with a byte lane per code point (the lane of ``p`` holds bit ``8 * (n - 1 - p)``):
     one ``bytes.translate`` gives every class (:func:`_title_units`), and the letters to
     upper-case are subtracted from the text's bytes at once. The classes of a lower-case
     letter reuse the bits of the joiner (a unit's first letter), the binder (its second) and
@@ -563,20 +573,9 @@ def _title_view(text: str, view: bytes) -> Outcome:
     if not first:
         return unchanged(text, "no_change")
     out = (int.from_bytes(view, "big") - (first << 5)).to_bytes(n, "big").decode("ascii")
-    return Outcome(out if text.isascii() else _non_ascii_back(text, out), edited)
-
-
-def _non_ascii_back(text: str, out: str) -> str:
-    """``out`` (the view of ``text`` with some letters upper-cased) with the code points of
-    ``text`` that are not ASCII put back."""
-    points = []
-    for c in non_ascii(text):
-        p = text.find(c)
-        while p >= 0:
-            points.append(p)
-            p = text.find(c, p + 1)
-    points.sort()
-    return tm.splice_at(out, points, None, map(text.__getitem__, points))
+    if non_ascii_at:  # the view's stand-ins give way to the text's code points
+        out = tm.splice_at(out, non_ascii_at, None, map(text.__getitem__, non_ascii_at))
+    return Outcome(out, edited)
 
 
 def _fill_left_bytes(flags: int, tok: int, full: int, ones: int) -> int:
