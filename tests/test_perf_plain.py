@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_bits import any_texts
+from test_bits import PIECES, any_texts
 
 from perturber.perturbations import character
 from perturber.perturbations.word_level import spacing, typo_mechanics, typos
@@ -42,14 +42,47 @@ def test_word_split_candidates(text):
     assert list(spacing._split_starts.__wrapped__(text)) == list(spacing._split_starts_general(text))
 
 
+# Units and the words their filter must tell from them (he, his, or, set), hyphenated and
+# mixed-case tokens, and the characters that end, join or bind tokens, put side by side.
+TITLE_PIECES = PIECES + [
+    *"gmsh",
+    *["km", "Km", "min", "mi", "mph", "hrs", "sec", "kg", "ft", "oz", "lbs", "mm", "kgs", "km2"],
+    *["he", "his", "her", "or", "set", "old", "see", "men"],
+    *["a-b", "x-Ray", "well-known", "Well-known", "15-year-old", "iPhone", "o'neil", "3rd"],
+]
+
+
 @EXAMPLES
-@given(texts_with(["km", "Km", "s", "min", "a-b", "x-Ray", "o'neil", "3rd", " ", "-", "’"]))
+@given(
+    texts_with(["km", "Km", "s", "min", "a-b", "x-Ray", "o'neil", "3rd", " ", "-", "’"])
+    | st.lists(st.sampled_from(TITLE_PIECES), max_size=30).map("".join)
+)
 def test_title_case_letters(text):
     b = B.bits(text)
     if b is not None:
         letters, edited = character._title_plain(b)
         points, general_edited, _ = character._title_sites(text)
         assert B.positions(letters, b.n) == list(points) and edited == general_edited
+
+
+@EXAMPLES
+@given(
+    st.lists(
+        st.sampled_from(TITLE_PIECES + ["e.g", "$a", "x2", "2x", "km's", "’s", "don’t", "km’", "‐a", "😀"]),
+        max_size=30,
+    ).map("".join)
+)
+def test_title_case_byte_lanes(text):
+    """The byte-lane path of a plain text (_title_view) capitalises what the token-by-token path does."""
+    out = character._title_case.__wrapped__(text)
+    points, edited, _ = character._title_sites(text)
+    if not points:
+        assert out.reason == "no_change"
+        return
+    upper = list(text)
+    for p in points:
+        upper[p] = text[p].upper()
+    assert out.text == "".join(upper) and out.edits == edited
 
 
 @EXAMPLES

@@ -13,6 +13,7 @@ entries only consider letters that are a cluster of one code point.
 from __future__ import annotations
 
 import re
+import string
 import unicodedata
 from bisect import bisect_left, bisect_right
 from collections import deque
@@ -30,24 +31,22 @@ from ..registry import Outcome, choice, perturbation, rate, unchanged
 from ..rng import Draws, chosen
 from ..text.bits import (
     Bits,
-    WordTable,
     bits,
     case_lanes,
     char_lanes,
     char_table,
     count,
     free_lanes,
-    lanes_at,
+    may_protect,
     positions,
     shift_code_points,
-    spread_right,
     token_any,
+    token_end,
     view,
     whole,
     with_letters,
-    word_spans,
-    word_table,
 )
+from ..text.chars import non_ascii
 
 __all__ = [
     "random_case",
@@ -421,6 +420,9 @@ def title_case(text: str, rng: Draws) -> Outcome:
 @per_text
 def _title_case(text: str) -> Outcome:
     """The outcome of ``title_case`` (a pure function of the text, memoised)."""
+    plain = (text.encode("ascii"), []) if text.isascii() else _few_non_ascii_view(text)
+    if plain is not None and not may_protect(plain[0]):
+        return _title_view(text, *plain)
     b = bits(text)
     if b is not None:
         letters, edited = _title_plain(b)
@@ -433,26 +435,206 @@ def _title_case(text: str) -> Outcome:
     return Outcome(_put_any(text, range(len(points)), points, new), edited)
 
 
+# The letters of English from the most frequent (for :func:`_title_units`).
+_LETTERS_BY_FREQUENCY = "etaoinshrdlcumwfgypbvkjxqz"
+
+
 @loaded_once
-def _title_units() -> WordTable:
-    """The unit symbols ``title_case`` could capitalise (one lower-case ASCII word each), as a
-    :class:`WordTable`."""
-    return word_table({u for u in unit_symbols() if u.isascii() and u.isalpha() and u[0].islower()})
+def _title_units() -> tuple[frozenset[bytes], bytes, bytes]:
+    """The unit symbols ``title_case`` leaves as they are among the tokens it would capitalise
+    (lower-case ASCII words of at most 3 letters: ``mL`` is a mixed token, never capitalised
+    anyway), and the ``char_lanes`` table of
+    :func:`_title_plain`. A lower-case letter has bit 0, plus bit 2 when it starts a unit,
+    bit 3 when it is a unit's second letter and bit 1 when it is *unpaired*: no unit has two
+    unpaired letters in a row (they are chosen among the frequent letters first, so that
+    ``he``, ``his`` or ``get`` are no candidates). An upper-case letter is 2, a hyphen 4.
+    Last, the ``bytes.translate`` table of :func:`_title_view`, a byte of bits: 0 a word
+    character, 1 a joiner, 2 a binder, 3 ``.`` or ``:``, 4 an upper-case letter, 5 a lower-case
+    letter, 6 a hyphen, 7 an unpaired letter; bits 1 and 2 of a lower-case letter tell that it
+    starts a unit and that it is a unit's second letter."""
+    units = {u for u in unit_symbols() if u.isascii() and u.isalpha() and u.islower()}
+    assert max(map(len, units)) <= 3  # the masks test three letters
+    pairs = {frozenset(pair) for u in units for pair in zip(u, u[1:])}
+    unpaired = ""
+    for c in _LETTERS_BY_FREQUENCY:
+        if all(frozenset((c, d)) not in pairs for d in unpaired + c):
+            unpaired += c
+    digits = [0] * 256
+    for c in string.ascii_lowercase:
+        digits[ord(c)] = 1 | (c in unpaired) << 1
+    for u in units:
+        digits[ord(u[0])] |= 4
+        if len(u) > 1:
+            digits[ord(u[1])] |= 8
+    for c in string.ascii_uppercase:
+        digits[ord(c)] = 2
+    digits[ord("-")] = 4
+    classes = [0] * 256  # the byte lanes of _title_view
+    for c in string.ascii_letters + string.digits:
+        classes[ord(c)] = 1
+    for c in string.ascii_uppercase:
+        classes[ord(c)] |= 16
+    for c in string.ascii_lowercase:
+        classes[ord(c)] |= 32 | (c in unpaired) << 7 | (digits[ord(c)] & 12) >> 1
+    for c in "'-":
+        classes[ord(c)] = 2
+    classes[ord("-")] |= 64
+    for c in _BINDERS:
+        classes[ord(c)] = 4
+    for c in ".:":
+        classes[ord(c)] = 8
+    return (
+        frozenset(u.encode("ascii") for u in units),
+        bytes(b"0123456789abcdef"[d] for d in digits),
+        bytes(classes),
+    )
+
+
+_BINDERS = "_/\\@#$%&=+<>|^~[]{}"  # §1.6: a token next to one is bound
+_ASCII_WORD_RE = re.compile(rb"[A-Za-z0-9]+")
+#: Texts up to this many code points take their lanes of ones from a shift of one kept constant.
+_ONES_KEPT = 4096
+_MANY_ONES = int.from_bytes(b"\x01" * _ONES_KEPT, "big")
+
+
+def _few_non_ascii_view(text: str) -> tuple[bytes, list[int]] | None:
+    """The view of a plain text (``view`` of ``text/bits.py``) and where its code points that
+    are not ASCII are, ascending, when at most one in ``_FEW_NON_ASCII`` is (each is put back
+    one by one), else None."""
+    points: list[int] = []
+    for c in non_ascii(text):
+        p = text.find(c)
+        while p >= 0:
+            points.append(p)
+            if _FEW_NON_ASCII * len(points) > len(text):
+                return None
+            p = text.find(c, p + 1)
+    plain = view(text)
+    if plain is None:
+        return None
+    points.sort()
+    return plain, points
+
+
+_FEW_NON_ASCII = 32
+
+
+def _title_view(text: str, view: bytes, non_ascii_at: list[int]) -> Outcome:
+    """:func:`_title_case` of a plain text with no lead of a protected span (``view``: its
+    view, ASCII; ``non_ascii_at``: where the text is not), with a byte lane per code point (the lane of ``p`` holds bit ``8 * (n - 1 - p)``):
+    one ``bytes.translate`` gives every class (:func:`_title_units`), and the letters to
+    upper-case are subtracted from the text's bytes at once. The classes of a lower-case
+    letter reuse the bits of the joiner (a unit's first letter), the binder (its second) and
+    bit 7 (unpaired): joiners count only between word characters, binders only next to a
+    token, where no letter can be. The token rules are those of ``text/bits.py`` (§1.6)."""
+    n = len(view)
+    ones = _MANY_ONES >> 8 * (_ONES_KEPT - n) if n <= _ONES_KEPT else int.from_bytes(b"\x01" * n, "big")
+    units, _table, classes = _title_units()
+    x = int.from_bytes(view.translate(classes), "big")
+    word = x & ones
+    after_word, before_word = word >> 8, word << 8  # lanes after / before a word character
+    tok = word | x >> 1 & after_word & before_word  # (bit 0 is all the word lanes keep)
+    link = tok & tok >> 8
+    start = tok ^ link
+    end = tok ^ link << 8  # no link next
+    binder, dot = x >> 2, x >> 3  # at bit 0 (start and end clear the other bits)
+    bound = start & (binder | dot & after_word) >> 8 | end & (binder | dot & before_word) << 8
+    full = tok * 255
+    ok = start ^ start & _fill_left_bytes(bound, tok, full, ones) if bound else start
+    upper, lower = x >> 4, x >> 5
+    ok &= upper | lower  # free tokens that start with a letter
+    inner_upper = link & upper
+    if inner_upper:
+        ok ^= ok & _fill_left_bytes(inner_upper, tok, full, ones)
+    first = ok & lower
+    could = first & x >> 1  # may start a unit; then one's second letter, no two unpaired letters
+    unpaired = x >> 7 & x << 1
+    longer = could & x << 6
+    longer ^= longer & (link << 24 | unpaired | unpaired << 8)  # no 4th code point either
+    candidates = could & end | longer
+    if candidates:
+        flags = candidates.to_bytes(n, "big")
+        s = flags.find(1)
+        while s >= 0:
+            token = _ASCII_WORD_RE.match(view, s)  # a candidate's token has no joiner
+            if token and token.group() in units:
+                first ^= 1 << 8 * (n - 1 - s)
+            s = flags.find(1, s + 1)
+    after_hyphen = link & lower & x >> 14 if b"-" in view else 0  # bit 6 of the lane before
+    if after_hyphen:
+        hyphenated = start & _fill_left_bytes(after_hyphen, tok, full, ones)
+        not_ok = hyphenated ^ hyphenated & ok
+        if not_ok:
+            after_hyphen ^= after_hyphen & _spread_right_bytes(not_ok, link)
+        edited = (first | hyphenated ^ not_ok).bit_count()
+        first |= after_hyphen
+    else:
+        edited = first.bit_count()
+    if not first:
+        return unchanged(text, "no_change")
+    out = (int.from_bytes(view, "big") - (first << 5)).to_bytes(n, "big").decode("ascii")
+    if non_ascii_at:  # the view's stand-ins give way to the text's code points
+        out = tm.splice_at(out, non_ascii_at, None, map(text.__getitem__, non_ascii_at))
+    return Outcome(out, edited)
+
+
+def _fill_left_bytes(flags: int, tok: int, full: int, ones: int) -> int:
+    """The lanes of each token from its start to its last flag, in byte lanes (``full``: 0xFF in
+    each token lane): see ``fill_left`` in ``text/bits.py``."""
+    return tok ^ ((full + flags) >> 7 & ones)
+
+
+def _spread_right_bytes(flags: int, link: int) -> int:
+    """Every code point of a token from a flagged one to the token's end, in byte lanes."""
+    shift = 8
+    while link and flags:
+        flags |= (flags >> shift) & link
+        link &= link >> shift
+        shift *= 2
+    return flags
 
 
 def _title_plain(b: Bits) -> tuple[int, int]:
     """:func:`_title_sites` of a plain text as masks: the letters to upper-case (the lower-case
     first letters of the free tokens that start with a letter, have no upper-case letter after
     it and are not unit symbols, and the lower-case letters after their hyphens), and the number
-    of tokens that change."""
-    lower, upper, _digit, apostrophe = case_lanes(b)
-    ok = b.free_start & (lower | upper) & ~token_any(upper & b.link, b)
-    units = word_spans(b, _title_units(), ok & lower)
-    if units:
-        ok &= ~lanes_at([s for s, _ in units], b.n)
-    hyphens = b.tok & ~b.word & ~apostrophe  # the joiners inside tokens that are not apostrophes
-    letters = (ok & lower) | (spread_right(ok, b.link) & lower & b.link & hyphens >> 4)
-    return letters, count(token_any(letters, b))
+    of tokens that change. (Shifts and ``~`` cost as much as three ``&``: few are used.)"""
+    units, table, _classes = _title_units()
+    x = char_lanes(b, table)
+    x1 = x >> 1
+    ok = b.free_start & (x | x1)  # the tokens that start with a letter
+    inner_upper = b.link & (x1 ^ x1 & x)  # bit 1 without bit 0: an upper-case letter
+    if inner_upper:
+        ok ^= ok & token_any(inner_upper, b)
+    first = ok & x
+    x2 = x >> 2
+    units_at = _unit_starts(b, x, x1, first & x2, units)
+    if units_at:
+        first ^= units_at
+    after_hyphen = b.link & x & (x2 ^ x2 & x) >> 4 if b"-" in b.view else 0
+    if not after_hyphen:  # a token changes at its first letter or not at all
+        return first, count(first)
+    hyphenated = token_any(after_hyphen, b)
+    not_ok = hyphenated ^ hyphenated & ok
+    if not_ok:
+        after_hyphen ^= after_hyphen & whole(not_ok, b)
+    return first | after_hyphen, count(first | hyphenated ^ not_ok)
+
+
+def _unit_starts(b: Bits, x: int, x1: int, could: int, units: frozenset[bytes]) -> int:
+    """The lanes of ``could`` (starts of tokens with no upper-case letter after the first
+    letter, which may start a unit) whose token is one of ``units``: the tokens of 1 to 3
+    letters whose letters could be a unit's (``x``: the lanes of :func:`_title_plain`, ``x1``:
+    ``x >> 1``) are looked up one by one."""
+    unpaired = x1 & x << 3  # this letter and the next are unpaired
+    longer = could & x << 1  # a unit's second letter next
+    longer ^= longer & (b.link << 12 | unpaired | unpaired << 4)  # no 4th code point either
+    n, view = b.n, b.view
+    found = 0
+    for s in positions(could & b.end | longer, n):
+        if view[s : token_end(b, s)] in units:
+            found |= 1 << 4 * (n - 1 - s)
+    return found
 
 
 def _title_sites(text: str) -> tuple[tuple[int, ...], int, bytes | str]:

@@ -141,12 +141,19 @@ def _parse(v: bytes, table: bytes) -> int:
 
 
 def _ones(n: int) -> int:
-    """A 1 in each of ``n`` lanes (from repeated bytes: a big division is slower).
+    """A 1 in each of ``n`` lanes: a shift of ``_MANY_ONES`` (from repeated bytes: a big
+    division is slower), or built for a longer text.
 
-    >>> hex(_ones(3)), _ones(0)
-    ('0x111', 0)
+    >>> hex(_ones(3)), _ones(0), _ones(5000) == int("1" * 5000, 16)
+    ('0x111', 0, True)
     """
+    if n <= _ONES_KEPT:
+        return _MANY_ONES >> 4 * (_ONES_KEPT - n)
     return int.from_bytes(b"\x11" * ((n + 1) // 2), "big") >> 4 * (n & 1)
+
+
+_ONES_KEPT = 4096
+_MANY_ONES = int.from_bytes(b"\x11" * (_ONES_KEPT // 2), "big")
 
 
 @per_text
@@ -160,16 +167,15 @@ def bits(text: str) -> Bits | None:
     x = _parse(v, _CLASSES)
     word = x & ones
     joiner = (x >> 1) & ones
-    tok = word | (joiner & (word >> 4) & (word << 4))
+    after_word, before_word = word >> 4, word << 4  # lanes after / before a word character
+    tok = word | (joiner & after_word & before_word)
     link = tok & (tok >> 4)
     start = tok ^ link
     end = tok ^ (tok & (tok << 4))
+    # §1.6: a binder next to the token, or a "." / ":" with a word character on its far side
     binder = (x >> 2) & ones
     dot = (x >> 3) & ones
-    # §1.6: a binder next to the token, or a "." / ":" with a word character on its far side
-    bound = (start & ((binder >> 4) | (dot >> 4 & word >> 8))) | (
-        end & ((binder << 4) | (dot << 4 & word << 8))
-    )
+    bound = start & (binder | dot & after_word) >> 4 | end & (binder | dot & before_word) << 4
     spans = protected_spans(text) if may_protect(v) else ()
     if spans:
         bound |= tok & _span_lanes(spans, n)
