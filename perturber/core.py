@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,7 +23,6 @@ MAX_SEED = 2**63 - 1
 # The declared entries by (category, name), read directly on the hot path; ``registry.get``
 # loads the catalog on first use and raises for unknown names.
 _ENTRIES = registry.declared()
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass
@@ -114,12 +112,13 @@ def check_text(text: Any, limits: Limits | None = None) -> str:
             f"text has {len(text)} characters; the limit is {limit}", field="text", limit=limit
         )
     if not text.isascii():
-        bad = _LONE_SURROGATE.search(text)
-        if bad is not None:
+        try:
+            text.encode("utf-8")  # a C-level pass that fails only on a lone surrogate
+        except UnicodeEncodeError as error:
             raise InvalidParams(
-                f"text contains a lone surrogate U+{ord(bad.group()):04X} at offset {bad.start()}",
+                f"text contains a lone surrogate U+{ord(text[error.start]):04X} at offset {error.start}",
                 field="text",
-            )
+            ) from None
     return text
 
 

@@ -145,6 +145,8 @@ def test_text_validation():
         perturber.perturb(b"x", "quotes")
     with pytest.raises(perturber.InvalidParams, match="surrogate"):
         perturber.perturb("a\udc00b", "quotes")
+    with pytest.raises(perturber.InvalidParams, match=r"lone surrogate U\+D83D at offset 3$"):
+        perturber.perturb("é’s\ud83d!", "baseline")
     ten = perturber.Limits(max_text_chars=10)
     with pytest.raises(perturber.InputTooLarge) as err:
         perturber.perturb("x" * 11, "quotes", limits=ten)
