@@ -816,6 +816,18 @@ def test_linear_time_on_1mb(text):
     assert time.perf_counter() - t0 < 60  # generous: CI machines may be loaded
 
 
+def test_sentence_splitting_reads_each_paragraph_once(monkeypatch):
+    """The paths of the sentence splitter are chosen per paragraph from that paragraph alone (a
+    whole-text test per paragraph made a 1 MB text of 2,000 paragraphs take half a minute)."""
+    units_module = sys.modules["perturber.text.units"]
+    scanned = []
+    real = units_module.ascii_words
+    monkeypatch.setattr(units_module, "ascii_words", lambda text: scanned.append(len(text)) or real(text))
+    text = "Café au lait, Dr. Smith? It costs 3.50 €.\n\n" * 2000
+    assert len(units(text)) == 4000
+    assert len(scanned) == 2000 and sum(scanned) <= len(text)
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet="ab9 .'é\u0301日-", max_size=50) | st.text(max_size=40))
 def test_run_start_is_the_character_loop(text):

@@ -129,7 +129,7 @@ def _sentences(text: str, ps: int, pe: int, sp: Spans, out: list) -> None:
     """Append the sentences of the plain paragraph ``text[ps:pe]`` to ``out``: found by
     :func:`_sentence_ends` when the paragraph has ASCII word characters only and no protected
     span, else one terminal run at a time."""
-    if ascii_words(text) and not (sp and sp.overlaps(max(ps - 1, 0), pe)):
+    if ascii_words(text[ps:pe]) and not (sp and sp.overlaps(max(ps - 1, 0), pe)):
         _simple_sentences(text, ps, pe, out)
     else:
         _checked_sentences(text, ps, pe, sp, out)
