@@ -40,6 +40,7 @@ from ..text.bits import (
     may_protect,
     positions,
     shift_code_points,
+    spread_right,
     token_any,
     token_end,
     view,
@@ -565,7 +566,7 @@ def _title_view(text: str, view: bytes, non_ascii_at: list[int]) -> Outcome:
         hyphenated = start & _fill_left_bytes(after_hyphen, tok, full, ones)
         not_ok = hyphenated ^ hyphenated & ok
         if not_ok:
-            after_hyphen ^= after_hyphen & _spread_right_bytes(not_ok, link)
+            after_hyphen ^= after_hyphen & spread_right(not_ok, link, 8)
         edited = (first | hyphenated ^ not_ok).bit_count()
         first |= after_hyphen
     else:
@@ -582,16 +583,6 @@ def _fill_left_bytes(flags: int, tok: int, full: int, ones: int) -> int:
     """The lanes of each token from its start to its last flag, in byte lanes (``full``: 0xFF in
     each token lane): see ``fill_left`` in ``text/bits.py``."""
     return tok ^ ((full + flags) >> 7 & ones)
-
-
-def _spread_right_bytes(flags: int, link: int) -> int:
-    """Every code point of a token from a flagged one to the token's end, in byte lanes."""
-    shift = 8
-    while link and flags:
-        flags |= (flags >> shift) & link
-        link &= link >> shift
-        shift *= 2
-    return flags
 
 
 def _title_plain(b: Bits) -> tuple[int, int]:

@@ -341,14 +341,15 @@ def case_lanes(b: Bits) -> tuple[int, int, int, int]:
     return x & ones, (x >> 1) & ones, (x >> 2) & ones, (x >> 3) & ones
 
 
-def spread_right(flags: int, link: int) -> int:
-    """Every code point of a token from a flagged one to the token's end.
+def spread_right(flags: int, link: int, lane: int = 4) -> int:
+    """Every code point of a token from a flagged one to the token's end (lanes of ``lane`` bits:
+    4 for the hex lanes, 8 for byte lanes).
 
     >>> b = bits("abc de")
     >>> positions(spread_right(1 << 4 * (b.n - 2), b.link), b.n)  # a flag on "b"
     [1, 2]
     """
-    shift = 4
+    shift = lane
     while link and flags:
         flags |= (flags >> shift) & link
         link &= link >> shift
