@@ -154,11 +154,15 @@ def test_lanes_look_ups_before_and_after_listing_are_the_positions(flags, indice
 TABLE_WORDS = ["a", "km", "Km", "it's", "of", "their", "there's", "definitely", "x-ray", "abcde"]
 
 
+def table_texts(*extra: str):
+    """Texts of pieces, table words and ``extra`` strings near them."""
+    pool = PIECES + TABLE_WORDS + ["IT’S", "Their", "X‑ray", *extra]
+    return st.lists(st.sampled_from(pool), max_size=30).map("".join)
+
+
 @settings(max_examples=400, deadline=None)
 @given(
-    st.lists(
-        st.sampled_from(PIECES + TABLE_WORDS + ["IT’S", "Their", "X‑ray", "definitelyy"]), max_size=30
-    ).map("".join),
+    table_texts("definitelyy"),
     st.sets(st.sampled_from(TABLE_WORDS), min_size=1),
     st.booleans(),
 )
@@ -179,9 +183,7 @@ def test_word_spans_are_the_tokens_whose_text_is_in_the_table(text, words, folde
 
 @settings(max_examples=400, deadline=None)
 @given(
-    st.lists(
-        st.sampled_from(PIECES + TABLE_WORDS + ["IT’S", "Their", "X‑ray", "of_", "%a"]), max_size=30
-    ).map("".join),
+    table_texts("of_", "%a"),
     st.sets(st.sampled_from(TABLE_WORDS), min_size=1),
     st.booleans(),
 )
@@ -208,9 +210,7 @@ def test_may_protect_is_the_plain_search(pieces):
 
 @settings(max_examples=400, deadline=None)
 @given(
-    st.lists(st.sampled_from(PIECES + TABLE_WORDS + ["IT’S", "Their", "X‑ray", "of_"]), max_size=30).map(
-        "".join
-    ),
+    table_texts("of_"),
     st.sets(st.sampled_from(TABLE_WORDS), min_size=4),
     st.booleans(),
 )
