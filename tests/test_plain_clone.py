@@ -9,12 +9,14 @@ import sys
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-# The test files that read ../shared, and two that depend on the environment (the reference).
+# The test files that read ../shared, and those that depend on the environment (the reference, the
+# optional tiers' data).
 READERS = [
     "tests/test_brittlebench.py",
     "tests/test_docs.py",
     "tests/test_gallery.py",
     "tests/test_golden.py",
+    "tests/test_schemathesis.py",
 ]
 
 
