@@ -10,12 +10,15 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import wraps
 from typing import Any
 
 from . import registry
 from .errors import InputTooLarge, InvalidParams, PerturberError
+from .memo import per_text
 from .rng import Draws
 from .settings import Limits, default_limits
 
@@ -127,9 +130,42 @@ def _run(spec: registry.Perturbation, text: str, params: dict, seed: int) -> reg
         return registry.unchanged(text, "empty_input")
     if spec.skip_zero_intensity and spec.at_zero_intensity(params):
         return registry.unchanged(text, "zero_intensity")
+    if spec.memoise_outcome:
+        memo = _OUTCOME_MEMOS.get(spec.function) or outcome_memo(spec)
+        return memo(text, tuple(params.values())) if params else memo(text)
     if not params:  # a call without ``**{}`` is measurably cheaper (parameterless entries)
         return spec.function(text, Draws(seed))
     return spec.function(text, Draws(seed), **params)
+
+
+# The per-text memo of each entry declared ``memoise_outcome``, by its function; made on first use.
+_OUTCOME_MEMOS: dict[Callable, Callable[..., registry.Outcome]] = {}
+_OUTCOME_MEMOS_LOCK = threading.Lock()
+
+
+def outcome_memo(spec: registry.Perturbation) -> Callable[..., registry.Outcome]:
+    """The memo of a seedless entry's outcomes, by text (and the values of its params, in
+    declaration order), named after the entry's function in ``memo_usage()``.
+
+    >>> outcome_memo(registry.get("title_case")).memo.name
+    'perturber.perturbations.character.title_case'
+    """
+    with _OUTCOME_MEMOS_LOCK:
+        memo = _OUTCOME_MEMOS.get(spec.function)
+        if memo is None:
+            function, names = spec.function, tuple(spec.defaults)
+            if names:
+
+                def outcome(text: str, values: tuple) -> registry.Outcome:
+                    return function(text, None, **dict(zip(names, values)))
+
+            else:
+
+                def outcome(text: str) -> registry.Outcome:  # type: ignore[misc]
+                    return function(text, None)
+
+            memo = _OUTCOME_MEMOS[spec.function] = per_text(wraps(function)(outcome))
+        return memo
 
 
 def perturb(

@@ -284,6 +284,9 @@ class Perturbation:
     moves_text: bool = field(default=False, repr=False, compare=False)
     gate: str | None = field(default=None, repr=False, compare=False)
     graded_family: str | None = field(default=None, repr=False, compare=False)
+    #: A seedless entry whose outcome is worth keeping per text and params: ``apply`` keeps it
+    #: in the entry's own per-text memo (a study repeats each text with several seeds).
+    memoise_outcome: bool = field(default=False, repr=False, compare=False)
 
     @property
     def kind(self) -> str:
@@ -403,6 +406,7 @@ def perturbation(
     moves_text: bool = False,
     gate: str | None = None,
     graded_family: str | None = None,
+    memoise_outcome: bool = False,
 ):
     """Declare a perturbation. The decorated function is called as ``fn(text, rng, **params)``.
 
@@ -413,7 +417,9 @@ def perturbation(
     tier, tells the catalog whether the entry can run here. ``reasons`` lists the reason codes of
     ``DECLARED_REASONS`` the entry reports; ``fix_at``, ``direction_param``, ``level_rule``,
     ``moves_text``, ``gate`` and ``graded_family`` are the facts the robustness harness reads (see
-    ``Perturbation``).
+    ``Perturbation``). ``memoise_outcome`` (seedless deterministic entries only) asks ``apply`` to
+    keep each outcome by text and params: worth it when finding the edits costs more than a memo
+    look-up.
     """
     params = tuple(params)
     requires = tuple(requires) + (("model_endpoint",) if model_backed else ())
@@ -431,6 +437,7 @@ def perturbation(
         or graded_family not in (None, *GRADED_FAMILIES)
         or (direction_param is not None and direction_param not in names)
         or (level_rule is not None and level_rule != "ratio" and rule_param not in names)
+        or (memoise_outcome and (seed_sensitive or model_backed))
     ):
         raise ValueError(f"bad declaration for {name}")
     if intensity is None:
@@ -466,6 +473,7 @@ def perturbation(
             moves_text=moves_text,
             gate=gate,
             graded_family=graded_family,
+            memoise_outcome=memoise_outcome,
         )
         return function
 

@@ -7,6 +7,8 @@ import pathlib
 import re
 import threading
 
+import pytest
+
 import perturber
 from perturber import memo
 
@@ -122,3 +124,46 @@ def test_no_cache_outside_the_registry_is_keyed_by_text():
         if hits:
             found[str(path.relative_to(ROOT))] = len(hits)
     assert found == allowed
+
+
+MEMOISED_OUTCOMES = {spec.name for spec in perturber.registry.entries() if spec.memoise_outcome}
+
+
+def test_entries_that_memoise_their_outcome_are_seedless_and_declared():
+    assert len(MEMOISED_OUTCOMES) == 15
+    for name in MEMOISED_OUTCOMES:
+        spec = perturber.registry.get(name)
+        assert not spec.seed_sensitive and not spec.model_backed
+    with pytest.raises(ValueError, match="bad declaration"):
+        perturber.registry.perturbation(
+            "x", family="typos", description="x", seed_sensitive=True, memoise_outcome=True
+        )
+
+
+@pytest.mark.parametrize("name", sorted(MEMOISED_OUTCOMES))
+def test_a_memoised_outcome_is_the_entry_function_kept_by_text(name):
+    spec = perturber.registry.get(name)
+    text = "Dr. Smith's **3 cats** weren't  hungry at 5 p.m. on 10/12/2024; they ate 12000 grams, FYI."
+    perturber.clear_caches()
+    first = perturber.apply(text, name, seed=1)
+    store = memo.memo_usage()[f"{spec.function.__module__}.{spec.function.__qualname__}"]
+    assert store[:2] == (1, len(text))
+    again = perturber.apply(text, name, seed=2)  # another seed: the same kept outcome
+    direct = spec.function(text, None, **spec.defaults)
+    assert (first.text, first.edits, first.reason) == (again.text, again.edits, again.reason)
+    assert first.text == direct.text and first.edits == (direct.edits if first.applied else 0)
+
+
+def test_a_memoised_outcome_is_kept_by_text_and_params():
+    text = "The quick brown fox jumps over the lazy dog and runs far away into the woods."
+    perturber.clear_caches()
+    wraps = [perturber.perturb(text, "line_wrap", {"width": w}) for w in (20, 30, 20)]
+    assert wraps[0] == wraps[2] != wraps[1]
+    assert memo.memo_usage()["perturber.perturbations.formatting.line_wrap"][0] == 2
+
+
+def test_no_entry_keeps_its_outcome_in_a_memo_of_its_own():
+    # an entry's whole outcome is kept by the declaration (memoise_outcome), never by a per_text
+    # function of its module returning an Outcome
+    source = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "perturber").rglob("*.py"))
+    assert re.findall(r"@per_text\ndef \w+\([^)]*\) -> Outcome:", source) == []

@@ -376,7 +376,7 @@ stop_texts = st.lists(
 @settings(max_examples=500, deadline=None)
 @given(stop_texts)
 def test_drop_stop_words_matches_reference(text):
-    got = spacing._drop_stop_words(text)
+    got = spacing.drop_stop_words(text, None)
     assert (got.text, got.edits) == _drop_stop_words_reference(text)[:2]
 
 
@@ -396,7 +396,7 @@ plain_stop_texts = st.lists(
 def test_drop_stop_words_of_a_plain_text_matches_reference(text):
     """The plain path (stop words found by a pattern, the units read only when a stop word may
     be alone in its unit) against the straightforward loops."""
-    got = spacing._drop_stop_words(text)
+    got = spacing.drop_stop_words(text, None)
     assert (got.text, got.edits) == _drop_stop_words_reference(text)[:2]
     b = tm.bits.bits(text)
     if b is not None and not tm.bits.may_protect(b.view):

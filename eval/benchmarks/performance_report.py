@@ -136,9 +136,11 @@ def reasons(runs: dict) -> list[str]:
 
 
 def memo_section(memory: list | None) -> list[str]:
-    from perturber import memo, registry
+    from perturber import core, memo, registry
 
-    registry.entries()  # every entry module imported, so every memo registered
+    for spec in registry.entries():  # every entry module imported, so every memo registered
+        if spec.memoise_outcome:
+            core.outcome_memo(spec)  # made on first use otherwise
     groups: dict[tuple, list[str]] = {}
     for m in memo._MEMOS:
         kind = "text" if m.sized and m.max_size == memo.TEXT_MAX_CHARS else "word" if m.sized else "value"

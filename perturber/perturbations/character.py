@@ -405,6 +405,7 @@ def lower_case(text: str, rng: Draws) -> Outcome:
     family=_FAMILY,
     description="Capitalise every lower-case or title-case word, hyphen parts included.",
     fix_at="input_normalisation",
+    memoise_outcome=True,
 )
 def title_case(text: str, rng: Draws) -> Outcome:
     """Capitalise free ``lower``/``title`` tokens that start with a letter, except unit symbols
@@ -415,12 +416,6 @@ def title_case(text: str, rng: Draws) -> Outcome:
     >>> title_case("a well-known o'neil", None).text
     "A Well-Known O'neil"
     """
-    return _title_case(text)
-
-
-@per_text
-def _title_case(text: str) -> Outcome:
-    """The outcome of ``title_case`` (a pure function of the text, memoised)."""
     plain = (text.encode("ascii"), []) if text.isascii() else _few_non_ascii_view(text)
     if plain is not None and not may_protect(plain[0]):
         return _title_view(text, *plain)
@@ -1065,6 +1060,7 @@ _PRINTABLE_ASCII = re.compile(r"[\x20-\x7e]")
     description="Write every printable ASCII character in its full-width form.",
     reasons=("no_candidates",),
     fix_at="input_normalisation",
+    memoise_outcome=True,
 )
 def full_width(text: str, rng: Draws) -> Outcome:
     """U+0021-U+007E move by 0xFEE0 and U+0020 becomes U+3000, everywhere (§6.10).
@@ -1072,13 +1068,6 @@ def full_width(text: str, rng: Draws) -> Outcome:
     >>> full_width("Hi 2 you!", None).text
     'Ｈｉ\\u3000２\\u3000ｙｏｕ！'
     """
-    return _full_width_outcome(text)
-
-
-@per_text
-def _full_width_outcome(text: str) -> Outcome:
-    """The outcome of ``full_width``, a pure function of the text (memoised for short texts:
-    a study repeats each text with several seeds)."""
     if _PRINTABLE_ASCII.search(text) is None:
         return unchanged(text, "no_candidates")
     if not text.isascii():
@@ -1157,6 +1146,7 @@ _RLO, _PDF = "\u202e", "\u202c"
     description="Wrap every non-blank line in a right-to-left override.",
     reasons=("no_candidates",),
     fix_at="input_normalisation",
+    memoise_outcome=True,
 )
 def bidi_override(text: str, rng: Draws) -> Outcome:
     """Each line with non-whitespace content, fenced code and lines inside a JSON region
@@ -1165,13 +1155,6 @@ def bidi_override(text: str, rng: Draws) -> Outcome:
     >>> bidi_override("Hello\\nWorld", None).text == "\\u202eHello\\u202c\\n\\u202eWorld\\u202c"
     True
     """
-    return _bidi_override_outcome(text)
-
-
-@per_text
-def _bidi_override_outcome(text: str) -> Outcome:
-    """The outcome of ``bidi_override``, a pure function of the text (memoised for short texts:
-    a study repeats each text with several seeds)."""
     edits = []
     spans = _spans(text) if "{" in text or "[" in text else None
     for line in tm.lines(text):

@@ -120,6 +120,7 @@ _INNER_RUN = re.compile(r" (?<=\S.) *(?=\S)")  # group 2 alone, led by its first
     description="Replace runs of spaces between words, and indentation in groups of 4, with tabs.",
     reasons=("no_candidates",),
     fix_at="input_normalisation",
+    memoise_outcome=True,
 )
 def tabs_for_spaces(text: str, rng: Draws) -> Outcome:
     """Inner runs of spaces become one tab; leading indentation becomes one tab per complete
@@ -128,13 +129,6 @@ def tabs_for_spaces(text: str, rng: Draws) -> Outcome:
     >>> tabs_for_spaces("a  b c\\n      indented text", None).text
     'a\\tb\\tc\\n\\t  indented\\ttext'
     """
-    return _tabs_for_spaces(text)
-
-
-@per_text
-def _tabs_for_spaces(text: str) -> Outcome:
-    """The outcome of ``tabs_for_spaces``, a pure function of the text (memoised for short
-    texts)."""
     if " " not in text:
         return unchanged(text, "no_candidates")
     if (
@@ -214,6 +208,7 @@ _NON_WS = re.compile(r"\S")
     description="Hard-wrap long prose, list and quote lines at a column width.",
     reasons=("no_candidates",),
     fix_at="input_normalisation",
+    memoise_outcome=True,
 )
 def line_wrap(text: str, rng: Draws, *, width: int) -> Outcome:
     """Greedy packing at whitespace runs; continuation lines keep the indentation, a hanging
@@ -222,13 +217,6 @@ def line_wrap(text: str, rng: Draws, *, width: int) -> Outcome:
     >>> line_wrap("The quick brown fox jumps over the lazy dog.", None, width=20).text
     'The quick brown fox\\njumps over the lazy\\ndog.'
     """
-    return _line_wrap(text, width)
-
-
-@per_text
-def _line_wrap(text: str, width: int) -> Outcome:
-    """The outcome of ``line_wrap``, a pure function of the text and width (memoised for short
-    texts)."""
     if len(text) <= width:
         return unchanged(text, "no_candidates")
     starts = _cluster_starts(text)
@@ -430,6 +418,7 @@ _TASK = re.compile(r"\[[ x]\][ \t]")
     description="Remove Markdown markup (headings, lists, quotes, emphasis, links, "
     "code delimiters), keeping the inner text.",
     reasons=("no_candidates",),
+    memoise_outcome=True,
 )
 def strip_markdown(text: str, rng: Draws) -> Outcome:
     """Line rules (fences, headings, setext underlines, thematic breaks, quote and list
@@ -438,13 +427,6 @@ def strip_markdown(text: str, rng: Draws) -> Outcome:
     >>> strip_markdown("## Setup\\n\\n1. Install **my_tool** via `pip`.", None).text
     'Setup\\n\\nInstall my_tool via pip.'
     """
-    return _strip_markdown_outcome(text)
-
-
-@per_text
-def _strip_markdown_outcome(text: str) -> Outcome:
-    """The outcome of ``strip_markdown``, a pure function of the text (memoised for short texts:
-    a study repeats each text with several seeds)."""
     if _MD_HINT.search(text) is None:
         return unchanged(text, "no_candidates")
     lines = tm.lines(text)

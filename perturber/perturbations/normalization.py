@@ -18,7 +18,7 @@ import regex
 from .. import jsontext
 from .. import text as tm
 from ..data import load_table
-from ..memo import loaded_once, per_text
+from ..memo import loaded_once
 from ..registry import Outcome, perturbation, unchanged
 from ..rng import Draws
 
@@ -373,6 +373,7 @@ def _line_start_or_sentence_end(text: str, s: int) -> bool:
     description="Expand common abbreviations (Table A15) in context.",
     version=2,
     reasons=("no_candidates",),
+    memoise_outcome=True,
 )
 def abbreviations(text: str, rng: Draws) -> Outcome:
     """Expand e.g., etc., Dr., St., min., info, FYI, … where their context allows.
@@ -380,13 +381,6 @@ def abbreviations(text: str, rng: Draws) -> Outcome:
     >>> abbreviations("Ask Dr. Lee, e.g. on Main St. in St. Louis etc. FYI it takes 1 min.", None).text
     'Ask Doctor Lee, for example on Main Street in Saint Louis and so on. For your information it takes 1 minute.'
     """
-    return _abbreviations_outcome(text)
-
-
-@per_text
-def _abbreviations_outcome(text: str) -> Outcome:
-    """The outcome of ``abbreviations``, a pure function of the text (memoised for short texts:
-    a study repeats each text with several seeds)."""
     tables = _abbr_tables()
     dotted = _dotted_forms(text, tables) if "." in text else []
     lowered = text.lower()
@@ -509,6 +503,7 @@ def _unit_numbers(text: str, spans: tm.Spans) -> list:
     description="Spell out ISO dates and unit symbols (Table A9).",
     version=2,
     reasons=("no_candidates",),
+    memoise_outcome=True,
 )
 def date_unit(text: str, rng: Draws) -> Outcome:
     """``YYYY-MM-DD`` → ``Month D, YYYY``; ``N km`` → ``N kilometers``.
@@ -516,13 +511,6 @@ def date_unit(text: str, rng: Draws) -> Outcome:
     >>> date_unit("Due 2024-02-29: ship 1 kg and 2.5 km by 2023-02-30.", None).text
     'Due February 29, 2024: ship 1 kilogram and 2.5 kilometers by 2023-02-30.'
     """
-    return _date_unit_outcome(text)
-
-
-@per_text
-def _date_unit_outcome(text: str) -> Outcome:
-    """The outcome of ``date_unit``, a pure function of the text (memoised for short texts:
-    a study repeats each text with several seeds)."""
     if _ANY_DIGIT.search(text) is None:
         return unchanged(text, "no_candidates")
     tables = _unit_tables()

@@ -121,6 +121,7 @@ def _is_alpha_token(tok: tm.Token) -> bool:
     "line structure and every meaning-bearing word.",
     reasons=("no_candidates",),
     fix_at="prompt",
+    memoise_outcome=True,
 )
 def drop_stop_words(text: str, rng: Draws) -> Outcome:
     """Remove free stop words (A6a) with one adjacent whitespace run; never empty a sentence.
@@ -130,13 +131,6 @@ def drop_stop_words(text: str, rng: Draws) -> Outcome:
     >>> drop_stop_words("The cat is here.\\nIt is asleep.", None).text
     'cat.\\nasleep.'
     """
-    return _drop_stop_words(text)
-
-
-@per_text
-def _drop_stop_words(text: str) -> Outcome:
-    """The outcome of ``drop_stop_words``: a pure function of the text (memoised for short
-    texts; an ``Outcome`` without ``details`` is immutable)."""
     v = view(text)
     if v is not None and not may_protect(v) and b"\x00" not in v:
         spans = free_word_spans(v, _stop_finder())
@@ -520,6 +514,7 @@ _ASCII_SIGN = re.compile(r"-(?<![A-Za-z0-9]-)(?=[0-9])")
     description="Insert a space between each punctuation run and an adjacent non-space character.",
     reasons=("no_candidates",),
     fix_at="input_normalisation",
+    memoise_outcome=True,
 )
 def punctuation_spaces(text: str, rng: Draws) -> Outcome:
     """Surround punctuation runs with spaces; numbers, contractions, abbreviations and protected
@@ -528,12 +523,6 @@ def punctuation_spaces(text: str, rng: Draws) -> Outcome:
     >>> punctuation_spaces("Wait... really?! It costs $12.50 (e.g. today).", None).text
     'Wait ... really ?! It costs $ 12.50 ( e.g. today ).'
     """
-    return _punctuation_spaces(text)
-
-
-@per_text
-def _punctuation_spaces(text: str) -> Outcome:
-    """The outcome of ``punctuation_spaces``, a pure function of the text (memoised for short texts)."""
     is_ascii = text.isascii()
     runs = [m.span() for m in (_ASCII_PUNCT_RUN if is_ascii else _PUNCT_RUN).finditer(text)]
     if not runs:
@@ -729,6 +718,7 @@ _MARKS = regex.compile(r"\p{M}*")
     description="Drop sentence-final punctuation and lower-case function-word sentence starters.",
     version=2,
     reasons=("no_candidates",),
+    memoise_outcome=True,
 )
 def punctuation_drop(text: str, rng: Draws) -> Outcome:
     """Delete plain terminal runs (``.``, ``!``, ``?``; not ellipses) and lower-case a first
@@ -737,12 +727,6 @@ def punctuation_drop(text: str, rng: Draws) -> Outcome:
     >>> punctuation_drop("Dr. Smith left at 5 p.m. today. Is that late? I think so!", None).text
     'Dr. Smith left at 5 p.m. today is that late I think so'
     """
-    return _punctuation_drop(text)
-
-
-@per_text
-def _punctuation_drop(text: str) -> Outcome:
-    """The outcome of ``punctuation_drop``, a pure function of the text (memoised for short texts)."""
     if tm.ascii_words(text) and not tm.protected_spans(text):
         out, edits = _simple_drop(text)
         return Outcome(out, edits) if edits else unchanged(text, "no_candidates")

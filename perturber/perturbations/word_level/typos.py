@@ -988,6 +988,7 @@ def _next_is_word_char(text: str, pos: int) -> bool:
     description="Contract phrases such as 'do not' and 'I am' (Table A5).",
     version=2,
     reasons=("no_candidates",),
+    memoise_outcome=True,
 )
 def contractions(text: str, rng: Draws) -> Outcome:
     """Contract Table A5 phrases in one left-to-right scan (§5.6).
@@ -995,12 +996,6 @@ def contractions(text: str, rng: Draws) -> Outcome:
     >>> contractions("I am sure it is not ready.", None).text
     "I'm sure it's not ready."
     """
-    return _contract(text)
-
-
-@per_text
-def _contract(text: str) -> Outcome:
-    """The outcome of ``contractions``, a pure function of the text (memoised for short texts)."""
     two, one = contraction_table()
     firsts = contraction_first_words()
     tokens = tm.word_tokens(text)
@@ -1068,6 +1063,7 @@ _SUFFIXES = frozenset(("s", "t", "re", "ve", "ll", "d", "m"))
     description="Drop the apostrophe of contractions and possessives (don't -> dont).",
     version=2,
     reasons=("no_candidates",),
+    memoise_outcome=True,
 )
 def apostrophe_drop(text: str, rng: Draws) -> Outcome:
     """Delete the apostrophe before a final s, t, re, ve, ll, d or m (§5.7).
@@ -1077,12 +1073,6 @@ def apostrophe_drop(text: str, rng: Draws) -> Outcome:
     """
     if "'" not in text and "’" not in text:
         return unchanged(text, "no_candidates")
-    return _apostrophe_drop(text)
-
-
-@per_text
-def _apostrophe_drop(text: str) -> Outcome:
-    """The outcome of ``apostrophe_drop`` for a text with an apostrophe (memoised per text)."""
     b = bits(text)
     drops = _apostrophes_general(text) if b is None else positions(_apostrophe_lanes(b), b.n)
     if not drops:
@@ -1141,6 +1131,7 @@ def _apostrophe_lanes(b: Bits) -> int:
     description="Respell US word forms the British way (Table A7).",
     version=2,
     reasons=("no_candidates",),
+    memoise_outcome=True,
 )
 def spelling_uk(text: str, rng: Draws) -> Outcome:
     """Replace Table A7 US spellings by their UK forms (§5.8).
@@ -1148,13 +1139,6 @@ def spelling_uk(text: str, rng: Draws) -> Outcome:
     >>> spelling_uk("My favorite color is gray; the theater is 5 meters away.", None).text
     'My favourite colour is grey; the theatre is 5 metres away.'
     """
-    return _spelling_uk_outcome(text)
-
-
-@per_text
-def _spelling_uk_outcome(text: str) -> Outcome:
-    """The outcome of ``spelling_uk``, a pure function of the text (memoised for short texts:
-    a study repeats each text with several seeds)."""
     table, after_number = uk_table()
     number_ends = None
     edits = []
@@ -1227,6 +1211,7 @@ def _zip_code(text: str, num) -> bool:
     description="Group the digits of large numbers with commas (1250000 -> 1,250,000).",
     version=2,
     reasons=("no_candidates",),
+    memoise_outcome=True,
 )
 def number_format(text: str, rng: Draws) -> Outcome:
     """Insert thousands separators into ungrouped quantities of 4+ integer digits (§5.9).
@@ -1235,13 +1220,6 @@ def number_format(text: str, rng: Draws) -> Outcome:
     ...               "or pay $1500.", None).text
     'In 1850 it had 1,250,000 residents and 4,500.75 acres; call 555-0100 or pay $1,500.'
     """
-    return _number_format_outcome(text)
-
-
-@per_text
-def _number_format_outcome(text: str) -> Outcome:
-    """The outcome of ``number_format``, a pure function of the text (memoised for short texts:
-    a study repeats each text with several seeds)."""
     if _FOUR_DIGITS.search(text) is None:  # no integer part of 4 digits without grouping
         return unchanged(text, "no_candidates")
     edits = []
