@@ -37,7 +37,6 @@ from ...text.bits import (
     lanes_at,
     may_protect,
     positions,
-    spread_right,
     token_any,
     view,
     word_spans,
@@ -327,20 +326,22 @@ def word_merge(text: str, rng: Draws, *, count: int) -> Outcome:
     >>> word_merge("Hello world", None, count=1).text
     'Helloworld'
     """
-    gaps = _merge_gaps(text)
-    if not gaps:
+    lefts = _merge_lefts(text)
+    if not lefts:
         return unchanged(text, "no_candidates")
-    chosen = select(gaps, rng, count=count)
-    return Outcome(tm.splice_at(text, chosen, None, [""] * len(chosen)), len(chosen))
+    tokens = Tokens(text)
+    gaps = [tokens.at(start).end for start in select(lefts, rng, count=count)]
+    return Outcome(tm.splice_at(text, gaps, None, [""] * len(gaps)), len(gaps))
 
 
 @per_text
-def _merge_gaps(text: str) -> Sequence[int]:
-    """Offsets of the single U+0020 gaps between two free alpha tokens."""
+def _merge_lefts(text: str) -> Sequence[int]:
+    """Starts of the first tokens of the gaps ``word_merge`` may delete: the single U+0020
+    gaps between two free alpha tokens (a gap is the end of its first token)."""
     if " " not in text:
         return ()
     b = bits(text)
-    return _merge_gaps_general(text) if b is None else _merge_gaps_plain(b)
+    return _merge_lefts_general(text) if b is None else _merge_lefts_plain(b)
 
 
 _DIGIT = char_table("0123456789")
@@ -350,17 +351,19 @@ _DIGIT_SPACE = bytes(
 )
 
 
-def _merge_gaps_plain(b: Bits) -> Sequence[int]:
-    """:func:`_merge_gaps_general` of a plain text, from its token masks: a space whose two
-    neighbours are the end and the start of free tokens without a digit."""
+def _merge_lefts_plain(b: Bits) -> Sequence[int]:
+    """:func:`_merge_lefts_general` of a plain text, from its token masks: the first tokens,
+    free and without a digit, of the spaces between the end of a token and the start of
+    another such token (found from the gap's lane before it: a carry runs to a token's start,
+    never to its end)."""
     x = char_lanes(b, _DIGIT_SPACE)
     ok = b.free_start & ~token_any(x & b.ones & b.tok, b)
-    ok_end = spread_right(ok, b.link) & b.end
-    return Lanes(x >> 1 & b.ones & ok_end >> 4 & ok << 4, b.n)  # a count draws a few
+    gaps = x >> 1 & b.ones & b.end >> 4 & ok << 4
+    return Lanes(ok & token_any(gaps << 4, b), b.n)  # a count draws a few
 
 
-def _merge_gaps_general(text: str) -> tuple[int, ...]:
-    """:func:`_merge_gaps` of any text, one token pair at a time."""
+def _merge_lefts_general(text: str) -> tuple[int, ...]:
+    """:func:`_merge_lefts` of any text, one token pair at a time."""
     tokens = tm.word_tokens(text)
     pairs = []
     for a, b in zip(tokens, tokens[1:]):
@@ -377,7 +380,7 @@ def _merge_gaps_general(text: str) -> tuple[int, ...]:
         seen = b.start
     free = {t.start for t in tm.free_tokens(text, involved)}
     return tuple(
-        a.end
+        a.start
         for a, b in pairs
         if a.start in free and b.start in free and _is_alpha_token(a) and _is_alpha_token(b)
     )
