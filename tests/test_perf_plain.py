@@ -31,9 +31,9 @@ def test_typo_candidates(text, min_letters):
 @EXAMPLES
 @given(any_texts)
 def test_word_merge_lefts(text):
-    b = B.bits(text)
-    if b is not None and " " in text:
-        assert list(spacing._merge_lefts_plain(b)) == list(spacing._merge_lefts_general(text))
+    lanes = spacing._alpha_lanes(text)
+    if lanes is not None and " " in text:
+        assert list(spacing._merge_lefts_plain(*lanes)) == list(spacing._merge_lefts_general(text))
 
 
 @EXAMPLES
