@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import NamedTuple
 
+from .chars import new_tuple
+
 __all__ = ["ByteTokens", "Flags", "byte_tokens", "class_table", "fill_left", "free_starts", "token_any"]
 
 _BINDERS = "_/\\@#$%&=+<>|^~[]{}"  # §1.6: a token next to one is bound
@@ -79,7 +81,7 @@ def byte_tokens(v: bytes, table: bytes, spans: Sequence[tuple[int, int]]) -> Byt
     bound = start & (binder | dot & after_word) >> 8 | end & (binder | dot & before_word) << 8
     for s, e in spans:
         bound |= tok & _ones(e - s) << 8 * (n - e)
-    return ByteTokens(n, x, ones, tok, link, start, end, tok * 255, bound)
+    return new_tuple(ByteTokens, (n, x, ones, tok, link, start, end, tok * 255, bound))
 
 
 def fill_left(flags: int, t: ByteTokens) -> int:
