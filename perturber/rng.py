@@ -386,6 +386,8 @@ def chosen(n: int, rng: Draws, *, rate: float | None = None, count: int | None =
     k = quota(n, rate=rate, count=count)
     if k == 0 or k == n:
         return range(k)
+    if k == 1:  # the first draw of a sample of the range, without its set-up
+        return [rng.below(n)]
     return rng.sample_range(n, k)
 
 

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from perturber import text as tm
 from perturber.text import bits as B
+from perturber.text import byte_lanes as BL
 
 PIECES = [
     "a",
@@ -149,6 +150,67 @@ def test_lanes_look_ups_before_and_after_listing_are_the_positions(flags, indice
             with pytest.raises(IndexError):
                 lanes[i]
     assert list(lanes) == expected
+
+
+def _flags(mask, n):
+    """The lanes flagged in a byte-lane mask, the straightforward way."""
+    return [p for p, byte in enumerate(mask.to_bytes(n, "big")) if byte]
+
+
+@settings(max_examples=500, deadline=None)
+@given(any_texts)
+def test_the_byte_lane_masks_are_the_token_model(text):
+    v = B.view(text)
+    if v is None:
+        return
+    spans = tm.protected_spans(text) if B.may_protect(v) else ()
+    t = BL.byte_tokens(v, BL.class_table({}), spans)
+    tokens = tm.word_tokens(text)
+    free = tm.free_tokens(text)
+    n = len(text)
+    assert _flags(t.start, n) == [tok.start for tok in tokens]
+    assert _flags(t.end, n) == [tok.end - 1 for tok in tokens]
+    assert _flags(t.tok, n) == _lanes(text, tokens)
+    assert _flags(t.link, n) == [p for tok in tokens for p in range(tok.start + 1, tok.end)]
+    assert _flags(BL.free_starts(t, 0), n) == [tok.start for tok in free]
+    assert list(BL.Flags(BL.free_starts(t, 0), n)) == [tok.start for tok in free]
+
+
+@settings(max_examples=300, deadline=None)
+@given(plain_texts, st.data())
+def test_byte_lane_token_any_and_fill_left_mark_tokens(text, data):
+    v = B.view(text)
+    tokens = tm.word_tokens(text)
+    if v is None or not tokens:
+        return
+    t = BL.byte_tokens(v, BL.class_table({}), tm.protected_spans(text))
+    n = len(text)
+    picked = data.draw(st.sets(st.integers(0, n - 1), max_size=4))
+    flags = sum(1 << 8 * (n - 1 - p) for p in picked) & t.tok
+    inside = {tok.start: [q for q in picked if tok.start <= q < tok.end] for tok in tokens}
+    assert _flags(BL.token_any(flags, t), n) == [s for s, q in inside.items() if q]
+    assert _flags(BL.free_starts(t, flags), n) == [
+        tok.start for tok in tm.free_tokens(text) if not inside[tok.start]
+    ]
+    assert _flags(BL.fill_left(flags, t), n) == [
+        p for s, q in inside.items() if q for p in range(s, max(q) + 1)
+    ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.booleans(), min_size=1, max_size=1500), st.lists(st.integers(-1600, 1600), max_size=30))
+def test_byte_lane_flags_look_ups_before_and_after_listing_are_the_positions(flags, indices):
+    """Any look-ups (negative ones, out of range ones), before and after the flags are listed."""
+    mask = int.from_bytes(bytes(flags), "big")
+    found, expected = BL.Flags(mask, len(flags)), [p for p, f in enumerate(flags) if f]
+    assert len(found) == len(expected)
+    for i in indices:
+        if -len(expected) <= i < len(expected):
+            assert found[i] == expected[i]
+        else:
+            with pytest.raises(IndexError):
+                found[i]
+    assert list(found) == expected
 
 
 TABLE_WORDS = ["a", "km", "Km", "it's", "of", "their", "there's", "definitely", "x-ray", "abcde"]

@@ -30,10 +30,10 @@ def test_typo_candidates(text, min_letters):
 
 @EXAMPLES
 @given(any_texts)
-def test_word_merge_gaps(text):
-    b = B.bits(text)
-    if b is not None and " " in text:
-        assert list(spacing._merge_gaps_plain(b)) == list(spacing._merge_gaps_general(text))
+def test_word_merge_lefts(text):
+    lanes = spacing._alpha_lanes(text)
+    if lanes is not None and " " in text:
+        assert list(spacing._merge_lefts_plain(*lanes)) == list(spacing._merge_lefts_general(text))
 
 
 @EXAMPLES

@@ -93,6 +93,16 @@ def test_sample_and_select_match_the_reference(seed, n, data):
     assert select(list(range(n)), Draws(seed), count=k) == expected
 
 
+@settings(max_examples=300, deadline=None)
+@given(seeds, st.integers(min_value=2, max_value=5000), st.sampled_from([{"count": 1}, {"rate": 0.0001}]))
+def test_one_chosen_is_the_first_draw_of_the_sample(seed, n, rule):
+    """``chosen`` of one candidate (its own path: one ``below``) draws what the sample of the
+    range draws, and leaves the stream where it does."""
+    d, ref = Draws(seed), Reference(seed)
+    assert list(rng_mod.chosen(n, d, **rule)) == ref.sample(range(n), 1)
+    assert d.below(1000) == ref.below(1000)
+
+
 def test_long_streams_cross_many_batches():
     # 300k single-bit draws with rejections run through every batch size up to the cap
     d, ref = Draws(11), Reference(11)

@@ -8,6 +8,8 @@ import pytest
 from helpers import expected_version, out, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_bits import any_texts as plain_texts
+from test_rng import Reference
 from test_text import sentence_texts
 
 import perturber
@@ -728,6 +730,31 @@ def test_properties_on_random_text(text, seed):
         o = out(text, name, None, seed)
         for piece in spans:
             assert piece in o
+
+
+def reference_select(items: list, seed: int, count: int) -> list:
+    """§1.11 by count with the §1.4 draws of ``random.Random(seed)``, written the obvious way."""
+    k = min(count, len(items))
+    if k == len(items):
+        return list(items)
+    return [items[i] for i in sorted(Reference(seed).sample(range(len(items)), k))]
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=texts | plain_texts, seed=st.integers(0, 2**32), count=st.sampled_from([1, 2, 1000]))
+def test_word_merge_deletes_the_gaps_drawn_among_the_token_pairs(text, seed, count):
+    """word_merge (the masks of a plain text, a gap found from its first token, one draw for
+    one gap) deletes the gaps that the token-by-token definition and the §1.4 draws give."""
+    tokens = tm.word_tokens(text)
+    free = {t.start for t in tm.free_tokens(text, tokens)}
+    alpha = [t for t in tokens if t.start in free and not re.search(r"\d", t.text)]
+    gaps = [a.end for a, b in zip(alpha, alpha[1:]) if b.start == a.end + 1 and text[a.end] == " "]
+    r = run(text, "word_merge", {"count": count}, seed)
+    if not gaps:
+        assert r.reason in ("no_candidates", "empty_input")
+        return
+    chosen = reference_select(gaps, seed, count)
+    assert (r.text, r.edits) == (tm.splice(text, [(p, p + 1, "") for p in chosen]), len(chosen))
 
 
 JOINER_FRAGS = [

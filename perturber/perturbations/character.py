@@ -47,6 +47,8 @@ from ..text.bits import (
     whole,
     with_letters,
 )
+from ..text.byte_lanes import byte_tokens, class_table, free_starts
+from ..text.byte_lanes import token_any as byte_token_any
 from ..text.chars import non_ascii
 
 __all__ = [
@@ -465,32 +467,18 @@ def _title_units() -> tuple[frozenset[bytes], bytes, bytes]:
     for c in string.ascii_uppercase:
         digits[ord(c)] = 2
     digits[ord("-")] = 4
-    classes = [0] * 256  # the byte lanes of _title_view
-    for c in string.ascii_letters + string.digits:
-        classes[ord(c)] = 1
-    for c in string.ascii_uppercase:
-        classes[ord(c)] |= 16
+    extra = dict.fromkeys(string.ascii_uppercase, 16)  # the byte lanes of _title_view
     for c in string.ascii_lowercase:
-        classes[ord(c)] |= 32 | (c in unpaired) << 7 | (digits[ord(c)] & 12) >> 1
-    for c in "'-":
-        classes[ord(c)] = 2
-    classes[ord("-")] |= 64
-    for c in _BINDERS:
-        classes[ord(c)] = 4
-    for c in ".:":
-        classes[ord(c)] = 8
+        extra[c] = 32 | (c in unpaired) << 7 | (digits[ord(c)] & 12) >> 1
+    extra["-"] = 64
     return (
         frozenset(u.encode("ascii") for u in units),
         bytes(b"0123456789abcdef"[d] for d in digits),
-        bytes(classes),
+        class_table(extra),
     )
 
 
-_BINDERS = "_/\\@#$%&=+<>|^~[]{}"  # §1.6: a token next to one is bound
 _ASCII_WORD_RE = re.compile(rb"[A-Za-z0-9]+")
-#: Texts up to this many code points take their lanes of ones from a shift of one kept constant.
-_ONES_KEPT = 4096
-_MANY_ONES = int.from_bytes(b"\x01" * _ONES_KEPT, "big")
 
 
 def _few_non_ascii_view(text: str) -> tuple[bytes, list[int]] | None:
@@ -498,14 +486,15 @@ def _few_non_ascii_view(text: str) -> tuple[bytes, list[int]] | None:
     are not ASCII are, ascending, when at most one in ``_FEW_NON_ASCII`` is (each is put back
     one by one), else None."""
     points: list[int] = []
-    for c in non_ascii(text):
+    chars = non_ascii(text)
+    for c in chars:
         p = text.find(c)
         while p >= 0:
             points.append(p)
             if _FEW_NON_ASCII * len(points) > len(text):
                 return None
             p = text.find(c, p + 1)
-    plain = view(text)
+    plain = view(text, chars)
     if plain is None:
         return None
     points.sort()
@@ -517,37 +506,24 @@ _FEW_NON_ASCII = 32
 
 def _title_view(text: str, view: bytes, non_ascii_at: list[int]) -> Outcome:
     """:func:`_title_case` of a plain text with no lead of a protected span (``view``: its
-    view, ASCII; ``non_ascii_at``: where the text is not), with a byte lane per code point (the lane of ``p`` holds bit ``8 * (n - 1 - p)``):
-    one ``bytes.translate`` gives every class (:func:`_title_units`), and the letters to
-    upper-case are subtracted from the text's bytes at once. The classes of a lower-case
-    letter reuse the bits of the joiner (a unit's first letter), the binder (its second) and
-    bit 7 (unpaired): joiners count only between word characters, binders only next to a
-    token, where no letter can be. The token rules are those of ``text/bits.py`` (§1.6)."""
-    n = len(view)
-    ones = _MANY_ONES >> 8 * (_ONES_KEPT - n) if n <= _ONES_KEPT else int.from_bytes(b"\x01" * n, "big")
+    view, ASCII; ``non_ascii_at``: where the text is not), in byte lanes
+    (:mod:`perturber.text.byte_lanes`): one ``bytes.translate`` gives every class
+    (:func:`_title_units`), and the letters to upper-case are subtracted from the text's bytes
+    at once. The classes of a lower-case letter reuse the bits of the joiner (a unit's first
+    letter), the binder (its second) and bit 7 (unpaired): joiners count only between word
+    characters, binders only next to a token, where no letter can be."""
     units, _table, classes = _title_units()
-    x = int.from_bytes(view.translate(classes), "big")
-    word = x & ones
-    after_word, before_word = word >> 8, word << 8  # lanes after / before a word character
-    tok = word | x >> 1 & after_word & before_word  # (bit 0 is all the word lanes keep)
-    link = tok & tok >> 8
-    start = tok ^ link
-    end = tok ^ link << 8  # no link next
-    binder, dot = x >> 2, x >> 3  # at bit 0 (start and end clear the other bits)
-    bound = start & (binder | dot & after_word) >> 8 | end & (binder | dot & before_word) << 8
-    full = tok * 255
-    ok = start ^ start & _fill_left_bytes(bound, tok, full, ones) if bound else start
-    upper, lower = x >> 4, x >> 5
-    ok &= upper | lower  # free tokens that start with a letter
-    inner_upper = link & upper
-    if inner_upper:
-        ok ^= ok & _fill_left_bytes(inner_upper, tok, full, ones)
+    t = byte_tokens(view, classes, ())
+    n, x, link = t.n, t.x, t.link
+    upper, lower = x >> 4, x >> 5  # at bit 0
+    # the free tokens that start with a letter and have no upper-case letter after it
+    ok = free_starts(t, link & upper) & (upper | lower)
     first = ok & lower
     could = first & x >> 1  # may start a unit; then one's second letter, no two unpaired letters
     unpaired = x >> 7 & x << 1
     longer = could & x << 6
     longer ^= longer & (link << 24 | unpaired | unpaired << 8)  # no 4th code point either
-    candidates = could & end | longer
+    candidates = could & t.end | longer
     if candidates:
         flags = candidates.to_bytes(n, "big")
         s = flags.find(1)
@@ -558,7 +534,7 @@ def _title_view(text: str, view: bytes, non_ascii_at: list[int]) -> Outcome:
             s = flags.find(1, s + 1)
     after_hyphen = link & lower & x >> 14 if b"-" in view else 0  # bit 6 of the lane before
     if after_hyphen:
-        hyphenated = start & _fill_left_bytes(after_hyphen, tok, full, ones)
+        hyphenated = byte_token_any(after_hyphen, t)
         not_ok = hyphenated ^ hyphenated & ok
         if not_ok:
             after_hyphen ^= after_hyphen & spread_right(not_ok, link, 8)
@@ -572,12 +548,6 @@ def _title_view(text: str, view: bytes, non_ascii_at: list[int]) -> Outcome:
     if non_ascii_at:  # the view's stand-ins give way to the text's code points
         out = tm.splice_at(out, non_ascii_at, None, map(text.__getitem__, non_ascii_at))
     return Outcome(out, edited)
-
-
-def _fill_left_bytes(flags: int, tok: int, full: int, ones: int) -> int:
-    """The lanes of each token from its start to its last flag, in byte lanes (``full``: 0xFF in
-    each token lane): see ``fill_left`` in ``text/bits.py``."""
-    return tok ^ ((full + flags) >> 7 & ones)
 
 
 def _title_plain(b: Bits) -> tuple[int, int]:

@@ -95,16 +95,17 @@ _NOT_PLAIN = regex.compile(
 )
 
 
-def view(text: str) -> bytes | None:
+def view(text: str, chars: Iterable[str] | None = None) -> bytes | None:
     """``text`` as ASCII bytes of the same length that keep its token structure and its
-    whitespace (a non-ASCII space becomes ``\\x0b``), or None when it is not plain.
+    whitespace (a non-ASCII space becomes ``\\x0b``), or None when it is not plain
+    (``chars``: its distinct non-ASCII code points, when the caller has them).
 
     >>> view("It’s 5\\u00a0€."), view("naïve")
     (b"It's 5\\x0b?.", None)
     """
     if text.isascii():
         return text.encode("ascii")
-    for c in non_ascii(text):
+    for c in non_ascii(text) if chars is None else chars:
         if _NOT_PLAIN.match(c):
             return None
         if c in _STAND_INS:

@@ -24,25 +24,20 @@ from ...registry import Outcome, count, perturbation, rate, unchanged
 from ...rng import Draws, below_many, select
 from ...text.bits import (
     Bits,
-    Lanes,
-    Tokens,
     WordFinder,
     WordTable,
     bits,
-    char_lanes,
-    char_table,
     free_word_finder,
     free_word_spans,
     inner_space_run_ends,
     lanes_at,
     may_protect,
     positions,
-    spread_right,
-    token_any,
     view,
     word_spans,
     word_table,
 )
+from ...text.byte_lanes import ByteTokens, Flags, byte_tokens, class_table, free_starts, token_any
 
 # --------------------------------------------------------------------------------------------
 # Shared helpers and tables
@@ -327,40 +322,51 @@ def word_merge(text: str, rng: Draws, *, count: int) -> Outcome:
     >>> word_merge("Hello world", None, count=1).text
     'Helloworld'
     """
-    gaps = _merge_gaps(text)
-    if not gaps:
+    lefts = _merge_lefts(text)
+    if not lefts:
         return unchanged(text, "no_candidates")
-    chosen = select(gaps, rng, count=count)
-    return Outcome(tm.splice_at(text, chosen, None, [""] * len(chosen)), len(chosen))
+    # a gap is the first space after the start of its first token
+    gaps = [text.find(" ", start) for start in select(lefts, rng, count=count)]
+    return Outcome(tm.splice_at(text, gaps, None, [""] * len(gaps)), len(gaps))
 
 
 @per_text
-def _merge_gaps(text: str) -> Sequence[int]:
-    """Offsets of the single U+0020 gaps between two free alpha tokens."""
+def _merge_lefts(text: str) -> Sequence[int]:
+    """Starts of the first tokens of the gaps ``word_merge`` may delete: the single U+0020
+    gaps between two free alpha tokens."""
     if " " not in text:
         return ()
-    b = bits(text)
-    return _merge_gaps_general(text) if b is None else _merge_gaps_plain(b)
+    lanes = _alpha_lanes(text)
+    return _merge_lefts_general(text) if lanes is None else _merge_lefts_plain(*lanes)
 
 
-_DIGIT = char_table("0123456789")
-# a view byte's hex digit: 1 for a digit, 2 for U+0020
-_DIGIT_SPACE = bytes(
-    ord("1") if chr(b).isdigit() and b < 128 else ord("2") if b == 32 else ord("0") for b in range(256)
-)
+# A view byte's lane for word_merge and word_split: its token classes, 16 a digit, 32 U+0020.
+_DIGIT, _SPACE = 16, 32
+_WORD_CLASSES = class_table({**dict.fromkeys("0123456789", _DIGIT), " ": _SPACE})
 
 
-def _merge_gaps_plain(b: Bits) -> Sequence[int]:
-    """:func:`_merge_gaps_general` of a plain text, from its token masks: a space whose two
-    neighbours are the end and the start of free tokens without a digit."""
-    x = char_lanes(b, _DIGIT_SPACE)
-    ok = b.free_start & ~token_any(x & b.ones & b.tok, b)
-    ok_end = spread_right(ok, b.link) & b.end
-    return Lanes(x >> 1 & b.ones & ok_end >> 4 & ok << 4, b.n)  # a count draws a few
+@per_text
+def _alpha_lanes(text: str) -> tuple[ByteTokens, int] | None:
+    """The byte-lane token masks of a plain text (:mod:`perturber.text.byte_lanes`, classes
+    ``_WORD_CLASSES``) and the start lanes of its free alpha tokens (without a digit); None
+    when the text is not plain."""
+    v = view(text)
+    if v is None:
+        return None
+    t = byte_tokens(v, _WORD_CLASSES, tm.protected_spans(text) if may_protect(v) else ())
+    return t, free_starts(t, t.x >> 4 & t.tok)  # the digit bit, at bit 0
 
 
-def _merge_gaps_general(text: str) -> tuple[int, ...]:
-    """:func:`_merge_gaps` of any text, one token pair at a time."""
+def _merge_lefts_plain(t: ByteTokens, alpha: int) -> Sequence[int]:
+    """:func:`_merge_lefts_general` of a plain text, from its token masks: the first tokens of
+    the spaces between the end of a free alpha token and the start of another (found from the
+    gap's lane before it: a carry runs to a token's start, never to its end)."""
+    gaps = t.x >> 5 & t.end >> 8 & alpha << 8  # the space bit, at bit 0
+    return Flags(alpha & token_any(gaps << 8, t), t.n)  # a count draws a few
+
+
+def _merge_lefts_general(text: str) -> tuple[int, ...]:
+    """:func:`_merge_lefts` of any text, one token pair at a time."""
     tokens = tm.word_tokens(text)
     pairs = []
     for a, b in zip(tokens, tokens[1:]):
@@ -377,7 +383,7 @@ def _merge_gaps_general(text: str) -> tuple[int, ...]:
         seen = b.start
     free = {t.start for t in tm.free_tokens(text, involved)}
     return tuple(
-        a.end
+        a.start
         for a, b in pairs
         if a.start in free and b.start in free and _is_alpha_token(a) and _is_alpha_token(b)
     )
@@ -388,11 +394,11 @@ def _merge_gaps_general(text: str) -> tuple[int, ...]:
 # --------------------------------------------------------------------------------------------
 
 
-def _split_points(tok: tm.Token) -> list[int]:
+def _split_points(tok: tm.Token) -> Sequence[int]:
     """Absolute offsets between two adjacent letters with >= 2 letters on each side."""
     w = tok.text
     if w.isascii() and w.isalpha():
-        return list(range(tok.start + 2, tok.end - 1)) if len(w) >= 4 else []
+        return range(tok.start + 2, tok.end - 1) if len(w) >= 4 else ()
     # clusters of the token: a base code point plus its combining marks
     cl = [(m.start(), m.group()[0].isalpha()) for m in _IN_TOKEN_CLUSTER.finditer(w)]
     total = sum(1 for _, letter in cl if letter)
@@ -440,27 +446,31 @@ def word_split(text: str, rng: Draws, *, count: int) -> Outcome:
     if not starts:
         return unchanged(text, "no_candidates")
     chosen = select(starts, rng, count=count)
-    tokens = Tokens(text)
-    points = [rng.choice(_split_points(tokens.at(start))) for start in chosen]
+    points = [rng.choice(_split_points(tm.Token(*_token_at(text, start)))) for start in chosen]
     return Outcome(tm.splice_at(text, points, points, [" "] * len(points)), len(points))
+
+
+def _token_at(text: str, start: int) -> tuple[int, int, str]:
+    """The start, end and text of the word token that starts at ``start``."""
+    m = tm.tokens.WORD_RE.match(text, start)
+    assert m is not None  # a token starts there
+    return start, m.end(), m.group()
 
 
 @per_text
 def _split_starts(text: str) -> Sequence[int]:
     """Starts of the free alpha tokens that have a split point (none inside a JSON document)."""
-    b = bits(text)
-    if b is None or b.view.translate(None, _NOT_JSON_MARKS):  # a '"', "{" or "[": maybe JSON
+    lanes = None if '"' in text or "{" in text or "[" in text else _alpha_lanes(text)  # maybe JSON
+    if lanes is None:
         return _split_starts_general(text)
-    digit = char_lanes(b, _DIGIT)
+    t, alpha = lanes
     # A split point of an alpha token (whose letters are its word characters, each a cluster):
     # between two letters, the first not the token's start (so 2 letters before) and the
     # second not its end (so 2 after), wherever its joiners are.
-    letter = b.word & ~digit
-    points = letter & letter >> 4 & ~(b.start >> 4) & ~b.end
-    return Lanes(b.free_start & ~token_any(digit & b.tok, b) & token_any(points, b), b.n)
-
-
-_NOT_JSON_MARKS = bytes(byte for byte in range(256) if byte not in b'"{[')
+    word = t.x & t.ones
+    letter = word ^ t.x >> 4 & word  # no digit bit
+    points = letter & letter >> 8 & ~(t.start >> 8) & ~t.end
+    return Flags(alpha & token_any(points, t), t.n)
 
 
 def _split_starts_general(text: str) -> tuple[int, ...]:

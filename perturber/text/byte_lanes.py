@@ -1,0 +1,159 @@
+"""Word tokens of a plain text (§1.6, the rules of ``bits.py``) as masks with a byte lane per code
+point: the lane of ``p`` holds bits ``8 * (n - 1 - p)`` to ``8 * (n - 1 - p) + 7``, so one
+``bytes.translate`` of the view and ``int.from_bytes`` give every class of every lane at once
+(a lane of ``bits.py`` holds four flags, and each more costs a parse of hex digits). The masks
+are twice as wide: this pays off for an entry that needs more than four classes.
+tests/test_bits.py compares the masks with the token model of ``tokens.py``.
+
+>>> t = byte_tokens(b"Dr. Li's file.txt, ok?", class_table({}), ())
+>>> list(Flags(t.start, t.n)), list(Flags(free_starts(t, 0), t.n))
+([0, 4, 9, 14, 19], [0, 4, 19])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import NamedTuple
+
+from .chars import new_tuple
+
+__all__ = ["ByteTokens", "Flags", "byte_tokens", "class_table", "fill_left", "free_starts", "token_any"]
+
+_BINDERS = "_/\\@#$%&=+<>|^~[]{}"  # §1.6: a token next to one is bound
+
+
+def class_table(extra: Mapping[str, int]) -> bytes:
+    """The ``bytes.translate`` table of a view byte to its lane: bit 0 a word character, 1 a
+    joiner, 2 a binder, 3 ``.`` or ``:``, or'ed with ``extra`` (the caller's bits, by ASCII
+    character). A word character may reuse bits 1 to 3: :func:`byte_tokens` reads them only
+    where no word character can be.
+
+    >>> class_table({"a": 16})[ord("a")], class_table({})[ord("-")]
+    (17, 2)
+    """
+    lanes = []
+    for byte in range(256):
+        c = chr(byte)
+        classes = (byte < 0x80 and c.isalnum()) | (c in "'-") << 1 | (c in _BINDERS) << 2 | (c in ".:") << 3
+        lanes.append(classes | extra.get(c, 0))
+    return bytes(lanes)
+
+
+class ByteTokens(NamedTuple):
+    """The byte-lane token masks of a plain text of ``n`` code points (each holds 0 or 1 a lane,
+    except ``x`` and ``full``)."""
+
+    n: int
+    x: int  # each lane's classes (the table's bits)
+    ones: int  # every lane
+    tok: int  # code points inside a token
+    link: int  # a token's code points after its first
+    start: int  # the first code point of each token
+    end: int  # the last code point of each token
+    full: int  # 0xFF in each token lane (:func:`fill_left` adds to it)
+    bound: int  # in each bound token: a start or end lane that a neighbour binds, or a protected lane
+
+
+#: Texts up to this many code points take their lanes of ones from a shift of one kept constant.
+_ONES_KEPT = 4096
+_MANY_ONES = int.from_bytes(b"\x01" * _ONES_KEPT, "big")
+
+
+def _ones(n: int) -> int:
+    """A 1 in each of ``n`` byte lanes."""
+    return _MANY_ONES >> 8 * (_ONES_KEPT - n) if n <= _ONES_KEPT else int.from_bytes(b"\x01" * n, "big")
+
+
+def byte_tokens(v: bytes, table: bytes, spans: Sequence[tuple[int, int]]) -> ByteTokens:
+    """The token masks of the view ``v`` (``bits.view``) of a plain text, whose lanes ``table``
+    (from :func:`class_table`) gives; ``spans``: its protected spans (the caller finds them
+    when ``may_protect(v)``)."""
+    n = len(v)
+    ones = _ones(n)
+    x = int.from_bytes(v.translate(table), "big")
+    word = x & ones
+    after_word, before_word = word >> 8, word << 8  # lanes after / before a word character
+    tok = word | x >> 1 & after_word & before_word  # (bit 0 is all the word lanes keep)
+    link = tok & tok >> 8
+    start = tok ^ link
+    end = tok ^ link << 8  # no link next
+    binder, dot = x >> 2, x >> 3  # at bit 0 (start and end clear the other bits)
+    bound = start & (binder | dot & after_word) >> 8 | end & (binder | dot & before_word) << 8
+    for s, e in spans:
+        bound |= tok & _ones(e - s) << 8 * (n - e)
+    return new_tuple(ByteTokens, (n, x, ones, tok, link, start, end, tok * 255, bound))
+
+
+def fill_left(flags: int, t: ByteTokens) -> int:
+    """The lanes of each token from its start to its last flag (``flags`` inside tokens): adding
+    1 at a flag of a run of 0xFF token lanes carries up to the token's start (``bits.fill_left``)."""
+    return t.tok ^ ((t.full + flags) >> 7 & t.ones)
+
+
+def token_any(flags: int, t: ByteTokens) -> int:
+    """The start lanes of the tokens that hold a flag."""
+    return fill_left(flags, t) & t.start
+
+
+def free_starts(t: ByteTokens, flags: int) -> int:
+    """The start lanes of the free tokens (none bound) that hold none of ``flags``."""
+    flags |= t.bound
+    return t.start ^ token_any(flags, t) if flags else t.start
+
+
+class Flags(Sequence[int]):
+    """The code points flagged in a byte-lane mask, as an ascending read-only sequence, without
+    listing them: ``len`` is a popcount and ``flags[i]`` the first flagged lane left in the
+    mask's bytes once the ``i`` before it are cleared (two C-level passes: ``bytes.replace``
+    with a count, ``bytes.find``). After ``_LOOKUPS`` look-ups it lists the flags.
+
+    >>> flags = Flags(0x010001, 3)
+    >>> len(flags), flags[1], list(flags)
+    (2, 2, [0, 2])
+    """
+
+    __slots__ = ("mask", "n", "size", "_lanes", "_lookups", "_listed")
+
+    _LOOKUPS = 8  # look-ups before the flags are listed
+
+    def __init__(self, mask: int, n: int) -> None:
+        self.mask = mask
+        self.n = n
+        self.size = mask.bit_count()
+        self._lanes: bytes | None = None  # a byte per lane, filled on the first look-up
+        self._lookups = 0
+        self._listed: list[int] | None = None  # every flag, once listed
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, i: int) -> int:  # type: ignore[override]  # no slices
+        if self._listed is not None:
+            return self._listed[i]
+        if i < 0:
+            i += self.size
+        if not 0 <= i < self.size:
+            raise IndexError(i)
+        self._lookups += 1
+        if self._lookups > self._LOOKUPS:
+            self._listed = self._list()
+            return self._listed[i]
+        return self._bytes().replace(b"\x01", b"\x00", i).find(1)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._listed if self._listed is not None else self._list())
+
+    def _bytes(self) -> bytes:
+        lanes = self._lanes
+        if lanes is None:
+            lanes = self._lanes = self.mask.to_bytes(self.n, "big")
+        return lanes
+
+    def _list(self) -> list[int]:
+        lanes = self._bytes()
+        out = []
+        p = lanes.find(1)
+        while p >= 0:
+            out.append(p)
+            p = lanes.find(1, p + 1)
+        return out
