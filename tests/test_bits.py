@@ -222,18 +222,21 @@ def table_texts(*extra: str):
     return st.lists(st.sampled_from(pool), max_size=30).map("".join)
 
 
+def table_cases(*extra: str, min_words: int = 1):
+    """``(text, words, folded)``: a text of ``table_texts``, a table of some of the table words
+    (lower-cased when folded) and whether the table is folded."""
+    return st.tuples(
+        table_texts(*extra), st.sets(st.sampled_from(TABLE_WORDS), min_size=min_words), st.booleans()
+    ).map(lambda c: (c[0], {w.lower() for w in c[1]} if c[2] else c[1], c[2]))
+
+
 @settings(max_examples=400, deadline=None)
-@given(
-    table_texts("definitelyy"),
-    st.sets(st.sampled_from(TABLE_WORDS), min_size=1),
-    st.booleans(),
-)
-def test_word_spans_are_the_tokens_whose_text_is_in_the_table(text, words, folded):
+@given(table_cases("definitelyy"))
+def test_word_spans_are_the_tokens_whose_text_is_in_the_table(case):
+    text, words, folded = case
     b = B.bits(text)
     if b is None:
         return
-    if folded:
-        words = {w.lower() for w in words}
     stand_ins = str.maketrans({"’": "'", "‐": "-", "‑": "-"})
     expected = [
         (t.start, t.end)
@@ -244,18 +247,13 @@ def test_word_spans_are_the_tokens_whose_text_is_in_the_table(text, words, folde
 
 
 @settings(max_examples=400, deadline=None)
-@given(
-    table_texts("of_", "%a"),
-    st.sets(st.sampled_from(TABLE_WORDS), min_size=1),
-    st.booleans(),
-)
-def test_free_word_spans_are_the_free_tokens_in_the_table(text, words, folded):
+@given(table_cases("of_", "%a"))
+def test_free_word_spans_are_the_free_tokens_in_the_table(case):
     """The pattern of free_word_finder gives word_spans among the free tokens (no protected span)."""
+    text, words, folded = case
     b = B.bits(text)
     if b is None or B.may_protect(b.view):
         return
-    if folded:
-        words = {w.lower() for w in words}
     expected = B.word_spans(b, B.word_table(words, folded)._replace(finder=None), b.free_start)
     assert B.free_word_spans(b.view, B.free_word_finder(words, folded)) == expected
 
@@ -271,15 +269,12 @@ def test_may_protect_is_the_plain_search(pieces):
 
 
 @settings(max_examples=400, deadline=None)
-@given(
-    table_texts("of_"),
-    st.sets(st.sampled_from(TABLE_WORDS), min_size=4),
-    st.booleans(),
-)
-def test_word_spans_by_the_tables_pattern_are_those_by_the_masks(text, words, folded):
+@given(table_cases("of_", min_words=4))
+def test_word_spans_by_the_tables_pattern_are_those_by_the_masks(case):
+    text, words, folded = case
     b = B.bits(text)
     if b is None:
         return
-    wt = B.word_table({w.lower() for w in words} if folded else words, folded)
+    wt = B.word_table(words, folded)
     by_masks = wt._replace(finder=None)
     assert B.word_spans(b, wt, b.free_start) == B.word_spans(b, by_masks, b.free_start)

@@ -390,19 +390,13 @@ def positions(mask: int, n: int) -> list[int]:
     )
 
 
-class Lanes(Sequence[int]):
+class FlagSequence(Sequence[int]):
     """The code points flagged in a mask as an ascending read-only sequence, without listing
-    them: ``len`` is a popcount and ``lanes[i]`` is the first flag left in the mask's hex
-    digits once the ``i`` before it are blanked (two C-level passes: ``str.replace`` with a
-    count, ``str.find``). After ``_LOOKUPS`` look-ups it lists the flags (:func:`positions`)
-    and reads the list: many draws are cheaper from it.
+    them: ``len`` is a popcount and ``seq[i]`` is found by a subclass's ``_locate`` in an
+    encoding of the mask made on the first look-up. After ``_LOOKUPS`` look-ups it lists the
+    flags (``_list``) and reads the list: many draws are cheaper from it."""
 
-    >>> lanes = Lanes(0x10110, 5)
-    >>> len(lanes), lanes[0], lanes[2], list(lanes)
-    (3, 0, 3, [0, 2, 3])
-    """
-
-    __slots__ = ("mask", "n", "size", "_hex", "_lookups", "_listed")
+    __slots__ = ("mask", "n", "size", "_encoded", "_lookups", "_listed")
 
     _LOOKUPS = 8  # look-ups before the flags are listed
 
@@ -410,7 +404,7 @@ class Lanes(Sequence[int]):
         self.mask = mask
         self.n = n
         self.size = mask.bit_count()
-        self._hex: str | None = None  # the lanes as hex digits, filled on the first look-up
+        self._encoded: str | bytes | None = None  # the lanes as text or bytes, on the first look-up
         self._lookups = 0
         self._listed: list[int] | None = None  # every flag, once listed
 
@@ -426,15 +420,40 @@ class Lanes(Sequence[int]):
             raise IndexError(i)
         self._lookups += 1
         if self._lookups > self._LOOKUPS:
-            self._listed = positions(self.mask, self.n)
+            self._listed = self._list()
             return self._listed[i]
-        h = self._hex
-        if h is None:
-            h = self._hex = format(self.mask, "x")  # the lanes after the leading ones without a flag
-        return h.replace("1", "0", i).find("1") + self.n - len(h)
+        return self._locate(i)
 
     def __iter__(self) -> Iterator[int]:
-        return iter(self._listed if self._listed is not None else positions(self.mask, self.n))
+        return iter(self._listed if self._listed is not None else self._list())
+
+    def _locate(self, i: int) -> int:
+        raise NotImplementedError
+
+    def _list(self) -> list[int]:
+        raise NotImplementedError
+
+
+class Lanes(FlagSequence):
+    """The flags of a mask of 4-bit lanes (``bits``): ``lanes[i]`` is the first flag left in the
+    mask's hex digits once the ``i`` before it are blanked (two C-level passes: ``str.replace``
+    with a count, ``str.find``).
+
+    >>> lanes = Lanes(0x10110, 5)
+    >>> len(lanes), lanes[0], lanes[2], list(lanes)
+    (3, 0, 3, [0, 2, 3])
+    """
+
+    __slots__ = ()
+
+    def _locate(self, i: int) -> int:
+        h = self._encoded
+        if h is None:
+            h = self._encoded = format(self.mask, "x")  # the lanes after the leading ones without a flag
+        return h.replace("1", "0", i).find("1") + self.n - len(h)  # type: ignore[arg-type]
+
+    def _list(self) -> list[int]:
+        return positions(self.mask, self.n)
 
 
 #: Up to this many code points a text's flags are listed; above, ``Lanes`` finds them on demand.

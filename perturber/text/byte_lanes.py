@@ -12,9 +12,10 @@ tests/test_bits.py compares the masks with the token model of ``tokens.py``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
+from .bits import FlagSequence
 from .chars import new_tuple
 
 __all__ = ["ByteTokens", "Flags", "byte_tokens", "class_table", "fill_left", "free_starts", "token_any"]
@@ -101,53 +102,26 @@ def free_starts(t: ByteTokens, flags: int) -> int:
     return t.start ^ token_any(flags, t) if flags else t.start
 
 
-class Flags(Sequence[int]):
-    """The code points flagged in a byte-lane mask, as an ascending read-only sequence, without
-    listing them: ``len`` is a popcount and ``flags[i]`` the first flagged lane left in the
-    mask's bytes once the ``i`` before it are cleared (two C-level passes: ``bytes.replace``
-    with a count, ``bytes.find``). After ``_LOOKUPS`` look-ups it lists the flags.
+class Flags(FlagSequence):
+    """The flags of a byte-lane mask: ``flags[i]`` is the first flagged lane left in the mask's
+    bytes once the ``i`` before it are cleared (two C-level passes: ``bytes.replace`` with a
+    count, ``bytes.find``).
 
     >>> flags = Flags(0x010001, 3)
     >>> len(flags), flags[1], list(flags)
     (2, 2, [0, 2])
     """
 
-    __slots__ = ("mask", "n", "size", "_lanes", "_lookups", "_listed")
-
-    _LOOKUPS = 8  # look-ups before the flags are listed
-
-    def __init__(self, mask: int, n: int) -> None:
-        self.mask = mask
-        self.n = n
-        self.size = mask.bit_count()
-        self._lanes: bytes | None = None  # a byte per lane, filled on the first look-up
-        self._lookups = 0
-        self._listed: list[int] | None = None  # every flag, once listed
-
-    def __len__(self) -> int:
-        return self.size
-
-    def __getitem__(self, i: int) -> int:  # type: ignore[override]  # no slices
-        if self._listed is not None:
-            return self._listed[i]
-        if i < 0:
-            i += self.size
-        if not 0 <= i < self.size:
-            raise IndexError(i)
-        self._lookups += 1
-        if self._lookups > self._LOOKUPS:
-            self._listed = self._list()
-            return self._listed[i]
-        return self._bytes().replace(b"\x01", b"\x00", i).find(1)
-
-    def __iter__(self) -> Iterator[int]:
-        return iter(self._listed if self._listed is not None else self._list())
+    __slots__ = ()
 
     def _bytes(self) -> bytes:
-        lanes = self._lanes
+        lanes = self._encoded
         if lanes is None:
-            lanes = self._lanes = self.mask.to_bytes(self.n, "big")
-        return lanes
+            lanes = self._encoded = self.mask.to_bytes(self.n, "big")
+        return lanes  # type: ignore[return-value]
+
+    def _locate(self, i: int) -> int:
+        return self._bytes().replace(b"\x01", b"\x00", i).find(1)
 
     def _list(self) -> list[int]:
         lanes = self._bytes()
