@@ -219,6 +219,8 @@ class Draws:
             return pool[:k]
         if k == 0:
             return []
+        if n < 256:
+            return _sample_small(self, pool, n, k)
         buf = self._buf
         if buf is None:
             buf = self._refill()
@@ -252,6 +254,48 @@ class Draws:
                 pos = 0
         self._pos = pos
         return out
+
+
+# By bit length b <= 8: the table of a word's top byte t to its draw t >> (8 - b).
+_TOP_DRAWS = [bytes(t >> (8 - b) for t in range(256)) for b in range(9)]
+
+
+def _sample_small(rng: Draws, pool: list, n: int, k: int) -> list:
+    """``Draws.sample`` of ``pool`` (``n < 256`` items): a draw below ``m <= 255`` reads only its
+    word's top bits, so the draws of a run of words come from one copy of their top bytes and a
+    ``bytes.translate`` (small ints, no int object per word); the same words are consumed.
+
+    >>> _sample_small(Draws(3), list("abcdef"), 6, 3) == Draws(3).sample("abcdef", 3)
+    True
+    """
+    out: list = []
+    append = out.append
+    buf = rng._buf
+    if buf is None:
+        buf = rng._refill()
+    pos = rng._pos
+    j = 0
+    while j < k:
+        bits = (n - j).bit_length()  # constant over draws j .. end - 1, like their shift
+        end = min(k, n - (1 << (bits - 1)) + 1)
+        below = n - j  # draw j is accepted when below this, then is offset by j
+        used = 0
+        for draw in buf[pos:].tobytes()[_TOP_BYTE::4].translate(_TOP_DRAWS[bits]):
+            used += 1
+            if draw < below:
+                r = draw + j
+                append(pool[r])
+                pool[r] = pool[j]  # the swap; position j is never read again
+                j += 1
+                if j == end:
+                    break
+                below -= 1
+        pos += used
+        if j < end:  # the batch ran out inside draw j: its rejected words are spent
+            buf = rng._refill(2 * (k - j))
+            pos = 0
+    rng._pos = pos
+    return out
 
 
 def _sample_sparse(rng: Draws, n: int, k: int) -> list[int]:

@@ -80,6 +80,25 @@ def test_mixed_calls_match_the_reference(seed, plan):
     assert _run(Draws(seed), plan) == _run(Reference(seed), plan)
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    seed=seeds,
+    before=st.integers(min_value=0, max_value=200),
+    sizes=st.lists(
+        st.tuples(st.integers(min_value=1, max_value=255), st.floats(0, 1)), min_size=1, max_size=6
+    ),
+)
+def test_samples_of_fewer_than_256_items_match_the_reference(seed, before, sizes):
+    """The top-byte path of ``sample`` (``n < 256``), run after ``before`` other draws and several
+    times in a row (so across batches of words): the same items, and the stream ends at the same place."""
+    d, ref = Draws(seed), Reference(seed)
+    assert [d.below(7) for _ in range(before)] == [ref.below(7) for _ in range(before)]
+    for n, part in sizes:
+        k = round(part * n)
+        assert d.sample(range(n), k) == ref.sample(range(n), k)
+    assert d.getrandbits(32) == ref.getrandbits(32)
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     seed=st.integers(min_value=0, max_value=1000), n=st.integers(min_value=1, max_value=3000), data=st.data()
