@@ -42,30 +42,49 @@ class _Record:
     @classmethod
     def from_dict(cls, data: dict, where: str = "record"):
         values: dict[str, Any] = {}
-        known = set()
-        for f in dataclasses.fields(cls):  # type: ignore[arg-type]
-            known.add(f.name)
-            if f.name == "extra":
-                continue
-            required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-            if f.name not in data or data[f.name] is None:
+        fields, known = _field_specs(cls)
+        for name, required, kind in fields:
+            value = data.get(name)
+            if value is None:
                 if required:
-                    raise InvalidParams(f"{where}: lacks {f.name}{cls.HINT}", field=f.name)
+                    raise InvalidParams(f"{where}: lacks {name}{cls.HINT}", field=name)
                 continue
-            kind = f.metadata.get("type")
-            value = data[f.name]
             if kind and (not isinstance(value, _TYPES[kind]) or (kind != "bool" and isinstance(value, bool))):
                 raise InvalidParams(
-                    f"{where}: {f.name} must be {_NAMES[kind]}, not {type(value).__name__}{cls.HINT}",
-                    field=f.name,
+                    f"{where}: {name} must be {_NAMES[kind]}, not {type(value).__name__}{cls.HINT}",
+                    field=name,
                 )
-            values[f.name] = value
+            values[name] = value
         extra = {k: v for k, v in data.items() if k not in known}
         return cls(**values, extra=extra)  # type: ignore[call-arg]
 
     def to_dict(self) -> dict:
         out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "extra"}  # type: ignore[arg-type]
         return {**out, **getattr(self, "extra", {})}
+
+
+_FieldSpecs = tuple[tuple[tuple[str, bool, str | None], ...], frozenset[str]]
+_SPECS: dict[type, _FieldSpecs] = {}  # by record class (four of them)
+
+
+def _field_specs(cls: type) -> _FieldSpecs:
+    """A record class's fields as ``(name, required, type)`` (``extra`` aside), and every field
+    name; read once per class."""
+    found = _SPECS.get(cls)
+    if found is not None:
+        return found
+    fields = dataclasses.fields(cls)
+    specs = tuple(
+        (
+            f.name,
+            f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING,
+            f.metadata.get("type"),
+        )
+        for f in fields
+        if f.name != "extra"
+    )
+    found = _SPECS[cls] = (specs, frozenset(f.name for f in fields))
+    return found
 
 
 _NAMES = {
