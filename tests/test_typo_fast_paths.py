@@ -36,8 +36,11 @@ def test_unfiltered_is_the_pairwise_check(word):
 @settings(max_examples=1000, deadline=None)
 @given(words, seeds)
 def test_an_unfiltered_typo_is_the_planned_one(word, seed):
-    """``_unfiltered_typo`` makes the draws and edit of the memoised plan and ``_typo_edit``."""
-    if not (typo_mechanics.unfiltered(word) and len(word) >= typos._TY_MIN_CAND):
+    """On a word that ``_keeps_every_typo`` (every ``unfiltered`` one among them),
+    ``_unfiltered_typo`` makes the draws and edit of the memoised plan and ``_typo_edit``."""
+    if typo_mechanics.unfiltered(word):
+        assert typos._keeps_every_typo(word)
+    if not (typos._keeps_every_typo(word) and len(word) >= typos._TY_MIN_CAND):
         return
     a, b = Draws(seed), Draws(seed)
     plan = typos._typo_plan.__wrapped__(word)

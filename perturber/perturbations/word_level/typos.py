@@ -494,7 +494,7 @@ def _typo_plan(word: str) -> tuple[tuple[str, Sequence[int], tuple | None], ...]
     filter), each with its cluster positions and, for ``substitute`` on an ASCII word, the
     shifts the filter keeps at each position (None for other words: found at the edit). A
     pure function of the word's text, so it is memoised: words recur across texts and seeds
-    (``typos`` draws on an :func:`unfiltered` word without one).
+    (``typos`` draws on a word that :func:`_keeps_every_typo` without one).
 
     >>> [op for op, _, _ in _typo_plan("cats")], _typo_plan("cat")[0]
     (['swap', 'delete', 'duplicate', 'substitute'], ('swap', (0, 1), None))
@@ -508,6 +508,10 @@ def _typo_plan(word: str) -> tuple[tuple[str, Sequence[int], tuple | None], ...]
 
 # A token whose clusters are single code points: ASCII letters and joiners.
 _SIMPLE_WORD = re.compile(r"[A-Za-z'’\-‐‑]+")
+# Two equal letters in a row (ignoring case); a letter between two copies of one letter
+# (the lookahead finds overlapping ones).
+_DOUBLE = re.compile(r"([a-z])\1", re.IGNORECASE)
+_SANDWICH = re.compile(r"(?=([a-z])[a-z]\1)", re.IGNORECASE)
 
 
 def _simple_plan(word: str) -> tuple[tuple[str, Sequence[int], tuple | None], ...]:
@@ -649,14 +653,13 @@ def typos(text: str, rng: Draws, *, count: int) -> Outcome:
     tokens = Tokens(text)
     view = tokens.bits.view if tokens.bits is not None else None
     for start in picked:
-        if view is not None:  # a plain text: one match finds an unfiltered token and its end
-            whole = _UNFILTERED_TOKEN.match(view, start)
-            word = tokens.word_at(start) if whole is None else text[start : whole.end()]
-            fast = whole is not None
+        # in a plain text, one match finds most tokens the filter leaves alone, and their end
+        whole = None if view is None else _UNFILTERED_TOKEN.match(view, start)
+        if whole is not None:
+            word = text[start : whole.end()]
         else:
             word = tokens.word_at(start)
-            fast = unfiltered(word)
-        if fast:
+        if whole is not None or _keeps_every_typo(word):
             s, e, out = _unfiltered_typo(word, below)
         else:
             plan = _typo_plan(word)
@@ -676,10 +679,25 @@ _UNFILTERED_TOKEN = re.compile(
 )
 
 
+def _keeps_every_typo(word: str) -> bool:
+    """The typo option filter keeps every option of ``typos`` on ``word``: ASCII letters, no
+    two equal ones in a row and no letter between two copies of a letter next to it in the
+    alphabet (ignoring case), so no option makes a run of three. Every :func:`unfiltered` word
+    qualifies.
+
+    >>> _keeps_every_typo("every"), _keeps_every_typo("eggs"), _keeps_every_typo("ede")
+    (True, False, False)
+    """
+    if not (word.isascii() and word.isalpha()) or _DOUBLE.search(word) is not None:
+        return False
+    low = word.lower()
+    return all(low[m.start()] not in _SHIFTED[low[m.start() + 1]] for m in _SANDWICH.finditer(low))
+
+
 def _unfiltered_typo(word: str, below: Callable[[int], int]) -> tuple[int, int, str]:
-    """The draws and token-relative edit of ``typos`` on an :func:`unfiltered` word of 4+
-    letters, without a plan: the filter keeps every option, so all four ops apply, at every
-    position their definition gives, and a substitution may shift either way.
+    """The draws and token-relative edit of ``typos`` on a word of 4+ letters that
+    :func:`_keeps_every_typo`, without a plan: all four ops apply, at every position their
+    definition gives, and a substitution may shift either way.
 
     >>> [_unfiltered_typo("Cats", Draws(seed).below) for seed in (0, 2)]
     [(3, 4, 'r'), (0, 2, 'aC')]
