@@ -32,9 +32,12 @@ from ...text.bits import (
     char_lanes,
     fill_left,
     free_lanes,
+    free_word_spans,
     lanes_at,
+    may_protect,
     positions,
     token_any,
+    view,
     whole,
     word_spans,
     word_table,
@@ -651,10 +654,10 @@ def typos(text: str, rng: Draws, *, count: int) -> Outcome:
     edit_starts, edit_ends, outs = [], [], []
     picked = starts.pick(sorted(chosen(len(starts), rng, count=count)))
     tokens = Tokens(text)
-    view = tokens.bits.view if tokens.bits is not None else None
+    v = tokens.bits.view if tokens.bits is not None else None
     for start in picked:
         # in a plain text, one match finds most tokens the filter leaves alone, and their end
-        whole = None if view is None else _UNFILTERED_TOKEN.match(view, start)
+        whole = None if v is None else _UNFILTERED_TOKEN.match(v, start)
         if whole is not None:
             word = text[start : whole.end()]
         else:
@@ -744,8 +747,10 @@ def confusable_words(text: str, rng: Draws, *, rate: float) -> Outcome:
     hits = _confusable_sites(text)
     if not hits:
         return unchanged(text, "no_candidates")
+    # table words in a token's place, ascending: nothing JSON-unsafe, so applied unchecked
     edits = _confusable_edits(text, select(hits, rng, rate=rate))
-    return Outcome(tm.splice(text, edits), len(edits))
+    starts, ends, words = zip(*edits) if edits else ((), (), ())
+    return Outcome(tm.splice_at(text, starts, ends, words), len(edits))
 
 
 def _confusable_edits(text: str, hits: Sequence[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
@@ -783,15 +788,20 @@ def _confusable_hits_general(text: str) -> list[tuple[int, int, str]]:
     return out
 
 
-def _confusable_hits_plain(b: Bits) -> list[tuple[int, int, str]]:
-    """:func:`_confusable_hits_general` of a plain text: the free tokens whose lower-cased view
-    is a Table A4 word, found by :func:`word_spans`."""
-    table = confusable_table()
-    low = b.view.lower()
-    out = []
-    for s, e in word_spans(b, _confusable_words(), b.free_start):
-        out.append((s, e, table[low[s:e].decode("ascii")]))
-    return out
+def _confusable_hits_plain(text: str, v: bytes) -> list[tuple[int, int, str]]:
+    """:func:`_confusable_hits_general` of a plain text (``v``: its view): the free tokens whose
+    lower-cased view is a Table A4 word, found by the table's pattern in the view alone when no
+    protected span may bind a token (the token masks are then not needed), else by
+    :func:`word_spans`."""
+    table, wt = confusable_table(), _confusable_words()
+    if wt.finder is not None and not may_protect(v):
+        spans = free_word_spans(v, wt.finder)
+    else:
+        b = bits(text)
+        assert b is not None  # the text has a view
+        spans = word_spans(b, wt, b.free_start)
+    low = v.lower()
+    return [(s, e, table[low[s:e].decode("ascii")]) for s, e in spans]
 
 
 @loaded_once
@@ -808,8 +818,8 @@ def _confusable_sites(text: str) -> tuple[tuple[int, int, str], ...]:
     >>> _confusable_sites("Its their cat.")
     ((0, 3, "it's"), (4, 9, 'there'))
     """
-    b = bits(text)
-    return tuple(_confusable_hits_general(text) if b is None else _confusable_hits_plain(b))
+    v = view(text)
+    return tuple(_confusable_hits_general(text) if v is None else _confusable_hits_plain(text, v))
 
 
 # --------------------------------------------------------------------------------------------
