@@ -142,13 +142,25 @@ def _next_to_join(tokens: Tokens, tok: tm.Token, tail: tuple) -> str | None:
     the key of its last letter, the length of the letter run it ends with, its run limit),
     else None. The runs of the next token matter only when it starts with that letter: a key
     of one character and a next token that starts with another one join without them."""
-    nxt = tokens.next_free(tok)
-    if nxt is None or alpha_letters(nxt.text) < 1:
-        return None
+    b = tokens.bits
+    if b is not None:  # a plain text: one match finds a space and an alpha token after it
+        m = _SPACE_ALPHA_TOKEN.match(b.view, tok.end)
+        if m is None or not b.free_start >> 4 * (b.n - 2 - tok.end) & 1:  # the token is not free
+            return None
+        nxt = tokens.text[tok.end + 1 : m.end()]
+    else:
+        found = tokens.next_free(tok)
+        if found is None or alpha_letters(found.text) < 1:
+            return None
+        nxt = found.text
     a = tail[0]
-    if len(a) == 1 and nxt.text[0].lower() != a or _joined_run(nxt.text, tail) is not None:
-        return nxt.text
+    if len(a) == 1 and nxt[0].lower() != a or _joined_run(nxt, tail) is not None:
+        return nxt
     return None
+
+
+# In the view of a plain text, one U+0020 and a whole token of letters and joiners.
+_SPACE_ALPHA_TOKEN = re.compile(rb" [A-Za-z]+(?:['\-][A-Za-z]+)*(?![A-Za-z0-9]|['\-][A-Za-z0-9])")
 
 
 def _joined_run(nxt: str, tail: tuple) -> tuple | None:
