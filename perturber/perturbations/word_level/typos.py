@@ -523,10 +523,6 @@ def _typo_plan(word: str) -> tuple[tuple[str, Sequence[int], tuple | None], ...]
 
 # A token whose clusters are single code points: ASCII letters and joiners.
 _SIMPLE_WORD = re.compile(r"[A-Za-z'’\-‐‑]+")
-# Two equal letters in a row (ignoring case); a letter between two copies of one letter
-# (the lookahead finds overlapping ones).
-_DOUBLE = re.compile(r"([a-z])\1", re.IGNORECASE)
-_SANDWICH = re.compile(r"(?=([a-z])[a-z]\1)", re.IGNORECASE)
 
 
 def _simple_plan(word: str) -> tuple[tuple[str, Sequence[int], tuple | None], ...]:
@@ -703,10 +699,18 @@ def _keeps_every_typo(word: str) -> bool:
     >>> _keeps_every_typo("every"), _keeps_every_typo("eggs"), _keeps_every_typo("ede")
     (True, False, False)
     """
-    if not (word.isascii() and word.isalpha()) or _DOUBLE.search(word) is not None:
+    if not (word.isascii() and word.isalpha()):
         return False
     low = word.lower()
+    if _DOUBLE.search(low) is not None:
+        return False
     return all(low[m.start()] not in _SHIFTED[low[m.start() + 1]] for m in _SANDWICH.finditer(low))
+
+
+# In a lower-cased word: two equal letters in a row; a letter between two copies of one letter
+# (the lookahead finds overlapping ones).
+_DOUBLE = re.compile(r"([a-z])\1")
+_SANDWICH = re.compile(r"(?=([a-z])[a-z]\1)")
 
 
 def _unfiltered_typo(word: str, below: Callable[[int], int]) -> tuple[int, int, str]:
