@@ -496,6 +496,24 @@ def test_typo_plan_and_edits_match_the_word_model(word, seed):
             assert edit == want and a.below(1000) == b.below(1000)
 
 
+@settings(max_examples=1000, deadline=None)
+@given(
+    ascii_words | runny_words | joined_words | st.sampled_from(WORDY),
+    st.one_of(st.none(), st.tuples(st.sampled_from("abl"), st.integers(1, 3), st.integers(2, 4))),
+    st.lists(st.sampled_from("abeilzé"), max_size=6),
+)
+def test_option_lists_check_only_the_letters_of_a_neighbour(word, ext, letters):
+    """``Word.sub_options`` and ``insert_options`` (the filter checked only for a letter equal
+    to a neighbouring one) keep the letters the filter keeps, at every position, with or
+    without a run carried in."""
+    from perturber.perturbations.word_level.typo_mechanics import Word
+
+    w = Word(tm.Token(0, len(word), word), ext)
+    for i in range(w.n):
+        assert w.sub_options(i, letters) == [c for c in letters if w.ok(i, i + 1, [c])]
+        assert w.insert_options(i, letters) == [c for c in letters if w.ok(i, i, [c])]
+
+
 def test_realistic_typos_replacements_are_json_safe():
     # realistic_typos writes its edits without text.splice's JSON-interior filter: none would apply
     from perturber.perturbations.word_level.typo_tables import (

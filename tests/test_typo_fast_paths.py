@@ -36,8 +36,11 @@ def test_unfiltered_is_the_pairwise_check(word):
 @settings(max_examples=1000, deadline=None)
 @given(words, seeds)
 def test_an_unfiltered_typo_is_the_planned_one(word, seed):
-    """``_unfiltered_typo`` makes the draws and edit of the memoised plan and ``_typo_edit``."""
-    if not (typo_mechanics.unfiltered(word) and len(word) >= typos._TY_MIN_CAND):
+    """On a word that ``_keeps_every_typo`` (every ``unfiltered`` one among them),
+    ``_unfiltered_typo`` makes the draws and edit of the memoised plan and ``_typo_edit``."""
+    if typo_mechanics.unfiltered(word):
+        assert typos._keeps_every_typo(word)
+    if not (typos._keeps_every_typo(word) and len(word) >= typos._TY_MIN_CAND):
         return
     a, b = Draws(seed), Draws(seed)
     plan = typos._typo_plan.__wrapped__(word)
@@ -141,11 +144,24 @@ joined_texts = st.tuples(
 ).map(lambda p: f"x {p[0] * p[1]}{p[2]}")
 
 
+# tokens with digits, joiners, binders and protected spans next to each other, after one space or not
+next_texts = st.lists(
+    st.tuples(
+        st.sampled_from(
+            ["ab", "Ab", "b9", "9b", "a-b", "a’b", "b'", "-b", "ab-9", "$b", "b.c", "`b`", "http://b.c"]
+        ),
+        st.sampled_from([" ", "  ", "\u00a0", "", ", "]),
+    ).map("".join),
+    max_size=8,
+).map("".join)
+
+
 @settings(max_examples=1000, deadline=None)
-@given(any_texts | word_texts | joined_texts, tails)
+@given(any_texts | word_texts | joined_texts | next_texts, tails)
 def test_the_next_token_joins_as_its_runs_say(text, tail):
     """``_next_to_join`` (the runs of the next token looked up only when it starts with the
-    letter of ``tail``) agrees with ``_joined_run`` on the next free alpha token."""
+    letter of ``tail``; in a plain text, the token found in the view) agrees with
+    ``_joined_run`` on the next free alpha token of the token model."""
     tokens = Tokens(text)
     for tok in tm.word_tokens(text):
         nxt = tokens.next_free(tok)

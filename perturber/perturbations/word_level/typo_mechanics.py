@@ -373,12 +373,15 @@ class Word:
         c = self.texts[i]
         return len(c) == 1 and c < "\x80" and c.isalpha()
 
-    # Options at one position, in table order, that pass the filter.
+    # Options at one position, in table order, that pass the filter: a letter put in can only
+    # make a run too long when it equals a neighbouring one, so only those are checked.
     def sub_options(self, i: int, letters) -> list[str]:
-        return [c for c in letters if self.ok(i, i + 1, [c])]
+        near = (self.before(i), self.keys[i + 1] if i + 1 < self.n else None)
+        return [c for c in letters if c not in near or self.ok(i, i + 1, [c])]
 
     def insert_options(self, i: int, letters) -> list[str]:
-        return [c for c in letters if self.ok(i, i, [c])]
+        near = (self.before(i), self.keys[i] if i < self.n else None)
+        return [c for c in letters if c not in near or self.ok(i, i, [c])]
 
     def shift_options(self, i: int) -> list[int]:
         k = self.keys[i]

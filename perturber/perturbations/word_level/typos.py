@@ -32,9 +32,12 @@ from ...text.bits import (
     char_lanes,
     fill_left,
     free_lanes,
+    free_word_spans,
     lanes_at,
+    may_protect,
     positions,
     token_any,
+    view,
     whole,
     word_spans,
     word_table,
@@ -139,13 +142,25 @@ def _next_to_join(tokens: Tokens, tok: tm.Token, tail: tuple) -> str | None:
     the key of its last letter, the length of the letter run it ends with, its run limit),
     else None. The runs of the next token matter only when it starts with that letter: a key
     of one character and a next token that starts with another one join without them."""
-    nxt = tokens.next_free(tok)
-    if nxt is None or alpha_letters(nxt.text) < 1:
-        return None
+    b = tokens.bits
+    if b is not None:  # a plain text: one match finds a space and an alpha token after it
+        m = _SPACE_ALPHA_TOKEN.match(b.view, tok.end)
+        if m is None or not b.free_start >> 4 * (b.n - 2 - tok.end) & 1:  # the token is not free
+            return None
+        nxt = tokens.text[tok.end + 1 : m.end()]
+    else:
+        found = tokens.next_free(tok)
+        if found is None or alpha_letters(found.text) < 1:
+            return None
+        nxt = found.text
     a = tail[0]
-    if len(a) == 1 and nxt.text[0].lower() != a or _joined_run(nxt.text, tail) is not None:
-        return nxt.text
+    if len(a) == 1 and nxt[0].lower() != a or _joined_run(nxt, tail) is not None:
+        return nxt
     return None
+
+
+# In the view of a plain text, one U+0020 and a whole token of letters and joiners.
+_SPACE_ALPHA_TOKEN = re.compile(rb" [A-Za-z]+(?:['\-][A-Za-z]+)*(?![A-Za-z0-9]|['\-][A-Za-z0-9])")
 
 
 def _joined_run(nxt: str, tail: tuple) -> tuple | None:
@@ -494,7 +509,7 @@ def _typo_plan(word: str) -> tuple[tuple[str, Sequence[int], tuple | None], ...]
     filter), each with its cluster positions and, for ``substitute`` on an ASCII word, the
     shifts the filter keeps at each position (None for other words: found at the edit). A
     pure function of the word's text, so it is memoised: words recur across texts and seeds
-    (``typos`` draws on an :func:`unfiltered` word without one).
+    (``typos`` draws on a word that :func:`_keeps_every_typo` without one).
 
     >>> [op for op, _, _ in _typo_plan("cats")], _typo_plan("cat")[0]
     (['swap', 'delete', 'duplicate', 'substitute'], ('swap', (0, 1), None))
@@ -647,16 +662,15 @@ def typos(text: str, rng: Draws, *, count: int) -> Outcome:
     edit_starts, edit_ends, outs = [], [], []
     picked = starts.pick(sorted(chosen(len(starts), rng, count=count)))
     tokens = Tokens(text)
-    view = tokens.bits.view if tokens.bits is not None else None
+    v = tokens.bits.view if tokens.bits is not None else None
     for start in picked:
-        if view is not None:  # a plain text: one match finds an unfiltered token and its end
-            whole = _UNFILTERED_TOKEN.match(view, start)
-            word = tokens.word_at(start) if whole is None else text[start : whole.end()]
-            fast = whole is not None
+        # in a plain text, one match finds most tokens the filter leaves alone, and their end
+        whole = None if v is None else _UNFILTERED_TOKEN.match(v, start)
+        if whole is not None:
+            word = text[start : whole.end()]
         else:
             word = tokens.word_at(start)
-            fast = unfiltered(word)
-        if fast:
+        if whole is not None or _keeps_every_typo(word):
             s, e, out = _unfiltered_typo(word, below)
         else:
             plan = _typo_plan(word)
@@ -676,10 +690,33 @@ _UNFILTERED_TOKEN = re.compile(
 )
 
 
+def _keeps_every_typo(word: str) -> bool:
+    """The typo option filter keeps every option of ``typos`` on ``word``: ASCII letters, no
+    two equal ones in a row and no letter between two copies of a letter next to it in the
+    alphabet (ignoring case), so no option makes a run of three. Every :func:`unfiltered` word
+    qualifies.
+
+    >>> _keeps_every_typo("every"), _keeps_every_typo("eggs"), _keeps_every_typo("ede")
+    (True, False, False)
+    """
+    if not (word.isascii() and word.isalpha()):
+        return False
+    low = word.lower()
+    if _DOUBLE.search(low) is not None:
+        return False
+    return all(low[m.start()] not in _SHIFTED[low[m.start() + 1]] for m in _SANDWICH.finditer(low))
+
+
+# In a lower-cased word: two equal letters in a row; a letter between two copies of one letter
+# (the lookahead finds overlapping ones).
+_DOUBLE = re.compile(r"([a-z])\1")
+_SANDWICH = re.compile(r"(?=([a-z])[a-z]\1)")
+
+
 def _unfiltered_typo(word: str, below: Callable[[int], int]) -> tuple[int, int, str]:
-    """The draws and token-relative edit of ``typos`` on an :func:`unfiltered` word of 4+
-    letters, without a plan: the filter keeps every option, so all four ops apply, at every
-    position their definition gives, and a substitution may shift either way.
+    """The draws and token-relative edit of ``typos`` on a word of 4+ letters that
+    :func:`_keeps_every_typo`, without a plan: all four ops apply, at every position their
+    definition gives, and a substitution may shift either way.
 
     >>> [_unfiltered_typo("Cats", Draws(seed).below) for seed in (0, 2)]
     [(3, 4, 'r'), (0, 2, 'aC')]
@@ -726,8 +763,10 @@ def confusable_words(text: str, rng: Draws, *, rate: float) -> Outcome:
     hits = _confusable_sites(text)
     if not hits:
         return unchanged(text, "no_candidates")
+    # table words in a token's place, ascending: nothing JSON-unsafe, so applied unchecked
     edits = _confusable_edits(text, select(hits, rng, rate=rate))
-    return Outcome(tm.splice(text, edits), len(edits))
+    starts, ends, words = zip(*edits) if edits else ((), (), ())
+    return Outcome(tm.splice_at(text, starts, ends, words), len(edits))
 
 
 def _confusable_edits(text: str, hits: Sequence[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
@@ -765,15 +804,20 @@ def _confusable_hits_general(text: str) -> list[tuple[int, int, str]]:
     return out
 
 
-def _confusable_hits_plain(b: Bits) -> list[tuple[int, int, str]]:
-    """:func:`_confusable_hits_general` of a plain text: the free tokens whose lower-cased view
-    is a Table A4 word, found by :func:`word_spans`."""
-    table = confusable_table()
-    low = b.view.lower()
-    out = []
-    for s, e in word_spans(b, _confusable_words(), b.free_start):
-        out.append((s, e, table[low[s:e].decode("ascii")]))
-    return out
+def _confusable_hits_plain(text: str, v: bytes) -> list[tuple[int, int, str]]:
+    """:func:`_confusable_hits_general` of a plain text (``v``: its view): the free tokens whose
+    lower-cased view is a Table A4 word, found by the table's pattern in the view alone when no
+    protected span may bind a token (the token masks are then not needed), else by
+    :func:`word_spans`."""
+    table, wt = confusable_table(), _confusable_words()
+    if wt.finder is not None and not may_protect(v):
+        spans = free_word_spans(v, wt.finder)
+    else:
+        b = bits(text)
+        assert b is not None  # the text has a view
+        spans = word_spans(b, wt, b.free_start)
+    low = v.lower()
+    return [(s, e, table[low[s:e].decode("ascii")]) for s, e in spans]
 
 
 @loaded_once
@@ -790,8 +834,8 @@ def _confusable_sites(text: str) -> tuple[tuple[int, int, str], ...]:
     >>> _confusable_sites("Its their cat.")
     ((0, 3, "it's"), (4, 9, 'there'))
     """
-    b = bits(text)
-    return tuple(_confusable_hits_general(text) if b is None else _confusable_hits_plain(b))
+    v = view(text)
+    return tuple(_confusable_hits_general(text) if v is None else _confusable_hits_plain(text, v))
 
 
 # --------------------------------------------------------------------------------------------
