@@ -95,9 +95,8 @@ def typos_reference(text: str, seed: int, count: int = 5) -> str:
 def realistic_typos_reference(text: str, seed: int, count: int = 3) -> str:
     """``realistic_typos`` with every token handled by the unmemoised path (a fresh ``Word``,
     options and ``missed_space`` computed on the spot)."""
-    from perturber.perturbations.word_level.typo_mechanics import _typo_starts_general
+    from perturber.perturbations.word_level.typo_mechanics import Tokens, _typo_starts_general
     from perturber.rng import select
-    from perturber.text.bits import Tokens
 
     rng = Draws(seed)
     free = {t.start: t for t in tm.free_tokens(text)}

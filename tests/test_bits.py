@@ -213,6 +213,29 @@ def test_byte_lane_flags_look_ups_before_and_after_listing_are_the_positions(fla
     assert list(found) == expected
 
 
+# tokens with no, one or several joiners, of 1 to 5 word characters
+joined_words = st.lists(
+    st.sampled_from(["a", "bc", "Dé", "x9", "-", "'", "’", "‑", "co-op-ed", "a-b-c", "x-y’z-w", " ", ", "]),
+    max_size=20,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(plain_texts | joined_words.map("".join), st.integers(1, 5), st.data())
+def test_byte_lane_with_letters_counts_the_word_characters(text, k, data):
+    """``with_letters`` keeps the flagged starts whose token has ``k`` or more word characters,
+    as counting them token by token does."""
+    v = B.view(text)
+    if v is None:
+        return
+    t = BL.byte_tokens(v, BL.class_table({}), ())
+    tokens = tm.word_tokens(text)
+    among = data.draw(st.sets(st.sampled_from([tok.start for tok in tokens]))) if tokens else set()
+    starts = sum(1 << 8 * (len(text) - 1 - s) for s in among)
+    expected = [tok.start for tok in tokens if tok.start in among and sum(c.isalnum() for c in tok.text) >= k]
+    assert _flags(BL.with_letters(t, v, starts, k), len(text)) == expected
+
+
 TABLE_WORDS = ["a", "km", "Km", "it's", "of", "their", "there's", "definitely", "x-ray", "abcde"]
 
 

@@ -22,9 +22,9 @@ def texts_with(words: list[str]):
 @EXAMPLES
 @given(any_texts, st.sampled_from([3, 4]))
 def test_typo_candidates(text, min_letters):
-    b = B.bits(text)
-    if b is not None:
-        got = typo_mechanics._typo_starts_plain(b, min_letters)
+    lanes = typo_mechanics.typo_lanes(text)
+    if lanes is not None:
+        got = typo_mechanics._typo_starts_plain(lanes, min_letters)
         assert list(got) == list(typo_mechanics._typo_starts_general(text, min_letters))
 
 

@@ -10,7 +10,7 @@ from test_bits import any_texts
 from perturber import text as tm
 from perturber.perturbations.word_level import typo_mechanics, typos
 from perturber.rng import Draws
-from perturber.text.bits import Tokens, lanes_at
+from perturber.text.bits import lanes_at
 
 seeds = st.integers(0, 2**32 - 1)
 # ASCII words, with repeats (filtered) and without, in both cases, and a few non-letters
@@ -91,7 +91,7 @@ word_texts = st.lists(words | st.sampled_from(["phone", "the", "Back", "aab", "t
 @given(word_texts, seeds)
 def test_an_unfiltered_token_draws_as_its_plan(text, seed):
     """``_rt_unfiltered_edit`` makes the draws, edit and joined run of ``_rt_planned``."""
-    tokens = Tokens(text)
+    tokens = typo_mechanics.Tokens(text)
     for start in typo_mechanics.typo_starts(text, typos._RT_MIN):
         tok = tokens.at(start)
         if typos._rt_unfiltered(tok.text):
@@ -124,11 +124,11 @@ def test_rt_unfiltered_is_its_definition(word):
 def test_the_view_shows_the_unfiltered_tokens_of_a_plain_text(text):
     """In a plain text, ``_UNFILTERED_TOKEN`` matches at a token's start exactly when the token
     is :func:`unfiltered`, and ends with it."""
-    tokens = Tokens(text)
-    if tokens.bits is None:
+    lanes = typo_mechanics.typo_lanes(text)
+    if lanes is None:
         return
     for tok in tm.word_tokens(text):
-        whole = typos._UNFILTERED_TOKEN.match(tokens.bits.view, tok.start)
+        whole = typos._UNFILTERED_TOKEN.match(lanes.view, tok.start)
         assert (whole is not None) == typo_mechanics.unfiltered(tok.text)
         assert whole is None or whole.end() == tok.end
 
@@ -162,7 +162,7 @@ def test_the_next_token_joins_as_its_runs_say(text, tail):
     """``_next_to_join`` (the runs of the next token looked up only when it starts with the
     letter of ``tail``; in a plain text, the token found in the view) agrees with
     ``_joined_run`` on the next free alpha token of the token model."""
-    tokens = Tokens(text)
+    tokens = typo_mechanics.Tokens(text)
     for tok in tm.word_tokens(text):
         nxt = tokens.next_free(tok)
         if nxt is None or typo_mechanics.alpha_letters(nxt.text) < 1:

@@ -588,7 +588,7 @@ def _unit_starts(b: Bits, x: int, x1: int, could: int, units: frozenset[bytes]) 
     n, view = b.n, b.view
     found = 0
     for s in positions(could & b.end | longer, n):
-        if view[s : token_end(b, s)] in units:
+        if view[s : token_end(view, s)] in units:
             found |= 1 << 4 * (n - 1 - s)
     return found
 

@@ -29,13 +29,11 @@ import regex
 from ..memo import per_text
 from ..rng import positions as _all_positions
 from .chars import non_ascii
-from .spans import Spans, may_protect, protected_spans
-from .tokens import WORD_RE, Token, is_bound
+from .spans import may_protect, protected_spans
 
 __all__ = [
     "Bits",
     "Lanes",
-    "Tokens",
     "bits",
     "case_lanes",
     "char_lanes",
@@ -59,6 +57,7 @@ __all__ = [
     "token_any",
     "token_bounds",
     "token_end",
+    "token_letters",
     "view",
     "whole",
     "with_letters",
@@ -221,14 +220,13 @@ def whole(starts: int, b: Bits) -> int:
 _VIEW_TOKEN = re.compile(rb"[A-Za-z0-9]+(?:['\-][A-Za-z0-9]+)*")
 
 
-def token_end(b: Bits, start: int) -> int:
-    """The end offset of the token that starts at ``start``.
+def token_end(v: bytes, start: int) -> int:
+    """The end offset of the token that starts at ``start`` in the view ``v`` (:func:`view`).
 
-    >>> b = bits("say don’t")
-    >>> token_end(b, 4)
+    >>> token_end(view("say don’t"), 4)
     9
     """
-    m = _VIEW_TOKEN.match(b.view, start)
+    m = _VIEW_TOKEN.match(v, start)
     assert m is not None  # a token starts there
     return m.end()
 
@@ -251,10 +249,19 @@ def with_letters(b: Bits, starts: int, k: int) -> int:
         return out & (~with_joiner | b.link << 4 * k)
     out &= ~with_joiner
     for s in positions(starts & with_joiner, b.n):
-        e = token_end(b, s)
-        if e - s - b.view.count(b"'", s, e) - b.view.count(b"-", s, e) >= k:
+        if token_letters(b.view, s) >= k:
             out |= 1 << 4 * (b.n - 1 - s)
     return out
+
+
+def token_letters(v: bytes, start: int) -> int:
+    """The word characters of the token that starts at ``start`` in the view ``v``.
+
+    >>> token_letters(b"co-op-ed", 0)
+    6
+    """
+    e = token_end(v, start)
+    return e - start - v.count(b"'", start, e) - v.count(b"-", start, e)
 
 
 def token_bounds(b: Bits, starts: int) -> tuple[list[int], list[int]]:
@@ -468,59 +475,6 @@ def flagged(mask: int, n: int) -> Sequence[int]:
     ([0, 3], 1)
     """
     return positions(mask, n) if n <= _LIST_UP_TO else Lanes(mask, n)
-
-
-class Tokens:
-    """The word tokens of one text looked up by their start, for one call: its masks and
-    protected spans are computed once, so each look-up costs about the token's length.
-
-    >>> tokens = Tokens("say don't go")
-    >>> tokens.at(4), tokens.next_free(tokens.at(4))
-    (Token(start=4, end=9, text="don't"), Token(start=10, end=12, text='go'))
-    """
-
-    __slots__ = ("text", "bits", "_spans")
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.bits = bits(text)
-        self._spans: Spans | None = None
-
-    def at(self, start: int) -> Token:
-        """The token that starts at ``start`` (found in the ASCII view of a plain text)."""
-        text = self.text
-        if self.bits is not None:
-            end = token_end(self.bits, start)
-            return Token(start, end, text[start:end])
-        m = WORD_RE.match(text, start)
-        assert m is not None  # a token starts there
-        return Token(start, m.end(), m.group())
-
-    def word_at(self, start: int) -> str:
-        """The text of the token that starts at ``start``.
-
-        >>> Tokens("say don’t go").word_at(4)
-        'don’t'
-        """
-        if self.bits is not None:
-            return self.text[start : token_end(self.bits, start)]
-        m = WORD_RE.match(self.text, start)
-        assert m is not None  # a token starts there
-        return m.group()
-
-    def next_free(self, tok: Token) -> Token | None:
-        """The next free token when it starts right after one U+0020 behind ``tok``, else None."""
-        text = self.text
-        s = tok.end + 1
-        if s >= len(text) or text[tok.end] != " " or not text[s].isalnum():
-            return None
-        nxt = self.at(s)
-        b = self.bits
-        if b is not None:  # free: a start lane of the free tokens
-            return nxt if b.free_start >> 4 * (b.n - 1 - s) & 1 else None
-        if self._spans is None:
-            self._spans = Spans(protected_spans(text))
-        return None if is_bound(text, nxt) or self._spans.overlaps(nxt.start, nxt.end) else nxt
 
 
 class WordTable(NamedTuple):

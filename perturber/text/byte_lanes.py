@@ -15,10 +15,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from .bits import FlagSequence
+from .bits import FlagSequence, token_letters
 from .chars import new_tuple
 
-__all__ = ["ByteTokens", "Flags", "byte_tokens", "class_table", "fill_left", "free_starts", "token_any"]
+__all__ = [
+    "ByteTokens",
+    "Flags",
+    "byte_tokens",
+    "class_table",
+    "fill_left",
+    "free_starts",
+    "token_any",
+    "with_letters",
+]
 
 _BINDERS = "_/\\@#$%&=+<>|^~[]{}"  # §1.6: a token next to one is bound
 
@@ -100,6 +109,34 @@ def free_starts(t: ByteTokens, flags: int) -> int:
     """The start lanes of the free tokens (none bound) that hold none of ``flags``."""
     flags |= t.bound
     return t.start ^ token_any(flags, t) if flags else t.start
+
+
+def with_letters(t: ByteTokens, v: bytes, starts: int, k: int) -> int:
+    """The start lanes of ``starts`` whose token in the view ``v`` holds at least ``k`` word
+    characters (``bits.with_letters`` in byte lanes: a token with one joiner needs ``k + 1``
+    code points; tokens with more are counted one by one).
+
+    >>> v = b"it's don't co-op-ed ab"
+    >>> t = byte_tokens(v, class_table({}), ())
+    >>> list(Flags(with_letters(t, v, t.start, 4), t.n))
+    [5, 11]
+    """
+    tok, link = t.tok, t.link
+    joiners = tok ^ (tok & t.x)  # the token lanes without a word character (bit 0)
+    out = starts
+    for i in range(1, k):
+        out &= link << 8 * i
+    if not joiners:
+        return out
+    with_joiner = token_any(joiners, t)
+    if joiners.bit_count() == with_joiner.bit_count():  # one joiner a token at most
+        return out & (~with_joiner | link << 8 * k)
+    out &= ~with_joiner
+    n = t.n
+    for s in Flags(starts & with_joiner, n):
+        if token_letters(v, s) >= k:
+            out |= 1 << 8 * (n - 1 - s)
+    return out
 
 
 class Flags(FlagSequence):

@@ -5,15 +5,27 @@ producers of each mechanism, and the edits they realise."""
 from __future__ import annotations
 
 import re
+import string
 from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from itertools import accumulate
+from typing import NamedTuple
 
 import regex
 
 from ... import text as tm
 from ...memo import per_text
-from ...text.bits import Bits, bits, char_lanes, lanes_at, token_any, with_letters
+from ...text.bits import may_protect, token_end, view
+from ...text.byte_lanes import (
+    ByteTokens,
+    Flags,
+    byte_tokens,
+    class_table,
+    free_starts,
+    with_letters,
+)
+from ...text.spans import Spans
+from ...text.tokens import WORD_RE
 from .typo_tables import qwerty_table
 
 # --------------------------------------------------------------------------------------------
@@ -76,17 +88,42 @@ def _typo_starts_general(text: str, min_letters: int) -> tuple[int, ...]:
     )
 
 
-def _typo_starts_plain(b: Bits, min_letters: int) -> Candidates:
-    """:func:`_typo_starts_general` of a plain text, from its token masks: the free tokens with
-    no digit, no upper-case letter after their first code point and at least ``min_letters``
-    letters (a plain text has no glued token)."""
-    x = char_lanes(b, _DIGIT_UPPER)
-    kept = b.free_start & ~token_any((x & b.tok) | (x >> 1 & b.link), b)
-    return Candidates(with_letters(b, kept, min_letters), b.n)
+class TypoLanes(NamedTuple):
+    """A plain text's view (``bits.view``) and its byte-lane token masks, whose classes add a
+    digit (bit 4) and an upper-case letter (bit 5)."""
+
+    view: bytes
+    tokens: ByteTokens
 
 
-# A view byte's hex digit: 1 for 0-9, 2 for A-Z.
-_DIGIT_UPPER = bytes(ord("1" if 48 <= c <= 57 else "2" if 65 <= c <= 90 else "0") for c in range(256))
+_DIGIT, _UPPER = 16, 32
+_TYPO_CLASSES = class_table(
+    {**dict.fromkeys(string.digits, _DIGIT), **dict.fromkeys(string.ascii_uppercase, _UPPER)}
+)
+
+
+@per_text
+def typo_lanes(text: str) -> TypoLanes | None:
+    """The :class:`TypoLanes` of a plain text, None for any other (memoised: both typo entries
+    read them).
+
+    >>> typo_lanes("a2U").tokens.x.to_bytes(3, "big").hex(), typo_lanes("café")
+    ('011121', None)
+    """
+    v = view(text)
+    if v is None:
+        return None
+    return TypoLanes(v, byte_tokens(v, _TYPO_CLASSES, tm.protected_spans(text) if may_protect(v) else ()))
+
+
+def _typo_starts_plain(lanes: TypoLanes, min_letters: int) -> Flags:
+    """:func:`_typo_starts_general` of a plain text, from its byte-lane token masks: the free
+    tokens with no digit, no upper-case letter after their first code point and at least
+    ``min_letters`` letters (a plain text has no glued token)."""
+    t = lanes.tokens
+    x = t.x
+    kept = free_starts(t, x >> 4 & t.tok | x >> 5 & t.link)  # the digit and upper-case bits, at bit 0
+    return Flags(with_letters(t, lanes.view, kept, min_letters), t.n)
 
 
 _FEW_PICKS = 8  # up to this many starts a pick finds one by one (measured)
@@ -144,14 +181,77 @@ class Candidates(Sequence[int]):
 
 
 @per_text
-def typo_starts(text: str, min_letters: int) -> Candidates:
-    """Starts of the typo candidates of ``text``: the free alpha tokens with at least
+def typo_starts(text: str, min_letters: int) -> Sequence[int]:
+    """Starts of the typo candidates of ``text``, ascending: the free alpha tokens with at least
     ``min_letters`` letters, case class lower or title, not glued (memoised like the text
-    model's tokens)."""
-    b = bits(text)
-    if b is None:
-        return Candidates(lanes_at(_typo_starts_general(text, min_letters), len(text)), len(text))
-    return _typo_starts_plain(b, min_letters)
+    model's tokens; in a plain text, :class:`Flags` that locate only the starts a draw picks).
+
+    >>> list(typo_starts("The cat sat on 3 mats, Bob.", 3)), typo_starts("Café au lait", 3)
+    ([0, 4, 8, 17, 23], (0, 8))
+    """
+    lanes = typo_lanes(text)
+    if lanes is None:
+        return _typo_starts_general(text, min_letters)
+    return _typo_starts_plain(lanes, min_letters)
+
+
+class Tokens:
+    """The word tokens of one text looked up by their start, for one call: in a plain text,
+    in its view, and free when a start lane of its free tokens (:func:`typo_lanes`); in any
+    other, by the token pattern, the protected spans found once.
+
+    >>> tokens = Tokens("say don't go")
+    >>> tokens.at(4), tokens.next_free(tokens.at(4))
+    (Token(start=4, end=9, text="don't"), Token(start=10, end=12, text='go'))
+    """
+
+    __slots__ = ("text", "view", "free", "_spans")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        lanes = typo_lanes(text)
+        self.view = None if lanes is None else lanes.view
+        self.free = 0 if lanes is None else free_starts(lanes.tokens, 0)
+        self._spans: Spans | None = None
+
+    def at(self, start: int) -> tm.Token:
+        """The token that starts at ``start``."""
+        text = self.text
+        if self.view is not None:
+            end = token_end(self.view, start)
+            return tm.Token(start, end, text[start:end])
+        m = WORD_RE.match(text, start)
+        assert m is not None  # a token starts there
+        return tm.Token(start, m.end(), m.group())
+
+    def word_at(self, start: int) -> str:
+        """The text of the token that starts at ``start``.
+
+        >>> Tokens("say don’t go").word_at(4)
+        'don’t'
+        """
+        if self.view is not None:
+            return self.text[start : token_end(self.view, start)]
+        m = WORD_RE.match(self.text, start)
+        assert m is not None  # a token starts there
+        return m.group()
+
+    def is_free(self, start: int) -> bool:
+        """A token of a plain text that starts at ``start`` is free."""
+        return bool(self.free >> 8 * (len(self.text) - 1 - start) & 1)
+
+    def next_free(self, tok: tm.Token) -> tm.Token | None:
+        """The next free token when it starts right after one U+0020 behind ``tok``, else None."""
+        text = self.text
+        s = tok.end + 1
+        if s >= len(text) or text[tok.end] != " " or not text[s].isalnum():
+            return None
+        nxt = self.at(s)
+        if self.view is not None:
+            return nxt if self.is_free(s) else None
+        if self._spans is None:
+            self._spans = Spans(tm.protected_spans(text))
+        return None if tm.is_bound(text, nxt) or self._spans.overlaps(nxt.start, nxt.end) else nxt
 
 
 def unfiltered(word: str) -> bool:

@@ -25,7 +25,6 @@ from ...registry import Outcome, count, perturbation, rate, unchanged
 from ...rng import Draws, below_many, chosen, pick, select
 from ...text.bits import (
     Bits,
-    Tokens,
     WordTable,
     bits,
     case_lanes,
@@ -37,6 +36,7 @@ from ...text.bits import (
     may_protect,
     positions,
     token_any,
+    token_end,
     view,
     whole,
     word_spans,
@@ -47,6 +47,7 @@ from .typo_mechanics import (
     VOWEL_SET,
     VOWELS,
     Candidates,
+    Tokens,
     Word,
     alpha_letters,
     caps_slips,
@@ -67,6 +68,7 @@ from .typo_mechanics import (
     shift_letter,
     substitutes,
     swaps,
+    typo_lanes,
     typo_starts,
     unfiltered,
     vowel_swaps,
@@ -142,10 +144,10 @@ def _next_to_join(tokens: Tokens, tok: tm.Token, tail: tuple) -> str | None:
     the key of its last letter, the length of the letter run it ends with, its run limit),
     else None. The runs of the next token matter only when it starts with that letter: a key
     of one character and a next token that starts with another one join without them."""
-    b = tokens.bits
-    if b is not None:  # a plain text: one match finds a space and an alpha token after it
-        m = _SPACE_ALPHA_TOKEN.match(b.view, tok.end)
-        if m is None or not b.free_start >> 4 * (b.n - 2 - tok.end) & 1:  # the token is not free
+    v = tokens.view
+    if v is not None:  # a plain text: one match finds a space and an alpha token after it
+        m = _SPACE_ALPHA_TOKEN.match(v, tok.end)
+        if m is None or not tokens.is_free(tok.end + 1):
             return None
         nxt = tokens.text[tok.end + 1 : m.end()]
     else:
@@ -342,7 +344,7 @@ def realistic_typos(text: str, rng: Draws, *, count: int) -> Outcome:
     tokens = Tokens(text)
     edits: list[tuple] = []
     inherit_at, inherit = -1, None  # a missed space joins the token at inherit_at to the one before
-    for start in starts.pick(sorted(chosen(len(starts), rng, count=count))):
+    for start in pick(starts, sorted(chosen(len(starts), rng, count=count))):
         tok = tokens.at(start)
         if start == inherit_at:
             edit, joined = _rt_inherited(tokens, tok, inherit, rng)
@@ -660,16 +662,19 @@ def typos(text: str, rng: Draws, *, count: int) -> Outcome:
     # which splice never skips (nothing JSON-unsafe), so they are applied unchecked.
     below = rng.below
     edit_starts, edit_ends, outs = [], [], []
-    picked = starts.pick(sorted(chosen(len(starts), rng, count=count)))
-    tokens = Tokens(text)
-    v = tokens.bits.view if tokens.bits is not None else None
+    picked = pick(starts, sorted(chosen(len(starts), rng, count=count)))
+    lanes = typo_lanes(text)
+    v = None if lanes is None else lanes.view
+    tokens = None if v is not None else Tokens(text)
     for start in picked:
         # in a plain text, one match finds most tokens the filter leaves alone, and their end
         whole = None if v is None else _UNFILTERED_TOKEN.match(v, start)
         if whole is not None:
             word = text[start : whole.end()]
+        elif v is not None:
+            word = text[start : token_end(v, start)]
         else:
-            word = tokens.word_at(start)
+            word = tokens.word_at(start)  # type: ignore[union-attr]  # made for a text without a view
         if whole is not None or _keeps_every_typo(word):
             s, e, out = _unfiltered_typo(word, below)
         else:
