@@ -11,6 +11,7 @@ from perturber import text as tm
 from perturber.perturbations.word_level import typo_mechanics, typos
 from perturber.rng import Draws
 from perturber.text.bits import Tokens, lanes_at
+from perturber.text.byte_lanes import Flags
 
 seeds = st.integers(0, 2**32 - 1)
 # ASCII words, with repeats (filtered) and without, in both cases, and a few non-letters
@@ -189,19 +190,19 @@ stretch_texts = st.lists(
 @settings(max_examples=1000, deadline=None)
 @given(any_texts | stretch_texts, st.data())
 def test_stretch_sites_list_the_candidates(text, data):
-    """``_stretch_sites`` of a plain text (the repeated code points as ``Candidates``) and of any
+    """``_stretch_sites`` of a plain text (the repeated code points as ``Flags``) and of any
     other text (offsets and units) gives the candidates of the straightforward listing, and a
     pick of some of them finds theirs."""
     sites, units = typos._stretch_sites.__wrapped__(text)
     expected = stretch_sites_reference(text)
-    if isinstance(sites, typo_mechanics.Candidates):
+    if isinstance(sites, Flags):
         assert units == ()
         listed = [(p + 1, text[p]) for p in sites]
     else:
         listed = list(zip(sites, units))
     assert listed == expected
     indices = sorted(data.draw(st.sets(st.integers(0, len(expected) - 1))) if expected else [])
-    if isinstance(sites, typo_mechanics.Candidates):
+    if isinstance(sites, Flags):
         assert [p + 1 for p in sites.pick(indices)] == [expected[i][0] for i in indices]
 
 
