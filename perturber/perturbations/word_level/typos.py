@@ -841,12 +841,13 @@ def _confusable_sites(text: str) -> tuple[tuple[int, int, str], ...]:
 # --------------------------------------------------------------------------------------------
 
 
-def _terminal_runs(text: str) -> list[tuple[int, int]]:
+def _terminal_runs(text: str, spans: Sequence[tuple[int, int]] | None = None) -> list[tuple[int, int]]:
     """Terminal runs (§1.9) of the sentences that consist of 1-3 ``!``/``?`` only, outside
-    protected spans."""
+    protected spans (``spans``, when the caller has them)."""
     if "!" not in text and "?" not in text:
         return []
-    spans = tm.protected_spans(text)
+    if spans is None:
+        spans = tm.protected_spans(text)
     if not spans and tm.ascii_words(text):
         return _simple_terminal_runs(text)
     return _checked_terminal_runs(text, tm.Spans(spans))
@@ -944,9 +945,10 @@ def _stretch_sites(text: str) -> tuple[Flags | tuple[int, ...], tuple[str, ...]]
     ([2, 5, 6, 9, 10], ((4, 8, 9), ('é', 'o', '!')))
     """
     v = view(text)
-    runs = _terminal_runs(text)
     if v is not None:
-        return Flags.of_bytes(_stretch_ends(text, v, runs)), ()
+        spans = tm.protected_spans(text) if may_protect(v) else ()
+        return Flags.of_bytes(_stretch_ends(v, spans, _terminal_runs(text, spans))), ()
+    runs = _terminal_runs(text)
     free = tm.free_tokens(text)
     cands = _ascii_word_sites(free) if text.isascii() else _word_sites(text, free)
     if runs:
@@ -955,19 +957,18 @@ def _stretch_sites(text: str) -> tuple[Flags | tuple[int, ...], tuple[str, ...]]
     return tuple(e for _, e, _ in cands), tuple(u for _, _, u in cands)
 
 
-def _stretch_ends(text: str, v: bytes, runs: list[tuple[int, int]]) -> bytes:
-    """The code points ``repeated_chars`` may repeat in a plain text (its view ``v``; ``runs``:
-    its terminal runs), a byte each (1 or 0, :class:`Flags`): the last of each free token of at
-    least two letters, no digit, no upper-case letter after the first, not a unit symbol (each
-    of its code points is a cluster, and none is glued), and the last of each run. The masks
-    are those of the reversed view, where a token's start lane is its last code point: one
-    carry finds the tokens that hold a flag from there (the token rules of §1.6 read the same
-    both ways)."""
+def _stretch_ends(v: bytes, spans: Sequence[tuple[int, int]], runs: list[tuple[int, int]]) -> bytes:
+    """The code points ``repeated_chars`` may repeat in a plain text (its view ``v``, protected
+    spans ``spans`` and terminal runs ``runs``), a byte each (1 or 0, :class:`Flags`): the last
+    of each free token of at least two letters, no digit, no upper-case letter after the first,
+    not a unit symbol (each of its code points is a cluster, and none is glued), and the last
+    of each run. The masks are those of the reversed view, where a token's start lane is its
+    last code point: one carry finds the tokens that hold a flag from there (the token rules
+    of §1.6 read the same both ways)."""
     n = len(v)
     table, units = _stretch_classes()
-    spans = [(n - e, n - s) for s, e in tm.protected_spans(text)] if may_protect(v) else ()
     back = v[::-1]
-    t = byte_tokens(back, table, spans)
+    t = byte_tokens(back, table, [(n - e, n - s) for s, e in spans])
     x, start, link = t.x, t.start, t.link
     word = x & t.ones
     upper = x >> 1 & word
@@ -981,10 +982,13 @@ def _stretch_ends(text: str, v: bytes, runs: list[tuple[int, int]]) -> bytes:
             for s in Flags(found, n):
                 if back[s : s + size] in units:
                     bad |= 1 << 8 * (n - 1 - s)
-    lanes = bytearray(free_starts(t, bad).to_bytes(n, "little"))  # back to the text's order
+    lanes = free_starts(t, bad).to_bytes(n, "little")  # back to the text's order
+    if not runs:
+        return lanes
+    with_runs = bytearray(lanes)
     for _, end in runs:
-        lanes[end - 1] = 1
-    return bytes(lanes)
+        with_runs[end - 1] = 1
+    return bytes(with_runs)
 
 
 @loaded_once
