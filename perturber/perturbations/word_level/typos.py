@@ -975,13 +975,15 @@ def _stretch_ends(v: bytes, spans: Sequence[tuple[int, int]], runs: list[tuple[i
     # A token of two or more code points has two or more letters: a joiner has a word character
     # on both sides, so the token's first and last code points are letters.
     bad = start & t.end | x >> 2 & word | upper ^ upper & t.end  # one code point, a digit, a late capital
-    two = start & x >> 3 & (x >> 4 & link) << 8  # the two letters of a reversed unit of two
-    three = start & x >> 5 & (x >> 6 & link) << 8 & (x >> 7 & link) << 16  # of three
-    for size, found in ((2, two ^ two & link << 16), (3, three ^ three & link << 24)):
-        if found:
-            for s in Flags(found, n):
-                if back[s : s + size] in units:
-                    bad |= 1 << 8 * (n - 1 - s)
+    # A unit's letters, each at its place (a letter after a token's start lane is in the token):
+    # lane s's bit 3 and lane s + 1's bit 4 (two letters), or bits 5, 6, 7 of lanes s to s + 2.
+    two = start & x >> 3 & x << 4
+    three = start & x >> 5 & x << 2 & x << 9
+    fits = two ^ two & link << 16 | three ^ three & link << 24  # of exactly that length
+    if fits:
+        for s in Flags(fits, n):
+            if back[s : s + (3 if back[s + 2 : s + 3].isalpha() else 2)] in units:  # the token
+                bad |= 1 << 8 * (n - 1 - s)
     lanes = free_starts(t, bad).to_bytes(n, "little")  # back to the text's order
     if not runs:
         return lanes
