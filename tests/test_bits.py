@@ -301,3 +301,15 @@ def test_word_spans_by_the_tables_pattern_are_those_by_the_masks(case):
     wt = B.word_table(words, folded)
     by_masks = wt._replace(finder=None)
     assert B.word_spans(b, wt, b.free_start) == B.word_spans(b, by_masks, b.free_start)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.booleans(), max_size=1500), st.data())
+def test_byte_lane_flags_pick_is_the_listed_positions(flags, data):
+    """``Flags.pick`` of ascending indices, a few (located one by one) or many (from the list),
+    twice in a row (the second reads the kept list), is the flagged positions at those indices."""
+    mask = int.from_bytes(bytes(flags), "big")
+    found, expected = BL.Flags(mask, len(flags)), [p for p, f in enumerate(flags) if f]
+    for _ in range(2):
+        indices = sorted(data.draw(st.sets(st.integers(0, len(expected) - 1))) if expected else [])
+        assert list(found.pick(indices)) == [expected[i] for i in indices]

@@ -10,6 +10,7 @@ from test_bits import PIECES, any_texts
 from perturber.perturbations import character
 from perturber.perturbations.word_level import spacing, typo_mechanics, typos
 from perturber.text import bits as B
+from perturber.text.byte_lanes import Flags
 
 EXAMPLES = settings(max_examples=400, deadline=None)
 
@@ -113,13 +114,21 @@ def test_apostrophe_drop_sites(text):
 
 
 @EXAMPLES
-@given(texts_with(["km", "Km", "kg's", "ab", "a", "Hi", "hI", "x1", "a-b", "lbs", "Mph", "it's"]))
+@given(
+    texts_with(
+        ["km", "Km", "kg's", "ab", "a", "Hi", "hI", "x1", "a-b", "lbs", "Mph", "it's", "min", "Min", "mins"]
+        + ["sec", "hrs", "hr", "mph", "mi", "im", "his", "is", "mm-s", "lb’s", "`km`", "a_km", "ft.", "x.ft"]
+        + ["$oz", "km!", "Why?", "eAch", "O'Neil", "café", "x\u0301y", "https://a.co/min", '{"k": "km"}']
+    )
+)
 def test_repeated_chars_word_sites(text):
-    b = B.bits(text)
-    if b is not None:
+    """The byte lanes of the reversed view find the words of the general rule."""
+    v = B.view(text)
+    if v is not None:
         free = typos.tm.free_tokens(text)
         general = typos._ascii_word_sites(free) if text.isascii() else typos._word_sites(text, free)
-        assert B.positions(typos._stretch_lanes(b), b.n) == [e - 1 for _, e, _ in general]
+        ends = typos._stretch_ends(v, typos.tm.protected_spans(text), [])
+        assert list(Flags.of_bytes(ends)) == [e - 1 for _, e, _ in general]
 
 
 @EXAMPLES

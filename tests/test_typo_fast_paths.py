@@ -10,7 +10,7 @@ from test_bits import any_texts
 from perturber import text as tm
 from perturber.perturbations.word_level import typo_mechanics, typos
 from perturber.rng import Draws
-from perturber.text.bits import lanes_at
+from perturber.text.byte_lanes import Flags
 
 seeds = st.integers(0, 2**32 - 1)
 # ASCII words, with repeats (filtered) and without, in both cases, and a few non-letters
@@ -49,21 +49,6 @@ def test_an_unfiltered_typo_is_the_planned_one(word, seed):
     want = typos._typo_edit(word, op, positions[j], None if kept is None else kept[j], b)
     assert typos._unfiltered_typo(word, a.below) == want
     assert a.below(1000) == b.below(1000)
-
-
-@settings(max_examples=500, deadline=None)
-@given(st.lists(st.booleans(), max_size=700), st.data())
-def test_candidates_pick_the_flagged_lanes(flags, data):
-    """``Candidates.pick`` finds the same starts as listing every flagged lane, on one pick or
-    several in a row (a later one reuses what an earlier one found)."""
-    n = len(flags)
-    listed = [p for p, flag in enumerate(flags) if flag]
-    starts = typo_mechanics.Candidates(lanes_at(listed, n), n)
-    assert len(starts) == len(listed)
-    for _ in range(data.draw(st.integers(1, 3))):
-        indices = sorted(data.draw(st.sets(st.integers(0, len(listed) - 1))) if listed else [])
-        assert starts.pick(indices) == [listed[i] for i in indices]
-    assert list(starts) == listed
 
 
 @settings(max_examples=1000, deadline=None)
@@ -189,19 +174,19 @@ stretch_texts = st.lists(
 @settings(max_examples=1000, deadline=None)
 @given(any_texts | stretch_texts, st.data())
 def test_stretch_sites_list_the_candidates(text, data):
-    """``_stretch_sites`` of a plain text (the repeated code points as ``Candidates``) and of any
+    """``_stretch_sites`` of a plain text (the repeated code points as ``Flags``) and of any
     other text (offsets and units) gives the candidates of the straightforward listing, and a
     pick of some of them finds theirs."""
     sites, units = typos._stretch_sites.__wrapped__(text)
     expected = stretch_sites_reference(text)
-    if isinstance(sites, typo_mechanics.Candidates):
+    if isinstance(sites, Flags):
         assert units == ()
         listed = [(p + 1, text[p]) for p in sites]
     else:
         listed = list(zip(sites, units))
     assert listed == expected
     indices = sorted(data.draw(st.sets(st.integers(0, len(expected) - 1))) if expected else [])
-    if isinstance(sites, typo_mechanics.Candidates):
+    if isinstance(sites, Flags):
         assert [p + 1 for p in sites.pick(indices)] == [expected[i][0] for i in indices]
 
 

@@ -13,8 +13,11 @@ tests/test_bits.py compares the masks with the token model of ``tokens.py``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import accumulate
+from operator import add
 from typing import NamedTuple
 
+from ..rng import pick
 from .bits import FlagSequence, token_letters
 from .chars import new_tuple
 
@@ -151,6 +154,17 @@ class Flags(FlagSequence):
 
     __slots__ = ()
 
+    @classmethod
+    def of_bytes(cls, lanes: bytes) -> Flags:
+        """The flags of the lanes ``lanes`` (a byte each, 1 or 0).
+
+        >>> list(Flags.of_bytes(b"\\x00\\x01\\x01"))
+        [1, 2]
+        """
+        flags = cls(int.from_bytes(lanes, "big"), len(lanes))
+        flags._encoded = lanes
+        return flags
+
     def _bytes(self) -> bytes:
         lanes = self._encoded
         if lanes is None:
@@ -161,10 +175,22 @@ class Flags(FlagSequence):
         return self._bytes().replace(b"\x01", b"\x00", i).find(1)
 
     def _list(self) -> list[int]:
-        lanes = self._bytes()
-        out = []
-        p = lanes.find(1)
-        while p >= 0:
-            out.append(p)
-            p = lanes.find(1, p + 1)
-        return out
+        return list(map(add, self._before(self.size), range(self.size)))
+
+    def _before(self, k: int) -> list[int]:
+        """The lengths of the gaps before each of the first ``k`` flags, summed (flag ``i`` is
+        this plus ``i``)."""
+        return list(accumulate(map(len, self._bytes().split(b"\x01", k))))
+
+    def pick(self, indices: Sequence[int]) -> Sequence[int]:
+        """The flags at the ascending ``indices``: a few located one by one, more from the gaps
+        before them (or from the list of every flag, once made).
+
+        >>> Flags(0x01010001, 4).pick([0, 2])
+        [0, 3]
+        """
+        if self._listed is not None:
+            return pick(self._listed, indices)
+        if len(indices) <= self._LOOKUPS:
+            return list(map(self.__getitem__, indices))
+        return list(map(add, pick(self._before(indices[-1] + 1), indices), indices))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 import string
 from bisect import bisect_left
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from itertools import accumulate
 from typing import NamedTuple
 
@@ -124,60 +124,6 @@ def _typo_starts_plain(lanes: TypoLanes, min_letters: int) -> Flags:
     x = t.x
     kept = free_starts(t, x >> 4 & t.tok | x >> 5 & t.link)  # the digit and upper-case bits, at bit 0
     return Flags(with_letters(t, lanes.view, kept, min_letters), t.n)
-
-
-_FEW_PICKS = 8  # up to this many starts a pick finds one by one (measured)
-
-
-class Candidates(Sequence[int]):
-    """The starts of a text's typo candidates, ascending, from the mask of their lanes: ``len``
-    is a popcount, and :meth:`pick` finds the starts a selection draws in the lanes' hex digits
-    (listing every start would cost more than the draws).
-
-    >>> starts = Candidates(0x100100, 6)
-    >>> len(starts), starts.pick([1]), list(starts)
-    (2, [3], [0, 3])
-    """
-
-    __slots__ = ("size", "digits", "offset", "_before")
-
-    def __init__(self, mask: int, n: int) -> None:
-        self.size = mask.bit_count()
-        self.digits = format(mask, "x")  # one lane per code point: "1" at a start, else "0"
-        self.offset = n - len(self.digits)  # the code point of the first digit
-        self._before: list[int] = []  # the digits without a start up to each start, as far as looked up
-
-    def __len__(self) -> int:
-        return self.size
-
-    def __getitem__(self, i: int) -> int:  # type: ignore[override]  # no slices
-        if i < 0:
-            i += self.size
-        if not 0 <= i < self.size:
-            raise IndexError(i)
-        return self.pick([i])[0]
-
-    def __iter__(self) -> Iterator[int]:
-        return iter(self.pick(range(self.size)))
-
-    def pick(self, indices: Sequence[int]) -> list[int]:
-        """The starts of the candidates at ``indices`` (ascending). A few are found one by one
-        (the first flag left once the ``i`` before it are blanked); for more, the gaps before
-        each start up to the last are listed and kept for the next pick (a memoised text is
-        drawn on with several seeds)."""
-        if not indices:
-            return []
-        before = self._before
-        last = indices[-1]
-        if len(before) <= last:
-            if len(indices) <= _FEW_PICKS:
-                digits, offset = self.digits, self.offset
-                return [digits.replace("1", "0", i).find("1") + offset for i in indices]
-            gaps = self.digits.split("1", last + 1)  # the digits before each start up to the last
-            del gaps[last + 1 :]
-            before = self._before = list(accumulate(map(len, gaps)))
-        offset = self.offset
-        return [offset + before[i] + i for i in indices]
 
 
 @per_text

@@ -11,6 +11,7 @@ memoised, so a chosen token costs O(its length) and a whole call O(len(text)).
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Callable, Sequence
 from itertools import repeat
 from operator import add, mul
@@ -32,21 +33,18 @@ from ...text.bits import (
     fill_left,
     free_lanes,
     free_word_spans,
-    lanes_at,
     may_protect,
     positions,
-    token_any,
     token_end,
     view,
-    whole,
     word_spans,
     word_table,
 )
+from ...text.byte_lanes import Flags, byte_tokens, class_table, free_starts
 from .batch import token_indices
 from .typo_mechanics import (
     VOWEL_SET,
     VOWELS,
-    Candidates,
     Tokens,
     Word,
     alpha_letters,
@@ -848,12 +846,13 @@ def _confusable_sites(text: str) -> tuple[tuple[int, int, str], ...]:
 # --------------------------------------------------------------------------------------------
 
 
-def _terminal_runs(text: str) -> list[tuple[int, int]]:
+def _terminal_runs(text: str, spans: Sequence[tuple[int, int]] | None = None) -> list[tuple[int, int]]:
     """Terminal runs (§1.9) of the sentences that consist of 1-3 ``!``/``?`` only, outside
-    protected spans."""
+    protected spans (``spans``, when the caller has them)."""
     if "!" not in text and "?" not in text:
         return []
-    spans = tm.protected_spans(text)
+    if spans is None:
+        spans = tm.protected_spans(text)
     if not spans and tm.ascii_words(text):
         return _simple_terminal_runs(text)
     return _checked_terminal_runs(text, tm.Spans(spans))
@@ -930,7 +929,7 @@ def repeated_chars(text: str, rng: Draws, *, rate: float) -> Outcome:
         idx = sorted(idx)
     # one draw of rng.randint(2, 3) == 2 + rng.below(2) per chosen site, in order; the repeated
     # units are letters, marks, "!" and "?", which splice never skips (nothing JSON-unsafe)
-    if isinstance(sites, Candidates):  # a plain text: each chosen code point and 2-3 copies of it
+    if isinstance(sites, Flags):  # a plain text: each chosen code point and 2-3 copies of it
         last = sites.pick(idx)
         repeats = map(add, below_many(rng, 2, len(last)), repeat(3))
         return Outcome(tm.splice_at(text, last, None, map(mul, pick(text, last), repeats)), len(last))
@@ -940,23 +939,21 @@ def repeated_chars(text: str, rng: Draws, *, rate: float) -> Outcome:
 
 
 @per_text
-def _stretch_sites(text: str) -> tuple[Candidates | tuple[int, ...], tuple[str, ...]]:
+def _stretch_sites(text: str) -> tuple[Flags | tuple[int, ...], tuple[str, ...]]:
     """The candidates of ``repeated_chars`` in text order (memoised for short texts): in a plain
     text, the code point each would repeat (the last of a word, the last ``!``/``?`` of a run),
-    as :class:`Candidates` (a draw finds only the few it picks), and no units; in any other
-    text, their insertion offsets and the unit to repeat at each (the last cluster of a word,
-    the last character of a ``!``/``?`` run).
+    as :class:`Flags` (a draw finds only the few it picks), and no units; in any other text,
+    their insertion offsets and the unit to repeat at each (the last cluster of a word, the
+    last character of a ``!``/``?`` run).
 
     >>> list(_stretch_sites("Why so? No!")[0]), _stretch_sites("Café, no!")
     ([2, 5, 6, 9, 10], ((4, 8, 9), ('é', 'o', '!')))
     """
-    b = bits(text)
+    v = view(text)
+    if v is not None:
+        spans = tm.protected_spans(text) if may_protect(v) else ()
+        return Flags.of_bytes(_stretch_ends(v, spans, _terminal_runs(text, spans))), ()
     runs = _terminal_runs(text)
-    if b is not None:
-        lanes = _stretch_lanes(b)
-        for _, end in runs:  # the lane of the run's last character
-            lanes |= 1 << 4 * (b.n - end)
-        return Candidates(lanes, b.n), ()
     free = tm.free_tokens(text)
     cands = _ascii_word_sites(free) if text.isascii() else _word_sites(text, free)
     if runs:
@@ -965,27 +962,57 @@ def _stretch_sites(text: str) -> tuple[Candidates | tuple[int, ...], tuple[str, 
     return tuple(e for _, e, _ in cands), tuple(u for _, _, u in cands)
 
 
-def _stretch_lanes(b: Bits) -> int:
-    """The last code points of the words ``repeated_chars`` may stretch in a plain text, as a
-    mask: free tokens of at least two letters, no digit, no upper-case letter after the first,
-    not a unit symbol (each of their code points is a cluster, and none is glued)."""
-    _lower, upper, digit, _apostrophe = case_lanes(b)
+def _stretch_ends(v: bytes, spans: Sequence[tuple[int, int]], runs: list[tuple[int, int]]) -> bytes:
+    """The code points ``repeated_chars`` may repeat in a plain text (its view ``v``, protected
+    spans ``spans`` and terminal runs ``runs``), a byte each (1 or 0, :class:`Flags`): the last
+    of each free token of at least two letters, no digit, no upper-case letter after the first,
+    not a unit symbol (each of its code points is a cluster, and none is glued), and the last
+    of each run. The masks are those of the reversed view, where a token's start lane is its
+    last code point: one carry finds the tokens that hold a flag from there (the token rules
+    of §1.6 read the same both ways)."""
+    n = len(v)
+    table, units = _stretch_classes()
+    back = v[::-1]
+    t = byte_tokens(back, table, [(n - e, n - s) for s, e in spans])
+    x, start, link = t.x, t.start, t.link
+    word = x & t.ones
+    upper = x >> 1 & word
     # A token of two or more code points has two or more letters: a joiner has a word character
     # on both sides, so the token's first and last code points are letters.
-    ok = b.free_start & ~token_any(digit & b.tok | upper & b.link, b) & b.link << 4
-    units = word_spans(b, _stretch_units(), ok)
-    if units:
-        ok &= ~lanes_at([s for s, _ in units], b.n)
-    return whole(ok, b) & b.end
+    bad = start & t.end | x >> 2 & word | upper ^ upper & t.end  # one code point, a digit, a late capital
+    # A unit's letters, each at its place (a letter after a token's start lane is in the token):
+    # lane s's bit 3 and lane s + 1's bit 4 (two letters), or bits 5, 6, 7 of lanes s to s + 2.
+    two = start & x >> 3 & x << 4
+    three = start & x >> 5 & x << 2 & x << 9
+    fits = two ^ two & link << 16 | three ^ three & link << 24  # of exactly that length
+    if fits:
+        for s in Flags(fits, n):
+            if back[s : s + (3 if back[s + 2 : s + 3].isalpha() else 2)] in units:  # the token
+                bad |= 1 << 8 * (n - 1 - s)
+    lanes = free_starts(t, bad).to_bytes(n, "little")  # back to the text's order
+    if not runs:
+        return lanes
+    with_runs = bytearray(lanes)
+    for _, end in runs:
+        with_runs[end - 1] = 1
+    return bytes(with_runs)
 
 
 @loaded_once
-def _stretch_units() -> WordTable:
-    """The unit symbols a stretchable word could be (ASCII letters, lower or title case, two or
-    more), as a :class:`WordTable`."""
-    return word_table(
-        {u for u in unit_symbols() if u.isascii() and u.isalpha() and len(u) >= 2 and lower_or_title(u)}
-    )
+def _stretch_classes() -> tuple[bytes, frozenset[bytes]]:
+    """The class table of a reversed view for :func:`_stretch_ends` (on a letter: 2 upper case,
+    8 and 16 the first and second letter of a reversed unit symbol of two, 32, 64 and 128 of
+    one of three; 4 a digit) and the reversed unit symbols a stretchable word could be (ASCII
+    letters, lower or title case, two or three)."""
+    units = {
+        u[::-1] for u in unit_symbols() if u.isascii() and u.isalpha() and len(u) >= 2 and lower_or_title(u)
+    }
+    extra = dict.fromkeys(string.ascii_uppercase, 2) | dict.fromkeys(string.digits, 4)
+    for u in units:
+        assert len(u) in (2, 3)  # the lengths _stretch_ends looks for
+        for k, c in enumerate(u):
+            extra[c] = extra.get(c, 0) | (8 if len(u) == 2 else 32) << k
+    return class_table(extra), frozenset(u.encode("ascii") for u in units)
 
 
 def _word_sites(text: str, free: Sequence[tm.Token]) -> list[tuple[int, int, str]]:
