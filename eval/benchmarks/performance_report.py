@@ -25,7 +25,8 @@ from evalkit.paths import ROOT
 _TOKEN_MODEL = (
     "the reference splits on spaces; this entry applies the §1.6 token model (joiners, bound "
     "tokens, protected spans) and finds its sites with a whole-text class scan "
-    "(`perturber/text/bits.py`) that costs about as much as the reference's whole call on a new text"
+    "(`perturber/text/bits.py`, or the byte lanes of `perturber/text/byte_lanes.py`) that costs "
+    "a fair part of the reference's whole call on a new text"
 )
 _SENTENCES = (
     "it needs the §1.9 sentence splitter (Table A13 abbreviations, one-letter tokens, decimals, "
@@ -44,18 +45,20 @@ REASONS = {
     "(the reference is `str.title()`); keeping the outcome for the next seeds (`memoise_outcome`: "
     "hashing and storing the text) adds about 1 µs, which a study gets back on its second seed",
     "typos": _TOKEN_MODEL
-    + "; measured on a new question: a new seed 7.3 µs (4.5 of it `random.Random(seed)` of §1.4), "
-    "the class scan 6.9, the typo candidates 6.5, the draws 6, the edits of the chosen words (each "
-    "through the §5.2 option filter) about 9 and the splice 2.6, against about 28.5 for the "
-    "reference's whole call",
+    + "; measured on a new question: the candidates 10.7 µs, the first draws of a new seed 7 (4.5 "
+    "of it `random.Random(seed)` of §1.4), the choice 4 and the pick 2.7, the edits of the chosen "
+    "words 12.4 (about 2.5 a word: a word not seen before gets its §5.2 option plan) and the "
+    "splice 1.9, against about 28.5 for the reference's whole call",
     "realistic_typos": _TOKEN_MODEL
     + "; "
     + _SEEDING
     + "; then the eleven §5.1 mechanisms of each chosen word",
     "repeated_chars": _TOKEN_MODEL
-    + "; measured on a new question: the class scan 6.9 µs, the terminal runs 5, the stretchable "
-    "letters 8.3, the draws of the sites 6 and of their repeats 5.4, the picks 4.4 and the splice "
-    "3.5, against about 31 for the reference's whole call; and for a `!`/`?` run " + _SENTENCES,
+    + "; measured on a new 2 KB paragraph: the sites 40 µs, the frozen §1.4 sample of a few "
+    "hundred of them (a Python step a draw) with the new seed 29, their order 6, the picks 20, the "
+    "repeat counts 11 and the splice of about 120 edits 22, against about 121 for the reference's "
+    "whole call (on a question: the sites 13, a new seed 6, the rest 3 to 4 each); and for a "
+    "`!`/`?` run " + _SENTENCES,
     "drop_stop_words": _SENTENCES + " (the sentence guard), and the whitespace rule of §5.10",
     "punctuation_drop": _SENTENCES,
     "sequence_spaces": "it finds inner space runs line by line outside protected spans (§5.14)",

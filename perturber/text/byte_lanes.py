@@ -192,5 +192,6 @@ class Flags(FlagSequence):
         if self._listed is not None:
             return pick(self._listed, indices)
         if len(indices) <= self._LOOKUPS:
-            return list(map(self.__getitem__, indices))
+            lanes = self._bytes()
+            return [lanes.replace(b"\x01", b"\x00", i).find(1) for i in indices]
         return list(map(add, pick(self._before(indices[-1] + 1), indices), indices))

@@ -89,11 +89,12 @@ def _typo_starts_general(text: str, min_letters: int) -> tuple[int, ...]:
 
 
 class TypoLanes(NamedTuple):
-    """A plain text's view (``bits.view``) and its byte-lane token masks, whose classes add a
-    digit (bit 4) and an upper-case letter (bit 5)."""
+    """A plain text's view (``bits.view``), its byte-lane token masks, whose classes add a
+    digit (bit 4) and an upper-case letter (bit 5), and the start lanes of its free tokens."""
 
     view: bytes
     tokens: ByteTokens
+    free: int
 
 
 _DIGIT, _UPPER = 16, 32
@@ -113,7 +114,8 @@ def typo_lanes(text: str) -> TypoLanes | None:
     v = view(text)
     if v is None:
         return None
-    return TypoLanes(v, byte_tokens(v, _TYPO_CLASSES, tm.protected_spans(text) if may_protect(v) else ()))
+    t = byte_tokens(v, _TYPO_CLASSES, tm.protected_spans(text) if may_protect(v) else ())
+    return TypoLanes(v, t, free_starts(t, 0))
 
 
 def _typo_starts_plain(lanes: TypoLanes, min_letters: int) -> Flags:
@@ -157,7 +159,7 @@ class Tokens:
         self.text = text
         lanes = typo_lanes(text)
         self.view = None if lanes is None else lanes.view
-        self.free = 0 if lanes is None else free_starts(lanes.tokens, 0)
+        self.free = 0 if lanes is None else lanes.free
         self._spans: Spans | None = None
 
     def at(self, start: int) -> tm.Token:

@@ -137,6 +137,12 @@ def _missed_space(tokens: Tokens, w: Word) -> tuple | None:
     return None if nxt is None else _joined_run(nxt, tail)
 
 
+def _picked(starts: Sequence[int], indices: list[int]) -> Sequence[int]:
+    """The candidate starts at the ascending ``indices`` (located in the lanes of a plain text's
+    :class:`Flags`)."""
+    return starts.pick(indices) if type(starts) is Flags else pick(starts, indices)
+
+
 def _next_to_join(tokens: Tokens, tok: tm.Token, tail: tuple) -> str | None:
     """The text of the next token when :func:`_missed_space` applies to ``tok`` (``tail``:
     the key of its last letter, the length of the letter run it ends with, its run limit),
@@ -342,7 +348,7 @@ def realistic_typos(text: str, rng: Draws, *, count: int) -> Outcome:
     tokens = Tokens(text)
     edits: list[tuple] = []
     inherit_at, inherit = -1, None  # a missed space joins the token at inherit_at to the one before
-    for start in pick(starts, sorted(chosen(len(starts), rng, count=count))):
+    for start in _picked(starts, sorted(chosen(len(starts), rng, count=count))):
         tok = tokens.at(start)
         if start == inherit_at:
             edit, joined = _rt_inherited(tokens, tok, inherit, rng)
@@ -660,7 +666,7 @@ def typos(text: str, rng: Draws, *, count: int) -> Outcome:
     # which splice never skips (nothing JSON-unsafe), so they are applied unchecked.
     below = rng.below
     edit_starts, edit_ends, outs = [], [], []
-    picked = pick(starts, sorted(chosen(len(starts), rng, count=count)))
+    picked = _picked(starts, sorted(chosen(len(starts), rng, count=count)))
     lanes = typo_lanes(text)
     v = None if lanes is None else lanes.view
     tokens = None if v is not None else Tokens(text)
