@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import compress
 from typing import NamedTuple
 
@@ -60,6 +60,7 @@ __all__ = [
     "token_letters",
     "view",
     "whole",
+    "letters_at_least",
     "with_letters",
 ]
 
@@ -232,25 +233,48 @@ def token_end(v: bytes, start: int) -> int:
 
 
 def with_letters(b: Bits, starts: int, k: int) -> int:
-    """The start lanes of ``starts`` whose token holds at least ``k`` word characters (a token
-    of ``k`` of them has ``k`` code points, plus one per joiner; when no token has two joiners
-    that settles it, else the tokens with a joiner are counted one by one).
+    """The start lanes of ``starts`` whose token holds at least ``k`` word characters.
 
     >>> b = bits("it's don't co-op-ed ab")
     >>> positions(with_letters(b, b.start, 4), b.n)
     [5, 11]
     """
     joiners = b.tok ^ (b.tok & b.word)
-    with_joiner = token_any(joiners, b)
+    return letters_at_least(b.view, starts, k, b.link, joiners, token_any(joiners, b), 4, positions)
+
+
+def letters_at_least(
+    v: bytes,
+    starts: int,
+    k: int,
+    link: int,
+    joiners: int,
+    with_joiner: int,
+    width: int,
+    flagged: Callable[[int, int], Iterable[int]],
+) -> int:
+    """The start lanes of ``starts`` whose token in the view ``v`` holds at least ``k`` word
+    characters, in lanes of ``width`` bits (4 here, 8 in ``byte_lanes``): a token of ``k`` of
+    them has ``k`` code points plus one per joiner (``joiners``: the joiner lanes; ``with_joiner``:
+    the start lanes of their tokens); when no token has two joiners that settles it, else the
+    tokens with a joiner are counted one by one (``flagged(mask, n)`` lists a mask's lanes).
+
+    >>> v = b"co-op-ed"
+    >>> b = bits(v.decode())
+    >>> j = b.tok ^ (b.tok & b.word)
+    >>> letters_at_least(v, b.start, 6, b.link, j, token_any(j, b), 4, positions) == b.start
+    True
+    """
     out = starts
     for i in range(1, k):
-        out &= b.link << 4 * i
+        out &= link << width * i
     if joiners.bit_count() == with_joiner.bit_count():  # one joiner a token at most
-        return out & (~with_joiner | b.link << 4 * k)
+        return out & (~with_joiner | link << width * k)
     out &= ~with_joiner
-    for s in positions(starts & with_joiner, b.n):
-        if token_letters(b.view, s) >= k:
-            out |= 1 << 4 * (b.n - 1 - s)
+    n = len(v)
+    for s in flagged(starts & with_joiner, n):
+        if token_letters(v, s) >= k:
+            out |= 1 << width * (n - 1 - s)
     return out
 
 

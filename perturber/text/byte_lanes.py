@@ -18,7 +18,7 @@ from operator import add
 from typing import NamedTuple
 
 from ..rng import pick
-from .bits import FlagSequence, token_letters
+from .bits import FlagSequence, letters_at_least
 from .chars import new_tuple
 
 __all__ = [
@@ -116,30 +116,16 @@ def free_starts(t: ByteTokens, flags: int) -> int:
 
 def with_letters(t: ByteTokens, v: bytes, starts: int, k: int) -> int:
     """The start lanes of ``starts`` whose token in the view ``v`` holds at least ``k`` word
-    characters (``bits.with_letters`` in byte lanes: a token with one joiner needs ``k + 1``
-    code points; tokens with more are counted one by one).
+    characters (``bits.with_letters`` in byte lanes).
 
     >>> v = b"it's don't co-op-ed ab"
     >>> t = byte_tokens(v, class_table({}), ())
     >>> list(Flags(with_letters(t, v, t.start, 4), t.n))
     [5, 11]
     """
-    tok, link = t.tok, t.link
-    joiners = tok ^ (tok & t.x)  # the token lanes without a word character (bit 0)
-    out = starts
-    for i in range(1, k):
-        out &= link << 8 * i
-    if not joiners:
-        return out
-    with_joiner = token_any(joiners, t)
-    if joiners.bit_count() == with_joiner.bit_count():  # one joiner a token at most
-        return out & (~with_joiner | link << 8 * k)
-    out &= ~with_joiner
-    n = t.n
-    for s in Flags(starts & with_joiner, n):
-        if token_letters(v, s) >= k:
-            out |= 1 << 8 * (n - 1 - s)
-    return out
+    joiners = t.tok ^ (t.tok & t.x)  # the token lanes without a word character (bit 0)
+    with_joiner = token_any(joiners, t) if joiners else 0
+    return letters_at_least(v, starts, k, t.link, joiners, with_joiner, 8, Flags)
 
 
 class Flags(FlagSequence):
