@@ -59,7 +59,7 @@ class _Record:
         return cls(**values, extra=extra)  # type: ignore[call-arg]
 
     def to_dict(self) -> dict:
-        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "extra"}  # type: ignore[arg-type]
+        out = {name: getattr(self, name) for name, _, _ in _field_specs(type(self))[0]}
         return {**out, **getattr(self, "extra", {})}
 
 
