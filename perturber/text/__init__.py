@@ -31,7 +31,16 @@ from .lines import Line, closes_fence, fence_opening, lines, newline_style
 from .numbers import Number, numeric_literals
 from .spans import Spans, protected_spans
 from .splice import splice, splice_at
-from .tokens import Token, cluster_spans, clusters, free_tokens, is_bound, single_clusters, word_tokens
+from .tokens import (
+    Token,
+    cluster_spans,
+    clusters,
+    free_tokens,
+    is_bound,
+    single_clusters,
+    token_at,
+    word_tokens,
+)
 from .units import (
     Unit,
     plain_paragraphs,
@@ -54,6 +63,7 @@ __all__ = [
     "cluster_spans",
     "single_clusters",
     "Token",
+    "token_at",
     "word_tokens",
     "is_bound",
     "free_tokens",

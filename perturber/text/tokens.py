@@ -101,6 +101,17 @@ class Token(NamedTuple):
     text: str
 
 
+def token_at(text: str, start: int) -> Token:
+    """The word token that starts at ``start`` (one must).
+
+    >>> token_at("say don’t go", 4)
+    Token(start=4, end=9, text='don’t')
+    """
+    m = WORD_RE.match(text, start)
+    assert m is not None  # a token starts there
+    return Token(start, m.end(), m.group())
+
+
 # The token regex as one capturing group: ``split`` returns the gaps and the tokens in turn.
 _WORD_SPLIT = regex.compile("(" + WORD_RE.pattern + ")")
 # The same on an ASCII text, in ``re`` (about twice as fast): there \p{L} is [A-Za-z], \p{N} is

@@ -446,15 +446,8 @@ def word_split(text: str, rng: Draws, *, count: int) -> Outcome:
     if not starts:
         return unchanged(text, "no_candidates")
     chosen = select(starts, rng, count=count)
-    points = [rng.choice(_split_points(tm.Token(*_token_at(text, start)))) for start in chosen]
+    points = [rng.choice(_split_points(tm.token_at(text, start))) for start in chosen]
     return Outcome(tm.splice_at(text, points, points, [" "] * len(points)), len(points))
-
-
-def _token_at(text: str, start: int) -> tuple[int, int, str]:
-    """The start, end and text of the word token that starts at ``start``."""
-    m = tm.tokens.WORD_RE.match(text, start)
-    assert m is not None  # a token starts there
-    return start, m.end(), m.group()
 
 
 @per_text

@@ -25,7 +25,6 @@ from ...text.byte_lanes import (
     with_letters,
 )
 from ...text.spans import Spans
-from ...text.tokens import WORD_RE
 from .typo_tables import qwerty_table
 
 # --------------------------------------------------------------------------------------------
@@ -168,9 +167,7 @@ class Tokens:
         if self.view is not None:
             end = token_end(self.view, start)
             return tm.Token(start, end, text[start:end])
-        m = WORD_RE.match(text, start)
-        assert m is not None  # a token starts there
-        return tm.Token(start, m.end(), m.group())
+        return tm.token_at(text, start)
 
     def word_at(self, start: int) -> str:
         """The text of the token that starts at ``start``.
@@ -180,9 +177,7 @@ class Tokens:
         """
         if self.view is not None:
             return self.text[start : token_end(self.view, start)]
-        m = WORD_RE.match(self.text, start)
-        assert m is not None  # a token starts there
-        return m.group()
+        return tm.token_at(self.text, start).text
 
     def is_free(self, start: int) -> bool:
         """A token of a plain text that starts at ``start`` is free."""
