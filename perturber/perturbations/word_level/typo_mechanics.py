@@ -169,16 +169,6 @@ class Tokens:
             return tm.Token(start, end, text[start:end])
         return tm.token_at(text, start)
 
-    def word_at(self, start: int) -> str:
-        """The text of the token that starts at ``start``.
-
-        >>> Tokens("say don’t go").word_at(4)
-        'don’t'
-        """
-        if self.view is not None:
-            return self.text[start : token_end(self.view, start)]
-        return tm.token_at(self.text, start).text
-
     def is_free(self, start: int) -> bool:
         """A token of a plain text that starts at ``start`` is free."""
         return bool(self.free >> 8 * (len(self.text) - 1 - start) & 1)

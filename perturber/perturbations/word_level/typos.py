@@ -669,7 +669,6 @@ def typos(text: str, rng: Draws, *, count: int) -> Outcome:
     picked = _picked(starts, sorted(chosen(len(starts), rng, count=count)))
     lanes = typo_lanes(text)
     v = None if lanes is None else lanes.view
-    tokens = None if v is not None else Tokens(text)
     for start in picked:
         # in a plain text, one match finds most tokens the filter leaves alone, and their end
         whole = None if v is None else _UNFILTERED_TOKEN.match(v, start)
@@ -678,7 +677,7 @@ def typos(text: str, rng: Draws, *, count: int) -> Outcome:
         elif v is not None:
             word = text[start : token_end(v, start)]
         else:
-            word = tokens.word_at(start)  # type: ignore[union-attr]  # made for a text without a view
+            word = tm.token_at(text, start).text
         if whole is not None or _keeps_every_typo(word):
             s, e, out = _unfiltered_typo(word, below)
         else:
