@@ -292,7 +292,10 @@ def test_sigint_then_resume_makes_no_duplicate_call(llm_server, cases, tmp_path)
 
     llm_server.script(default=slow_answer)
     out = tmp_path / "results.jsonl"
-    argv = [sys.executable, "-c", "import sys; from perturber.cli import main; sys.exit(main())", "evaluate",
+    # ^C as a terminal sends it: a child inherits an ignored SIGINT (a worker of a parallel run may
+    # have one), and Python then installs no KeyboardInterrupt handler, so the child restores it
+    entry = "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); from perturber.cli import main; sys.exit(main())"  # fmt: skip
+    argv = [sys.executable, "-c", entry, "evaluate",
             str(cases), "--base-url", llm_server.base_url, "--model", "m", "--concurrency", "3", "-o", str(out)]  # fmt: skip
     child = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
