@@ -187,7 +187,10 @@ def _rss_mb() -> float:
 
 
 def _perturber(*argv: str) -> list[str]:
-    return [sys.executable, "-c", "import sys; from perturber.cli import main; sys.exit(main())", *argv]
+    """The ``perturber`` command line; its ^C is a KeyboardInterrupt even when this run was
+    started with SIGINT ignored (a background job), which a child would inherit."""
+    entry = "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); from perturber.cli import main; sys.exit(main())"  # fmt: skip
+    return [sys.executable, "-c", entry, *argv]
 
 
 def _examples_from_questions(questions: str, path: pathlib.Path) -> None:
