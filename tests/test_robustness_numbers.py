@@ -1,8 +1,13 @@
 """Gates by position: numbers with spans, each original number kept where it stood."""
 
-import pytest
+import re
+import unicodedata
 
-from perturber.robustness import gates
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from perturber.robustness import gates, numbers
 from perturber.robustness.facts import entry_facts
 from perturber.robustness.numbers import QUANTITY_WORDS, numbers_kept, numbers_with_spans
 from perturber.robustness.suite import build_suite, flagged
@@ -176,3 +181,107 @@ def test_flag_messages_name_the_cause():
         "a could not run: 100 % of its cases failed (error:model_unavailable)",
         "b is not usable on this data: 50 % of its cases were rejected (mostly not_applied:no_candidates)",
     ]
+
+
+# -- the start scan is the token walk -------------------------------------------------------------
+
+_TOKEN = re.compile(
+    r"(?P<num>[0-9]{1,3}(?:,[0-9]{3})+(?![0-9])(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?)"
+    r"(?:(?P<frac>[/\u2044][0-9]+)|(?P<ord>st|nd|rd|th)(?![a-z]))?"
+    r"|(?P<word>[a-z]+)|(?P<pct>%)|(?P<hyphen>-)"
+)
+_GAP = re.compile(r"\s+|\s*-\s*")
+
+
+def _walked(text: str) -> list[tuple[str, int, int, str]]:
+    """The numbers of a folded text by the straightforward walk over every token (digits, words,
+    ``%``, hyphens), with token indices instead of positions."""
+    toks = [
+        (next(k for k in ("num", "word", "pct", "hyphen") if m.group(k) is not None), m.group(), *m.span(), m)
+        for m in _TOKEN.finditer(text)
+    ]
+
+    def following(j):  # the word after token j, when only white space or one hyphen separates them
+        k = j + 1 + (j + 1 < len(toks) and toks[j + 1][0] == "hyphen")
+        if k < len(toks) and toks[k][0] == "word" and _GAP.fullmatch(text[toks[j][3] : toks[k][2]]):
+            return k, toks[k][1]
+        return None
+
+    def spelled(i):  # (value, index of its last token)
+        word = toks[i][1]
+        if word in numbers._ORDINALS and word not in numbers._CARDINAL and word not in numbers._SCALES:
+            return f"ord:{numbers._ORDINALS[word]}", i
+        card = numbers._Cardinal()
+        card.add(word)
+        j = i
+        while (nxt := following(j)) is not None:
+            k, w = nxt
+            if w == "and" and card.last in ("hundred", "scale"):
+                after = following(k)
+                if after and card.accepts(after[1]) and after[1] not in numbers._SCALES:
+                    j = k
+                    continue
+                break
+            if card.accepts(w):
+                card.add(w)
+                j = k
+                continue
+            if w in numbers._ORDINAL_UNITS and card.last == "tens":
+                return f"ord:{card.value + numbers._ORDINALS[w]}", k
+            if w in numbers._DENOMINATORS and card.last in ("unit", "teen", "tens"):
+                return f"{card.value}/{numbers._DENOMINATORS[w]}", k
+            if w in ("half", "halves", "quarter", "quarters") and card.last in ("unit", "teen", "tens"):
+                return f"{card.value}/{2 if w.startswith('hal') else 4}", k
+            if w == "point" and card.last in ("unit", "teen", "tens", "hundred", "scale"):
+                digits, last = "", k
+                while (nxt := following(last)) is not None and nxt[1] in numbers._UNITS:
+                    last, digits = nxt[0], digits + str(numbers._UNITS[nxt[1]])
+                if digits:
+                    return numbers._decimal(f"{card.value}.{digits}"), last
+            break
+        return str(card.value), j
+
+    out, i = [], 0
+    while i < len(toks):
+        kind, word, start, end, m = toks[i]
+        if kind == "num":
+            out.append((numbers._digit_value(m), start, end, word))
+        elif kind == "pct" or (kind == "word" and word in QUANTITY_WORDS and word not in numbers._CARDINAL):
+            out.append((QUANTITY_WORDS[word], start, end, word))
+        elif kind == "word" and (
+            word in numbers._CARDINAL or word in numbers._SCALES or word in numbers._ORDINALS
+        ):
+            value, i = spelled(i)
+            end = toks[i][3]
+            out.append((value, start, end, text[start:end]))
+        i += 1
+    return out
+
+
+_FOCUS = ["one", "two", "five", "twenty", "thirty", "hundred", "thousand", "and", "first", "third", "fifths",
+          "half", "quarter", "point", "dozen", "percent", "12", "1,250", "3.5", "3/4", "21st", "%", "often"]  # fmt: skip
+_NUMBER_TEXT = st.lists(
+    st.tuples(
+        st.sampled_from(_FOCUS)
+        | st.sampled_from(numbers._START_WORDS)
+        | st.sampled_from(["x", "é", "seventh"]),
+        st.sampled_from([" ", "-", " - ", "  ", "\n", ", ", ".", "", "--", "x"]),
+    ),
+    max_size=8,
+).map(lambda parts: "".join(word + gap for word, gap in parts))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(_NUMBER_TEXT, st.text(alphabet="onetwhrfiuvsxdzlpa-12,.%/ \n", max_size=40)))
+def test_the_start_scan_finds_what_the_token_walk_finds(text):
+    found = [(n.value, n.start, n.end, n.text) for n in numbers_with_spans(text, folded=True)]
+    assert found == _walked(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=30), st.text(max_size=30))
+def test_fold_is_nfkd_without_format_characters_or_marks_then_nfkc_lowered(a, b):
+    text = a + "\u200b\u0301Ｆ１" + b
+    straight = "".join(ch for ch in unicodedata.normalize("NFKD", text) if unicodedata.category(ch) not in ("Cf", "Mn"))  # fmt: skip
+    assert numbers.fold(text) == unicodedata.normalize("NFKC", straight).lower()
+    assert numbers.fold(a) == unicodedata.normalize("NFKC", "".join(ch for ch in unicodedata.normalize("NFKD", a) if unicodedata.category(ch) not in ("Cf", "Mn"))).lower()  # fmt: skip

@@ -33,6 +33,8 @@ from dataclasses import dataclass
 
 from cydifflib import SequenceMatcher
 
+from ..memo import per_text
+
 # Quantity words: a word that states an amount without being a number word. Values that mean the
 # same amount are equal strings, so a synonym swap (double -> twice) keeps the number.
 QUANTITY_WORDS: dict[str, str] = {
@@ -84,11 +86,17 @@ _DENOMINATORS = {w: v for w, v in _ORDINALS.items() if v >= 3} | {
 }
 _CARDINAL = _UNITS | _TEENS | _TENS
 
-_TOKEN = re.compile(
+# Where a number starts: digits (with a fraction or an ordinal suffix), ``%``, or a whole word
+# token (``[a-z]+``) that is a quantity word or starts a spelled-out number.
+_START_WORDS = sorted({*QUANTITY_WORDS, *_CARDINAL, *_SCALES, *_ORDINALS} - {"%"}, key=lambda w: (-len(w), w))
+_START = re.compile(
     r"(?P<num>[0-9]{1,3}(?:,[0-9]{3})+(?![0-9])(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?)"
     r"(?:(?P<frac>[/\u2044][0-9]+)|(?P<ord>st|nd|rd|th)(?![a-z]))?"
-    r"|(?P<word>[a-z]+)|(?P<pct>%)|(?P<hyphen>-)"
+    rf"|(?P<pct>%)|(?<![a-z])(?P<word>{'|'.join(_START_WORDS)})(?![a-z])"
 )
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
 @dataclass(frozen=True)
@@ -108,9 +116,15 @@ def fold(text: str) -> str:
     >>> fold("ＦＯ\u200bＵR １２")
     'four 12'
     """
+    if text.isascii():  # no compatibility form, format character or mark: only the case folds
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text)
-    kept = "".join(ch for ch in decomposed if unicodedata.category(ch) not in ("Cf", "Mn"))
-    return unicodedata.normalize("NFKC", kept).lower()
+    invisible = {
+        ord(ch): None
+        for ch in set(_NON_ASCII.findall(decomposed))
+        if unicodedata.category(ch) in ("Cf", "Mn")
+    }
+    return unicodedata.normalize("NFKC", decomposed.translate(invisible)).lower()
 
 
 def _decimal(literal: str) -> str:
@@ -118,15 +132,6 @@ def _decimal(literal: str) -> str:
     whole = whole.lstrip("0") or "0"
     frac = frac.rstrip("0")
     return f"{whole}.{frac}" if frac else whole
-
-
-def _tokens(folded: str) -> list[tuple[str, str, int, int, re.Match]]:
-    """(kind, text, start, end, match) of digits, words, ``%`` and hyphens, in order."""
-    out = []
-    for m in _TOKEN.finditer(folded):
-        kind = next(k for k in ("num", "word", "pct", "hyphen") if m.group(k) is not None)
-        out.append((kind, m.group(), m.start(), m.end(), m))
-    return out
 
 
 def _digit_value(m: re.Match) -> str:
@@ -183,88 +188,83 @@ def numbers_with_spans(text: str, *, folded: bool = False) -> list[Number]:
     ['105', '1/3', '5.2']
     """
     s = text if folded else fold(text)
-    toks = _tokens(s)
     out: list[Number] = []
-    i = 0
-    while i < len(toks):
-        kind, word, start, end, m = toks[i]
-        if kind == "num":
-            out.append(Number(_digit_value(m), start, end, word))
-            i += 1
-        elif kind == "pct" or (kind == "word" and word in QUANTITY_WORDS and word not in _CARDINAL):
-            out.append(Number(QUANTITY_WORDS[word], start, end, word))
-            i += 1
-        elif kind == "word" and (word in _CARDINAL or word in _SCALES or word in _ORDINALS):
-            number, i = _spelled(s, toks, i)
-            out.append(number)
+    m = _START.search(s)
+    while m is not None:
+        word = m.group("word")
+        if word is None or (word in QUANTITY_WORDS and word not in _CARDINAL):
+            value = QUANTITY_WORDS[m.group()] if word is not None or m.group("pct") else _digit_value(m)
+            number = Number(value, m.start(), m.end(), m.group())
         else:
-            i += 1
+            number = _spelled(s, word, m.start(), m.end())
+        out.append(number)
+        m = _START.search(s, number.end)
     return out
 
 
-_GAP = re.compile(r"\s+|\s*-\s*")
+# A word token (``[a-z]+``) after the end of the previous one, with only white space or one hyphen
+# between them.
+_NEXT_WORD = re.compile(r"(?:\s+|\s*-\s*)([a-z]+)")
 
 
-def _next_word(toks: list, j: int, s: str) -> tuple[int, str] | None:
-    """The word token after token ``j`` when only white space or one hyphen separates them."""
-    k = j + 1
-    if k < len(toks) and toks[k][0] == "hyphen":
-        k += 1
-    if k >= len(toks) or toks[k][0] != "word" or not _GAP.fullmatch(s[toks[j][3] : toks[k][2]]):
-        return None
-    return k, toks[k][1]
+def _next_word(s: str, end: int) -> tuple[int, int, str] | None:
+    """``(start, end, word)`` of the word token after the token that ends at ``end``, when only
+    white space or one hyphen separates them."""
+    m = _NEXT_WORD.match(s, end)
+    return None if m is None else (m.start(1), m.end(1), m.group(1))
 
 
-def _spelled(s: str, toks: list, i: int) -> tuple[Number, int]:
-    """A spelled-out number starting at token ``i``: cardinal, ordinal, fraction or decimal."""
-    start, end = toks[i][2], toks[i][3]
-    word = toks[i][1]
+def _spelled(s: str, word: str, start: int, end: int) -> Number:
+    """The spelled-out number whose first word is ``word`` at ``[start, end)``: cardinal, ordinal,
+    fraction or decimal."""
     if word in _ORDINALS and word not in _CARDINAL and word not in _SCALES:
-        return Number(f"ord:{_ORDINALS[word]}", start, end, s[start:end]), i + 1
+        return Number(f"ord:{_ORDINALS[word]}", start, end, s[start:end])
     card = _Cardinal()
     card.add(word)
-    j = i
     while True:
-        nxt = _next_word(toks, j, s)
+        nxt = _next_word(s, end)
         if nxt is None:
             break
-        k, w = nxt
+        _, k_end, w = nxt
         if w == "and" and card.last in ("hundred", "scale"):
-            after = _next_word(toks, k, s)
-            if after and card.accepts(after[1]) and after[1] not in _SCALES:
-                j = k
+            after = _next_word(s, k_end)
+            if after and card.accepts(after[2]) and after[2] not in _SCALES:
+                end = k_end
                 continue
             break
         if card.accepts(w):
             card.add(w)
-            j = k
+            end = k_end
             continue
         if w in _ORDINAL_UNITS and card.last == "tens":  # twenty-first: a compound ordinal
-            end = toks[k][3]
-            return Number(f"ord:{card.value + _ORDINALS[w]}", start, end, s[start:end]), k + 1
+            return Number(f"ord:{card.value + _ORDINALS[w]}", start, k_end, s[start:k_end])
         if w in _DENOMINATORS and card.last in ("unit", "teen", "tens"):  # three-fifths
-            end = toks[k][3]
-            return Number(f"{card.value}/{_DENOMINATORS[w]}", start, end, s[start:end]), k + 1
+            return Number(f"{card.value}/{_DENOMINATORS[w]}", start, k_end, s[start:k_end])
         if w in ("half", "halves", "quarter", "quarters") and card.last in ("unit", "teen", "tens"):
-            end = toks[k][3]
             denominator = 2 if w.startswith("hal") else 4
-            return Number(f"{card.value}/{denominator}", start, end, s[start:end]), k + 1
+            return Number(f"{card.value}/{denominator}", start, k_end, s[start:k_end])
         if w == "point" and card.last in ("unit", "teen", "tens", "hundred", "scale"):
-            digits, k2 = _decimal_digits(s, toks, k)
+            digits, digits_end = _decimal_digits(s, k_end)
             if digits:
-                end = toks[k2][3]
-                return Number(_decimal(f"{card.value}.{digits}"), start, end, s[start:end]), k2 + 1
+                return Number(_decimal(f"{card.value}.{digits}"), start, digits_end, s[start:digits_end])
         break
-    end = toks[j][3]
-    return Number(str(card.value), start, end, s[start:end]), j + 1
+    return Number(str(card.value), start, end, s[start:end])
 
 
-def _decimal_digits(s: str, toks: list, k: int) -> tuple[str, int]:
-    digits, last = "", k
-    while (nxt := _next_word(toks, last, s)) is not None and nxt[1] in _UNITS:
-        last = nxt[0]
-        digits += str(_UNITS[nxt[1]])
-    return digits, last
+def _decimal_digits(s: str, end: int) -> tuple[str, int]:
+    """The digits spelled after ``point`` (which ends at ``end``), and where they end."""
+    digits = ""
+    while (nxt := _next_word(s, end)) is not None and nxt[2] in _UNITS:
+        end = nxt[1]
+        digits += str(_UNITS[nxt[2]])
+    return digits, end
+
+
+@per_text
+def _folded_numbers(text: str) -> tuple[str, tuple[Number, ...]]:
+    """The folded text and its numbers (an original is checked against each of its variants)."""
+    folded = fold(text)
+    return folded, tuple(numbers_with_spans(folded, folded=True))
 
 
 def numbers_kept(original: str, perturbed: str, mode: str = "position") -> str | None:
@@ -277,11 +277,13 @@ def numbers_kept(original: str, perturbed: str, mode: str = "position") -> str |
     >>> numbers_kept("Pay 4 dollars", "Pay 4 dollars, not 5") is None     # added, not replaced
     True
     """
-    a, b = fold(original), fold(perturbed)
-    before = numbers_with_spans(a, folded=True)
-    after = numbers_with_spans(b, folded=True)
+    a, before = _folded_numbers(original)
     if not before:
         return None
+    b = fold(perturbed)
+    if b == a:  # a change of case, width or invisible characters only
+        return None
+    after = numbers_with_spans(b, folded=True)
     if mode == "multiset":
         if Counter(n.value for n in before) == Counter(n.value for n in after):
             return None
