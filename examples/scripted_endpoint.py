@@ -105,10 +105,14 @@ def _completion(model: str, content: str | None, prompt_tokens: int) -> dict:
 
 def handler(state: Scripted):
     class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive: a client reuses its connections
+        disable_nagle_algorithm = True  # the headers and the body go out at once, not 40 ms apart
+
         def do_POST(self) -> None:
+            raw = self.rfile.read(int(self.headers.get("content-length", 0)))  # read before replying
             if self.path.rstrip("/") != "/v1/chat/completions":
                 return self._send(404, b'{"error": {"message": "not found"}}')
-            body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
+            body = json.loads(raw or b"{}")
             text = next(
                 (m["content"] for m in reversed(body.get("messages", [])) if m.get("role") == "user"), ""
             )
