@@ -63,6 +63,11 @@ python() {
         [ "$a" = "--" ] && break  # what follows is the command the script runs
         case "$a" in --*) f=${a%%=*}; printf '%s' "$help" | grep -q -- "$f" || fail "$script has no $f";; esac
       done;;
+    examples/scripted_endpoint.py)  # any free port: a parallel test may hold the one shown
+      local args=(); while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+        if [ "$1" = --port ]; then args+=(--port 0); shift; else args+=("$1"); fi; shift
+      done
+      command python "${args[@]}" "$@";;
     *) command python "$@";;
   esac
 }

@@ -788,6 +788,7 @@ def test_properties(text):
         is_bound(text, t)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "text",
     [
