@@ -192,11 +192,11 @@ def numbers_with_spans(text: str, *, folded: bool = False) -> list[Number]:
     m = _START.search(s)
     while m is not None:
         word = m.group("word")
-        if word is None or (word in QUANTITY_WORDS and word not in _CARDINAL):
-            value = QUANTITY_WORDS[m.group()] if word is not None or m.group("pct") else _digit_value(m)
-            number = Number(value, m.start(), m.end(), m.group())
-        else:
+        if word is not None and (word not in QUANTITY_WORDS or word in _CARDINAL):
             number = _spelled(s, word, m.start(), m.end())
+        else:  # digits, or a quantity word or sign
+            value = _digit_value(m) if m.group("num") is not None else QUANTITY_WORDS[m.group()]
+            number = Number(value, m.start(), m.end(), m.group())
         out.append(number)
         m = _START.search(s, number.end)
     return out
