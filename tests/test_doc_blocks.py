@@ -17,6 +17,7 @@ their own tests.
 """
 
 import doctest
+import json
 import os
 import pathlib
 import re
@@ -185,6 +186,13 @@ def run_block(page: pathlib.Path, language: str, body: str, where: pathlib.Path,
     return f"exit {done.returncode}\n{done.stdout[-1500:]}\n{done.stderr[-2500:]}"
 
 
+# Pages that show the harness without a model endpoint (the walkthrough's suite reports the
+# model-backed entries as unavailable): their blocks run without the PERTURBER_LLM_* settings.
+WITHOUT_MODEL = {"robustness.md"}
+# What such a page says its walkthrough's suite printed.
+SUITE_LINE = re.compile(r"`(\d+) examples -> (\d+) cases \((\d+) rejected\) in (\S+)`")
+
+
 def repeated_from_docs() -> set[tuple[str, str]]:
     """The README's blocks that a page of docs/ repeats verbatim: they run with that page (the
     README is the front door to those pages)."""
@@ -197,6 +205,8 @@ def repeated_from_docs() -> set[tuple[str, str]]:
 def test_every_block_of_the_page_runs(page, scratch):
     """The blocks of one page run in order in one folder (a later block uses an earlier's files)."""
     where, env = scratch
+    if page.name in WITHOUT_MODEL:
+        env = {k: v for k, v in env.items() if not k.startswith("PERTURBER_LLM_")}
     failures = []
     elsewhere = repeated_from_docs() if page == PAGES[0] else set()
     for line, language, body in blocks(page):
@@ -206,6 +216,13 @@ def test_every_block_of_the_page_runs(page, scratch):
         if problem:
             failures.append(f"{page.relative_to(ROOT)}:{line}: {problem}")
     assert failures == [], "\n\n".join(failures)
+    for examples, passed, rejected, path in SUITE_LINE.findall(page.read_text(encoding="utf-8")):
+        summary = json.loads((where / path).with_suffix(".summary.json").read_text(encoding="utf-8"))
+        assert (summary["examples"], summary["passed"], summary["cases"] - summary["passed"]) == (
+            int(examples),
+            int(passed),
+            int(rejected),
+        ), f"{page.name} states {examples} examples -> {passed} cases ({rejected} rejected)"
 
 
 def test_every_relative_link_resolves():
