@@ -31,12 +31,15 @@ nltk-data: venv
 serve: venv nltk-data
 	$(BIN)/perturber serve --host $(HOST) --port $(PORT)
 
+# The suite starts a few hundred Python processes (the CLI, the doc blocks, a plain clone): with
+# PYTHONDONTWRITEBYTECODE set (some machines set it), each would compile every module it imports
+# again, so the test targets clear it and the compiled modules are kept in __pycache__.
 test: venv nltk-data lint
-	$(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
 	$(MAKE) --no-print-directory test-versions
 
 test-fast: venv
-	$(BIN)/python -m pytest -n 2 -m "not slow and not browser" $(PYTEST_ARGS)
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n 2 -m "not slow and not browser" $(PYTEST_ARGS)
 
 # The golden files must hold unchanged on Python 3.11, 3.12 and 3.13 (docs/spec/catalog.md §1.4).
 test-versions:
