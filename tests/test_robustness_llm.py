@@ -12,6 +12,7 @@ pytest.importorskip("text_to_num")
 from test_robustness import TOY_SELECT, own_reply_cache, read, suite_file, toy  # noqa: F401 (a fixture)
 
 from evalkit.chat_server import Reply  # the llm_server fixtures come from conftest.py
+from evalkit.cli import perturber_argv
 from perturber import cli
 from perturber.robustness.evaluate import EndpointModel, evaluate
 from perturber.robustness.report import aggregate
@@ -276,7 +277,6 @@ def test_knowledge_boundary_ladder_reaches_all_five_levels(tier, tmp_path):
 def test_sigint_then_resume_makes_no_duplicate_call(llm_server, cases, tmp_path):
     import signal
     import subprocess
-    import sys
     import threading
     import time
 
@@ -292,11 +292,8 @@ def test_sigint_then_resume_makes_no_duplicate_call(llm_server, cases, tmp_path)
 
     llm_server.script(default=slow_answer)
     out = tmp_path / "results.jsonl"
-    # ^C as a terminal sends it: a child inherits an ignored SIGINT (a worker of a parallel run may
-    # have one), and Python then installs no KeyboardInterrupt handler, so the child restores it
-    entry = "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); from perturber.cli import main; sys.exit(main())"  # fmt: skip
-    argv = [sys.executable, "-c", entry, "evaluate",
-            str(cases), "--base-url", llm_server.base_url, "--model", "m", "--concurrency", "3", "-o", str(out)]  # fmt: skip
+    argv = perturber_argv("evaluate", str(cases), "--base-url", llm_server.base_url, "--model", "m",
+                          "--concurrency", "3", "-o", str(out))  # fmt: skip
     child = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while len(replied) < 5 and time.monotonic() < deadline and child.poll() is None:

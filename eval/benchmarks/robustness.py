@@ -186,13 +186,6 @@ def _rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def _perturber(*argv: str) -> list[str]:
-    """The ``perturber`` command line; its ^C is a KeyboardInterrupt even when this run was
-    started with SIGINT ignored (a background job), which a child would inherit."""
-    entry = "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); from perturber.cli import main; sys.exit(main())"  # fmt: skip
-    return [sys.executable, "-c", entry, *argv]
-
-
 def _examples_from_questions(questions: str, path: pathlib.Path) -> None:
     """A JSON list of questions as an eval set without gold answers (``id``, ``question``)."""
     rows = json.loads(pathlib.Path(questions).read_text(encoding="utf-8"))
@@ -240,9 +233,9 @@ def bench_scripted(args) -> dict:
         "--preset",
         "graded-reasoning",
     ]
-    subprocess.run(_perturber("suite", *suite, "--ladder", "-o", str(cases)), check=True)
+    subprocess.run(cli.perturber_argv("suite", *suite, "--ladder", "-o", str(cases)), check=True)
     child, base_url = _serve("--garbage", "0.01", "--log", str(log), *problems)
-    run = _perturber("evaluate", str(cases), "--base-url", base_url, "--model", "scripted",
+    run = cli.perturber_argv("evaluate", str(cases), "--base-url", base_url, "--model", "scripted",
                      "--concurrency", "16", "--no-progress", "-o", str(results))  # fmt: skip
     first = subprocess.Popen(run, stderr=subprocess.PIPE, text=True)
     while first.poll() is None and (not results.exists() or results.stat().st_size < args.interrupt_bytes):
@@ -255,7 +248,7 @@ def bench_scripted(args) -> dict:
     child.wait()
     report_dir = out / "report"
     subprocess.run(
-        _perturber("report", str(results), "--cases", str(cases), "-o", str(report_dir)), check=True
+        cli.perturber_argv("report", str(results), "--cases", str(cases), "-o", str(report_dir)), check=True
     )
     data = json.loads((report_dir / "report.json").read_text(encoding="utf-8"))
     summary = json.loads((out / "cases.summary.json").read_text(encoding="utf-8"))
@@ -318,14 +311,14 @@ def bench_scripted(args) -> dict:
 
 
 def _run(*argv: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(_perturber(*argv), capture_output=True, text=True, env=env)
+    return subprocess.run(cli.perturber_argv(*argv), capture_output=True, text=True, env=env)
 
 
 def _endpoint_run(
     endpoint: list[str], argv: list[str], env: dict | None = None
 ) -> subprocess.CompletedProcess:
     """``perturber ARGV`` while examples/scripted_endpoint.py ENDPOINT serves ({base_url} in ARGV)."""
-    command = [sys.executable, str(ENDPOINT), *endpoint, "--", *_perturber(*argv)]
+    command = [sys.executable, str(ENDPOINT), *endpoint, "--", *cli.perturber_argv(*argv)]
     return subprocess.run(command, capture_output=True, text=True, env=env)
 
 
