@@ -5,7 +5,6 @@ spelling_uk, number_format."""
 from __future__ import annotations
 
 import re
-import time
 import unicodedata
 
 import pytest
@@ -466,12 +465,19 @@ def test_realistic_typos_must_not_touch_bound_upper_or_mixed_tokens():
     assert (r.applied, r.reason) == (False, "no_candidates")
 
 
-def test_realistic_typos_must_not_recompute_eligibility_per_event():
-    text = ("The weather tomorrow looks pleasant, and their neighbours believe it. " * 14000)[:1_000_000]
-    t0 = time.perf_counter()
-    r = T.realistic_typos(text, Draws(0), count=1000)  # above max_text_chars: call directly
+def test_realistic_typos_must_not_recompute_eligibility_per_event(monkeypatch):
+    """The candidates and the token index of a text are built once per call, whatever the count
+    (rebuilding them per event made a call O(count * tokens))."""
+    built = []
+    for name in ("typo_starts", "Tokens"):
+        real = getattr(T, name)
+        monkeypatch.setattr(
+            T, name, lambda *args, _real=real, _name=name: built.append(_name) or _real(*args)
+        )
+    text = ("The weather tomorrow looks pleasant, and their neighbours believe it. " * 3000)[:200_000]
+    r = T.realistic_typos(text, Draws(0), count=1000)
     assert r.edits == 1000
-    assert time.perf_counter() - t0 < 20  # O(count * tokens) would take minutes
+    assert sorted(built) == ["Tokens", "typo_starts"]
 
 
 def test_realistic_typos_missed_space():
