@@ -62,7 +62,7 @@ python() {
       help=$(command python "$REPO/$script" "${sub[@]}" --help 2>&1) || fail "$script ${sub[*]} --help"
       for a in "$@"; do
         [ "$a" = "--" ] && break  # what follows is the command the script runs
-        case "$a" in --*) f=${a%%=*}; printf '%s' "$help" | grep -q -- "$f" || fail "$script has no $f";; esac
+        case "$a" in --*) f=${a%%=*}; [[ "$help" == *"$f"* ]] || fail "$script ${sub[*]} has no $f; its --help: ${help:0:400}";; esac
       done;;
     examples/scripted_endpoint.py)  # any free port: a parallel test may hold the one shown
       local args=(); while [ $# -gt 0 ] && [ "$1" != "--" ]; do
