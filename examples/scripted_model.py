@@ -40,6 +40,8 @@ import pathlib
 import re
 import unicodedata
 from collections import Counter
+from itertools import chain, compress, repeat
+from operator import truediv
 
 _HERE = pathlib.Path(__file__).resolve().parent
 DEFAULT_PROBLEMS = _HERE / "gsm8k_style.jsonl"
@@ -97,6 +99,7 @@ class ScriptedModel:
         self.problems, self.weak, self.wrong_mod, self.salt = problems, weak, wrong_mod, salt
         self.keys = [_key(p["question"]) for p in problems]
         self.grams = [_grams(k) for k in self.keys]
+        self.sizes = [len(g) for g in self.grams]
         self.index: dict[str, list[int]] = {}
         for i, grams in enumerate(self.grams):
             for g in grams:
@@ -105,11 +108,14 @@ class ScriptedModel:
     def recognise(self, text: str) -> tuple[int, float]:
         """(index of the best-matching problem, share of its 4-grams present in ``text``)."""
         grams = _grams(_key(text))
-        votes = Counter(i for g in grams for i in self.index.get(g, ()))
+        votes = Counter(chain.from_iterable(map(self.index.get, grams, repeat(()))))
         if not votes:
             return 0, 0.0
-        best = max(votes, key=lambda i: (votes[i] / len(self.grams[i]), -i))
-        return best, votes[best] / len(self.grams[best])
+        # the highest share, the lowest index among equal shares (C-level passes: a vote goes to
+        # most problems)
+        shares = list(map(truediv, votes.values(), map(self.sizes.__getitem__, votes)))
+        top = max(shares)
+        return min(compress(votes, map(top.__eq__, shares))), top
 
     def value(self, text: str) -> int | None:
         """The number it answers (None when it does not recognise the question)."""
@@ -121,8 +127,9 @@ class ScriptedModel:
         right = _hash(str(problem["id"])) % self.wrong_mod != 0
         if _OVERRIDE.search(text):
             return 0
-        invisible = any(unicodedata.category(ch) == "Cf" for ch in text)
-        full_width = any("\uff01" <= ch <= "\uff5e" for ch in text)
+        # no ASCII character is a format character or a full-width form
+        invisible = not text.isascii() and any(unicodedata.category(ch) == "Cf" for ch in text)
+        full_width = not text.isascii() and any("\uff01" <= ch <= "\uff5e" for ch in text)
         if invisible or full_width or len(_key(text)) > 3 * len(self.keys[i]):
             right = False
         if any(weak_spot(kind, text, problem["question"]) for kind in self.weak):
