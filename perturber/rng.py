@@ -100,7 +100,9 @@ class Draws:
                 _FIRST_BATCHES.put(self.seed, buf, 1)
         else:
             buf = self._cached_tail()
-            if not buf:
+            if buf:  # served from the cache: a generator built before stands behind these words
+                self._gen = None
+            else:
                 if gen is None:
                     gen = self._gen = _MersenneTwister(self.seed)
                     gen.getrandbits(32 * self._next)  # skip the cached words

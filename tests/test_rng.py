@@ -188,6 +188,46 @@ def test_a_recurring_seed_that_draws_past_its_first_words_reuses_the_cached_tail
     assert len(rng_mod._TAILS.data[21]) > 400
 
 
+def test_a_seed_whose_first_words_were_evicted_still_reads_its_cached_tail_in_order():
+    """A seed's first words evicted while its tail is still cached: a new ``Draws`` builds its
+    generator for the words before the tail, then reads the tail, then words after it from a
+    generator standing after the tail (not the one left before it)."""
+    rng_mod._FIRST_BATCHES.clear()
+    rng_mod._TAILS.clear()
+    for _ in range(2):  # the second run caches the words after the first 128
+        d = Draws(5)
+        [d.below(1000) for _ in range(300)]
+    rng_mod._FIRST_BATCHES.clear()  # as evicting 512 other seeds would
+    Draws(5).below(7)
+    d, ref = Draws(5), Reference(5)
+    assert [d.below(1000) for _ in range(3000)] == [ref.below(1000) for _ in range(3000)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(min_value=0, max_value=2),  # a few seeds, so their cached words are reused
+            st.integers(min_value=0, max_value=1200),  # draws of that Draws
+            st.sampled_from(["none", "first", "tails", "all"]),  # caches dropped before it
+        ),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_any_history_of_the_caches_gives_the_reference_stream(runs):
+    rng_mod._FIRST_BATCHES.clear()
+    rng_mod._TAILS.clear()
+    for seed, draws, drop in runs:
+        if drop in ("first", "all"):
+            rng_mod._FIRST_BATCHES.clear()
+        if drop in ("tails", "all"):
+            rng_mod._TAILS.clear()
+        d, ref = Draws(seed), Reference(seed)
+        assert rng_mod.chosen(60, d, count=7) == ref.sample(range(60), 7)
+        assert [d.below(1000) for _ in range(draws)] == [ref.below(1000) for _ in range(draws)]
+
+
 def test_tails_are_bounded():
     rng_mod._TAILS.clear()
     for seed in range(rng_mod._TAILS.budget + 3):
