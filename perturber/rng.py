@@ -12,7 +12,9 @@ entries): a new seed pulls a small first batch, which grows in the cache (up to
 ``_CACHED_WORDS``) when a call draws past it, so a cached seed builds no generator unless it
 draws past its cached words. The words after those are cached too, for the few most recent
 seeds that drew past them (up to ``_TAIL_WORDS`` more): an entry that draws hundreds of sites
-then builds no generator either when a study repeats its seeds.
+then builds no generator either when a study repeats its seeds. The first sample a recurring
+seed draws (``chosen``: k of n candidates) is kept too, by (seed, n, k), with the words it read:
+on text after text a study draws the same counts out of the same sizes.
 
 ``below_many(rng, n, k)`` makes ``k`` draws of ``below(n)`` in one pass (small ranges through
 the words' top bytes and ``bytes.translate``).
@@ -434,7 +436,40 @@ def chosen(n: int, rng: Draws, *, rate: float | None = None, count: int | None =
         return range(k)
     if k == 1:  # the first draw of a sample of the range, without its set-up
         return [rng.below(n)]
+    if rng._buf is None and type(rng) is Draws:
+        return _first_sample(rng, n, k)
     return rng.sample_range(n, k)
+
+
+def _first_sample(rng: Draws, n: int, k: int) -> list[int]:
+    """``rng.sample_range(n, k)`` as the first draws of a new ``Draws``, memoised by
+    ``(seed, n, k)`` with the number of words it consumed, for a recurring seed (a study draws
+    the same counts out of the same sizes on text after text): a hit positions ``rng`` after
+    those words, as the draws would have.
+
+    >>> a, b = Draws(11), Draws(11)
+    >>> _first_sample(a, 40, 3) == b.sample_range(40, 3) and a.below(1000) == b.below(1000)
+    True
+    """
+    key = (rng.seed, n, k)
+    got = _FIRST_SAMPLES.data.get(key)
+    if got is not None:
+        out, used = got
+        if used <= len(rng._refill()):  # the seed's first batch holds the words the draws read
+            rng._pos = used
+            return list(out)
+        return rng.sample_range(n, k)  # continues from the batch just pulled, as it would have
+    out = rng.sample_range(n, k)
+    # kept when the words came from the seed's cached first batch: a seed seen before, whose
+    # draws stayed in that batch (at most _CACHED_WORDS words, so at most that many indices)
+    if rng._gen is None and rng._next == len(rng._buf):  # type: ignore[arg-type]
+        _FIRST_SAMPLES.put(key, (tuple(out), rng._pos), 1)
+    return out
+
+
+# The first samples of recurring seeds, by (seed, n, k): a tuple of at most _CACHED_WORDS
+# indices and a count each.
+_FIRST_SAMPLES = Memo("perturber.rng.first_samples", 1, 4096, sized=False)
 
 
 def select(candidates: Sequence, rng: Draws, *, rate: float | None = None, count: int | None = None) -> list:

@@ -122,6 +122,46 @@ def test_one_chosen_is_the_first_draw_of_the_sample(seed, n, rule):
     assert d.below(1000) == ref.below(1000)
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    seed=st.integers(min_value=0, max_value=5),  # few seeds: they recur, as in a study
+    n=st.integers(min_value=2, max_value=400),
+    data=st.data(),
+    evict=st.booleans(),
+)
+def test_a_recurring_seeds_first_sample_is_kept_and_replayed_exactly(seed, n, data, evict):
+    """The first sample of a new ``Draws`` of a seed seen before is kept by (seed, n, k) and
+    replayed: the same indices in the same order, and the stream left where the draws leave it
+    (also when the seed's cached first words were dropped between the two calls)."""
+    k = data.draw(st.integers(min_value=2, max_value=n - 1)) if n > 2 else 2
+    if k >= n:
+        return
+    rng_mod._FIRST_BATCHES.clear()
+    rng_mod._FIRST_SAMPLES.clear()
+    ref = Reference(seed)
+    expected = (ref.sample(range(n), k), [ref.below(1000) for _ in range(70)])
+    for call in range(3):  # builds the generator, then served from the cached words (kept), then replayed
+        if evict and call == 2:
+            rng_mod._FIRST_BATCHES.clear()
+        d = Draws(seed)
+        got = list(rng_mod.chosen(n, d, count=k))
+        assert (got, [d.below(1000) for _ in range(70)]) == expected
+
+
+def test_first_samples_are_kept_only_for_recurring_seeds_and_are_bounded():
+    rng_mod._FIRST_BATCHES.clear()
+    rng_mod._FIRST_SAMPLES.clear()
+    rng_mod.chosen(50, Draws(7), count=5)  # a new seed: it builds its generator, nothing is kept
+    assert not rng_mod._FIRST_SAMPLES.data
+    rng_mod.chosen(50, Draws(7), count=5)
+    assert list(rng_mod._FIRST_SAMPLES.data) == [(7, 50, 5)]
+    samples = rng_mod._FIRST_SAMPLES
+    for n in range(10, 10 + samples.budget + 5):
+        rng_mod.chosen(n, Draws(7), count=3)
+    assert len(samples.data) == samples.size == samples.budget
+    assert all(len(out) <= rng_mod._CACHED_WORDS for out, _ in samples.data.values())
+
+
 def test_long_streams_cross_many_batches():
     # 300k single-bit draws with rejections run through every batch size up to the cap
     d, ref = Draws(11), Reference(11)
@@ -218,6 +258,7 @@ def test_a_seed_whose_first_words_were_evicted_still_reads_its_cached_tail_in_or
 def test_any_history_of_the_caches_gives_the_reference_stream(runs):
     rng_mod._FIRST_BATCHES.clear()
     rng_mod._TAILS.clear()
+    rng_mod._FIRST_SAMPLES.clear()
     for seed, draws, drop in runs:
         if drop in ("first", "all"):
             rng_mod._FIRST_BATCHES.clear()
