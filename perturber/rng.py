@@ -457,18 +457,18 @@ def _first_sample(rng: Draws, n: int, k: int) -> list[int]:
         out, used = got
         if used <= len(rng._refill()):  # the seed's first batch holds the words the draws read
             rng._pos = used
-            return list(out)
+            return out.tolist()
         return rng.sample_range(n, k)  # continues from the batch just pulled, as it would have
-    out = rng.sample_range(n, k)
+    drawn = rng.sample_range(n, k)
     # kept when the words came from the seed's cached first batch: a seed seen before, whose
     # draws stayed in that batch (at most _CACHED_WORDS words, so at most that many indices)
-    if rng._gen is None and rng._next == len(rng._buf):  # type: ignore[arg-type]
-        _FIRST_SAMPLES.put(key, (tuple(out), rng._pos), 1)
-    return out
+    if rng._gen is None and rng._next == len(rng._buf) and n <= 0xFFFFFFFF:  # type: ignore[arg-type]
+        _FIRST_SAMPLES.put(key, (array(_WORD_CODE, drawn), rng._pos), 1)
+    return drawn
 
 
-# The first samples of recurring seeds, by (seed, n, k): a tuple of at most _CACHED_WORDS
-# indices and a count each.
+# The first samples of recurring seeds, by (seed, n, k): at most _CACHED_WORDS indices as 4-byte
+# ints (an array) and a count each, so at most about 4096 * 600 bytes.
 _FIRST_SAMPLES = Memo("perturber.rng.first_samples", 1, 4096, sized=False)
 
 

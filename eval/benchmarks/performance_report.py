@@ -142,7 +142,7 @@ def reasons(runs: dict) -> list[str]:
 
 
 def memo_section(memory: list | None) -> list[str]:
-    from perturber import core, memo, registry
+    from perturber import core, memo, registry, rng
 
     for spec in registry.entries():  # every entry module imported, so every memo registered
         if spec.memoise_outcome:
@@ -174,7 +174,10 @@ def memo_section(memory: list | None) -> list[str]:
         "",
         f"So the memos hold at most {len(text_memos)} × {memo.TEXT_BUDGET:,} characters of text and "
         f"{len(word_memos)} × {memo.WORD_BUDGET:,} characters of words, plus the small-value memos "
-        "(the largest: 16 tuples of up to 16,384 positions for `rng.positions`).",
+        f"(the largest: `rng.first_samples`, {rng._FIRST_SAMPLES.budget:,} samples of at most "
+        f"{rng._CACHED_WORDS} indices kept as 4-byte integers; `rng.first_batches`, "
+        f"{rng._FIRST_BATCHES.budget:,} seeds' first {rng._CACHED_WORDS} words; `rng.tails`, "
+        f"{rng._TAILS.budget} seeds' next {rng._TAIL_WORDS:,} words: about 3.5 MB together when full).",
     ]
     if memory:
         out += [
