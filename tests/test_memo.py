@@ -67,6 +67,44 @@ def test_clear_caches_empties_every_memo_the_entries_filled():
     assert perturber.perturb(text, "typos", seed=3) == perturber.perturb(text, "typos", seed=3)
 
 
+# A long text with sites for every entry: hundreds of draws, past a seed's cached first words.
+LONG = " ".join(
+    f"Dr. Lee's {i} cats weren't hungry at 5 p.m.; they ate {i * 40} grams, didn't they? Wow!! "
+    "The quick brown fox jumps over the lazy dog, and “quotes” stay put."
+    for i in range(12)
+)
+
+
+@pytest.mark.parametrize("evict_first_words", [False, True])
+def test_outputs_do_not_depend_on_what_the_seed_caches_hold(evict_first_words):
+    """Every seeded entry gives the bytes of a fresh process whatever the draw caches hold: a
+    seed whose first words, the words after them (from shorter texts) and first samples are
+    kept, also after its first words were evicted (as 512 other seeds would)."""
+    from perturber import rng
+
+    names = [
+        spec["name"]
+        for spec in perturber.list_perturbations(category="native", model_backed=False)
+        if spec["seed_sensitive"] and spec["name"] != "synonym"
+    ]
+    shorter = [LONG[: len(LONG) // 3], LONG[: len(LONG) // 2]]
+    perturber.clear_caches()
+    fresh = {
+        (name, text): perturber.perturb(text, name, seed=5) for name in names for text in [*shorter, LONG]
+    }
+    perturber.clear_caches()
+    for text in shorter:  # seed 5 recurs on shorter texts: fewer words kept than LONG draws
+        for name in names:
+            assert perturber.perturb(text, name, seed=5) == fresh[name, text]
+    assert rng._TAILS.data and rng._FIRST_SAMPLES.data
+    if evict_first_words:
+        rng._FIRST_BATCHES.clear()
+    for _ in range(2):  # drawing past the kept words, then replaying what that kept
+        assert {name: perturber.perturb(LONG, name, seed=5) for name in names} == {
+            name: fresh[name, LONG] for name in names
+        }
+
+
 def test_concurrent_writers_keep_the_size_exact():
     @memo.per_text
     def echo(text):
