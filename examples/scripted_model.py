@@ -127,10 +127,11 @@ class ScriptedModel:
         right = _hash(str(problem["id"])) % self.wrong_mod != 0
         if _OVERRIDE.search(text):
             return 0
-        # no ASCII character is a format character or a full-width form
-        invisible = not text.isascii() and any(unicodedata.category(ch) == "Cf" for ch in text)
-        full_width = not text.isascii() and any("\uff01" <= ch <= "\uff5e" for ch in text)
-        if invisible or full_width or len(_key(text)) > 3 * len(self.keys[i]):
+        # no ASCII character is a format character (invisible) or a full-width form
+        odd_characters = not text.isascii() and any(
+            unicodedata.category(ch) == "Cf" or "\uff01" <= ch <= "\uff5e" for ch in text
+        )
+        if odd_characters or len(_key(text)) > 3 * len(self.keys[i]):
             right = False
         if any(weak_spot(kind, text, problem["question"]) for kind in self.weak):
             right = False
