@@ -443,7 +443,7 @@ def chosen(n: int, rng: Draws, *, rate: float | None = None, count: int | None =
 
 def _first_sample(rng: Draws, n: int, k: int) -> list[int]:
     """``rng.sample_range(n, k)`` as the first draws of a new ``Draws``, memoised by
-    ``(seed, n, k)`` with the number of words it consumed, for a recurring seed (a study draws
+    ``(seed, n, k)`` with the stream index its draws stop at, for a recurring seed (a study draws
     the same counts out of the same sizes on text after text): a hit positions ``rng`` after
     those words, as the draws would have.
 
@@ -455,15 +455,20 @@ def _first_sample(rng: Draws, n: int, k: int) -> list[int]:
     got = _FIRST_SAMPLES.data.get(key)
     if got is not None:
         out, used = got
-        if used <= len(rng._refill()):  # the seed's first batch holds the words the draws read
+        first = rng._refill()  # the seed's first words: cached, or drawn anew when dropped
+        if used <= len(first):
             rng._pos = used
-            return out.tolist()
-        return rng.sample_range(n, k)  # continues from the batch just pulled, as it would have
+        else:  # the draws read past them: the next refill starts at the word after theirs
+            if rng._gen is not None:
+                rng._gen.getrandbits(32 * (used - rng._next))
+            rng._buf, rng._pos, rng._next = _EMPTY, 0, used
+        return out.tolist()
     drawn = rng.sample_range(n, k)
-    # kept when the words came from the seed's cached first batch: a seed seen before, whose
-    # draws stayed in that batch (at most _CACHED_WORDS words, so at most that many indices)
-    if rng._gen is None and rng._next == len(rng._buf) and n <= 0xFFFFFFFF:  # type: ignore[arg-type]
-        _FIRST_SAMPLES.put(key, (array(_WORD_CODE, drawn), rng._pos), 1)
+    # kept when its words came from the seed's cached words (its first batch and the tail after
+    # it: a seed seen before), and it has at most _CACHED_WORDS indices
+    if rng._gen is None and k <= _CACHED_WORDS and n <= 0xFFFFFFFF:
+        used = rng._next - len(rng._buf) + rng._pos  # type: ignore[arg-type]
+        _FIRST_SAMPLES.put(key, (array(_WORD_CODE, drawn), used), 1)
     return drawn
 
 

@@ -127,22 +127,28 @@ def test_one_chosen_is_the_first_draw_of_the_sample(seed, n, rule):
     seed=st.integers(min_value=0, max_value=5),  # few seeds: they recur, as in a study
     n=st.integers(min_value=2, max_value=400),
     data=st.data(),
-    evict=st.booleans(),
+    drop=st.sampled_from(["none", "first", "tails", "all"]),
 )
-def test_a_recurring_seeds_first_sample_is_kept_and_replayed_exactly(seed, n, data, evict):
+def test_a_recurring_seeds_first_sample_is_kept_and_replayed_exactly(seed, n, data, drop):
     """The first sample of a new ``Draws`` of a seed seen before is kept by (seed, n, k) and
-    replayed: the same indices in the same order, and the stream left where the draws leave it
-    (also when the seed's cached first words were dropped between the two calls)."""
+    replayed: the same indices in the same order, and the stream left where the draws leave it,
+    also when they read past the seed's first words into its cached tail, and when the seed's
+    cached words were dropped between the two calls."""
     k = data.draw(st.integers(min_value=2, max_value=n - 1)) if n > 2 else 2
     if k >= n:
         return
     rng_mod._FIRST_BATCHES.clear()
+    rng_mod._TAILS.clear()
     rng_mod._FIRST_SAMPLES.clear()
     ref = Reference(seed)
     expected = (ref.sample(range(n), k), [ref.below(1000) for _ in range(70)])
-    for call in range(3):  # builds the generator, then served from the cached words (kept), then replayed
-        if evict and call == 2:
-            rng_mod._FIRST_BATCHES.clear()
+    for call in range(4):  # builds the generator, caches the seed's words, keeps the sample, replays it
+        if call == 3:
+            assert (seed, n, k) in rng_mod._FIRST_SAMPLES.data or k > rng_mod._CACHED_WORDS
+            if drop in ("first", "all"):
+                rng_mod._FIRST_BATCHES.clear()
+            if drop in ("tails", "all"):
+                rng_mod._TAILS.clear()
         d = Draws(seed)
         got = list(rng_mod.chosen(n, d, count=k))
         assert (got, [d.below(1000) for _ in range(70)]) == expected
