@@ -45,10 +45,13 @@ REASONS = {
     "(the reference is `str.title()`); keeping the outcome for the next seeds (`memoise_outcome`: "
     "hashing and storing the text) adds about 1 µs, which a study gets back on its second seed",
     "typos": _TOKEN_MODEL
-    + "; measured on a new question: the candidates 10.7 µs, the first draws of a new seed 7 (4.5 "
-    "of it `random.Random(seed)` of §1.4), the choice 4 and the pick 2.7, the edits of the chosen "
-    "words 12.4 (about 2.5 a word: a word not seen before gets its §5.2 option plan) and the "
-    "splice 1.9, against about 28.5 for the reference's whole call",
+    + "; measured on a new question: the candidates 8 to 13 µs, the first draws of a new seed and "
+    "the choice 12 (4.4 of it `random.Random(seed)` of §1.4), the pick 2.7, the edits of the five "
+    "chosen words 14 to 16 (about 1.7 for a word of distinct letters; 4 to 5 for a word with a "
+    "double letter or an apostrophe, whose §5.2 option plan is kept, and 15 the first time the "
+    "process sees it) and the splice 2.7, against about 30 for the reference's whole call, of "
+    "which its own work is about 16 (the seed 4.8, the split and the eligible words 3.9, the five "
+    "edits 6.5, the join 0.6) and the rest its fixed cost per call",
     "realistic_typos": _TOKEN_MODEL
     + "; "
     + _SEEDING
