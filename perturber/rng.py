@@ -140,6 +140,22 @@ class Draws:
             else:
                 _TAILS.put(self.seed, buf[:_TAIL_WORDS], 1)
 
+    def _index(self) -> int:
+        """The stream index of the next word (after the first draw)."""
+        return self._next - len(self._buf) + self._pos  # type: ignore[arg-type]
+
+    def _start_at(self, index: int) -> None:
+        """Position a new ``Draws`` at stream index ``index`` (``index >= 1``), as if it had drawn
+        the words before it: inside the seed's first batch (cached, or pulled anew), or past it,
+        where the next refill starts (from the cached tail, or a generator moved on to it)."""
+        first = self._refill()
+        if index <= len(first):
+            self._pos = index
+            return
+        if self._gen is not None:
+            self._gen.getrandbits(32 * (index - self._next))
+        self._buf, self._pos, self._next = _EMPTY, 0, index
+
     def _word(self) -> int:
         """The next 32-bit word of the stream."""
         buf = self._buf
@@ -455,20 +471,13 @@ def _first_sample(rng: Draws, n: int, k: int) -> list[int]:
     got = _FIRST_SAMPLES.data.get(key)
     if got is not None:
         out, used = got
-        first = rng._refill()  # the seed's first words: cached, or drawn anew when dropped
-        if used <= len(first):
-            rng._pos = used
-        else:  # the draws read past them: the next refill starts at the word after theirs
-            if rng._gen is not None:
-                rng._gen.getrandbits(32 * (used - rng._next))
-            rng._buf, rng._pos, rng._next = _EMPTY, 0, used
+        rng._start_at(used)
         return out.tolist()
     drawn = rng.sample_range(n, k)
     # kept when its words came from the seed's cached words (its first batch and the tail after
     # it: a seed seen before), and it has at most _CACHED_WORDS indices
     if rng._gen is None and k <= _CACHED_WORDS and n <= 0xFFFFFFFF:
-        used = rng._next - len(rng._buf) + rng._pos  # type: ignore[arg-type]
-        _FIRST_SAMPLES.put(key, (array(_WORD_CODE, drawn), used), 1)
+        _FIRST_SAMPLES.put(key, (array(_WORD_CODE, drawn), rng._index()), 1)
     return drawn
 
 
