@@ -17,7 +17,7 @@ export NLTK_DATA := $(CURDIR)/$(NLTK_BUILD)/nltk_data
 
 .PHONY: venv nltk-data serve test test-fast test-versions bench lambda-local eval eval-fast clean lint
 
-$(BIN)/.installed: pyproject.toml
+$(BIN)/.installed: pyproject.toml setup.py perturber/_native.c
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev]'
@@ -73,7 +73,7 @@ eval: venv nltk-data
 	$(BIN)/python eval/run_all.py
 
 clean:
-	rm -rf $(VENV) $(VENV)-3.* build .aws-sam .serverless eval/out
+	rm -rf $(VENV) $(VENV)-3.* build .aws-sam .serverless eval/out perturber/_native*.so
 
 # Lint, formatting and types (part of `make test`).
 lint: venv
@@ -90,15 +90,16 @@ lambda-init: venv nltk-data
 bench-llm: venv nltk-data
 	$(BIN)/python eval/run_all.py run bench-llm --delay 0.2 --sizes 1,50,1000
 
-# Issue 15: the perturbation reference, the distributions, the Lambda lock.
+# The perturbation reference, the distributions, the Lambda lock.
 .PHONY: docs dist lock
 docs: venv nltk-data
 	$(BIN)/perturber docs --out docs/perturbations.md
 	$(BIN)/python -m perturber.settings docs/configuration.md
 
+# dist/: the sdist, the pure wheel and the manylinux x86_64 + aarch64 wheels (infra/native.py)
 dist: venv
 	rm -rf dist
-	$(BIN)/python -m build --outdir dist
+	$(BIN)/python -m infra.native wheels --outdir dist
 	$(BIN)/python -m twine check --strict dist/*
 
 lock: venv

@@ -29,11 +29,13 @@ from __future__ import annotations
 import random
 import sys
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from operator import itemgetter
 from typing import TypeVar
 
 from .memo import Memo, loaded_once, per_value
+
+T = TypeVar("T")
 
 try:  # the C generator under ``random.Random``: an int seed gives the same stream, without the
     # Python-level ``seed`` method (a new seed on every call is the common case of a cold call)
@@ -335,6 +337,27 @@ def _sample_sparse(rng: Draws, n: int, k: int) -> list[int]:
     return out
 
 
+def draw_natively(rng: Draws, fn: Callable[..., tuple[T, int] | None], *args) -> T | None:
+    """``fn(*args, words, pos)``, a C function (``perturber._native``) that makes ``Draws.below``
+    draws from the batch ``words`` of ``rng`` from index ``pos`` on, with ``rng`` moved past the
+    words it read; None, with ``rng`` untouched, when ``fn`` ran out of words (it returns None)
+    or ``rng`` is not a :class:`Draws`: the caller then draws in Python, the same draws.
+
+    >>> draw_natively(Draws(0), lambda words, pos: (words[pos] >> 31, pos + 1)) == Draws(0).below(2)
+    True
+    """
+    if type(rng) is not Draws:
+        return None
+    buf = rng._buf
+    if buf is None or rng._pos == len(buf):
+        buf = rng._refill()
+    got = fn(*args, buf, rng._pos)
+    if got is None:
+        return None
+    out, rng._pos = got
+    return out
+
+
 def below_many(rng: Draws, n: int, k: int) -> list[int]:
     """``[rng.below(n) for _ in range(k)]``, the same words consumed, in a few C-level passes.
 
@@ -496,9 +519,6 @@ def select(candidates: Sequence, rng: Draws, *, rate: float | None = None, count
     if type(idx) is range:
         return list(candidates) if idx else []
     return list(pick(candidates, sorted(idx)))
-
-
-T = TypeVar("T")
 
 
 def pick(seq: Sequence[T], indices: Sequence[int]) -> Sequence[T]:

@@ -241,6 +241,8 @@ VARIABLES: dict[str, Variable] = {
         _v("PERTURBER_REF_PYTHON", "str", "", "eval bench-side: interpreter with the reference installed", (TOOLING,)),
         _v("PERTURBER_REQUIRE_SHARED", "bool", False,
            "tests: a test needing the team's reference vectors fails instead of skipping (CI)", (TOOLING,)),
+        _v("PERTURBER_REQUIRE_NATIVE", "bool", False,
+           "tests: the C module perturber._native must be built (CI), not skipped", (TOOLING,)),
     )
 }  # fmt: skip
 FIELDS: dict[str, Variable] = {v.field: v for v in VARIABLES.values() if v.field}

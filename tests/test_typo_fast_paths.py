@@ -174,20 +174,21 @@ stretch_texts = st.lists(
 @settings(max_examples=1000, deadline=None)
 @given(any_texts | stretch_texts, st.data())
 def test_stretch_sites_list_the_candidates(text, data):
-    """``_stretch_sites`` of a plain text (the repeated code points as ``Flags``) and of any
-    other text (offsets and units) gives the candidates of the straightforward listing, and a
-    pick of some of them finds theirs."""
+    """``_stretch_sites`` of a plain text (the repeated code points as ``Flags``, or a list from
+    the C scan) and of any other text (offsets and units) gives the candidates of the
+    straightforward listing, and a pick of some of them finds theirs."""
     sites, units = typos._stretch_sites.__wrapped__(text)
     expected = stretch_sites_reference(text)
-    if isinstance(sites, Flags):
+    plain = isinstance(sites, (Flags, list))
+    if plain:
         assert units == ()
         listed = [(p + 1, text[p]) for p in sites]
     else:
         listed = list(zip(sites, units))
     assert listed == expected
     indices = sorted(data.draw(st.sets(st.integers(0, len(expected) - 1))) if expected else [])
-    if isinstance(sites, Flags):
-        assert [p + 1 for p in sites.pick(indices)] == [expected[i][0] for i in indices]
+    if plain:
+        assert [p + 1 for p in typos._picked(sites, indices)] == [expected[i][0] for i in indices]
 
 
 @settings(max_examples=1000, deadline=None)

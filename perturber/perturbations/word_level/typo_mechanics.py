@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 import regex
 
+from ... import native
 from ... import text as tm
 from ...memo import per_text
 from ...text.bits import may_protect, token_end, view
@@ -136,10 +137,29 @@ def typo_starts(text: str, min_letters: int) -> Sequence[int]:
     >>> list(typo_starts("The cat sat on 3 mats, Bob.", 3)), typo_starts("Café au lait", 3)
     ([0, 4, 8, 17, 23], (0, 8))
     """
+    if native.c is not None:  # the C scan of the view: a list of the starts
+        v = view(text)
+        if v is None:
+            return _typo_starts_general(text, min_letters)
+        return native.c.typo_starts(v, tm.protected_spans(text) if may_protect(v) else (), min_letters)
     lanes = typo_lanes(text)
     if lanes is None:
         return _typo_starts_general(text, min_letters)
     return _typo_starts_plain(lanes, min_letters)
+
+
+def _free_starts(text: str) -> tuple[bytes | None, bytes]:
+    """A plain text's view and a byte per code point, 1 at the start of each free token (the C
+    scan, else :func:`typo_lanes`); None and no bytes for any other text."""
+    if native.c is not None:
+        v = view(text)
+        if v is None:
+            return None, b""
+        return v, native.c.free_starts(v, tm.protected_spans(text) if may_protect(v) else ())
+    lanes = typo_lanes(text)
+    if lanes is None:
+        return None, b""
+    return lanes.view, lanes.free.to_bytes(len(lanes.view), "big")
 
 
 class Tokens:
@@ -156,9 +176,7 @@ class Tokens:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        lanes = typo_lanes(text)
-        self.view = None if lanes is None else lanes.view
-        self.free = 0 if lanes is None else lanes.free
+        self.view, self.free = _free_starts(text)
         self._spans: Spans | None = None
 
     def at(self, start: int) -> tm.Token:
@@ -171,7 +189,7 @@ class Tokens:
 
     def is_free(self, start: int) -> bool:
         """A token of a plain text that starts at ``start`` is free."""
-        return bool(self.free >> 8 * (len(self.text) - 1 - start) & 1)
+        return self.free[start] == 1
 
     def next_free(self, tok: tm.Token) -> tm.Token | None:
         """The next free token when it starts right after one U+0020 behind ``tok``, else None."""

@@ -19,11 +19,12 @@ from typing import NamedTuple
 
 import regex
 
+from ... import native
 from ... import text as tm
 from ...data import unit_symbols
 from ...memo import loaded_once, per_text, per_word
 from ...registry import Outcome, count, perturbation, rate, unchanged
-from ...rng import Draws, below_many, chosen, pick, select
+from ...rng import Draws, below_many, chosen, draw_natively, pick, select
 from ...text.bits import (
     Bits,
     WordTable,
@@ -137,7 +138,7 @@ def _missed_space(tokens: Tokens, w: Word) -> tuple | None:
     return None if nxt is None else _joined_run(nxt, tail)
 
 
-def _picked(starts: Sequence[int], indices: list[int]) -> Sequence[int]:
+def _picked(starts: Sequence[int], indices: Sequence[int]) -> Sequence[int]:
     """The candidate starts at the ascending ``indices`` (located in the lanes of a plain text's
     :class:`Flags`)."""
     return starts.pick(indices) if type(starts) is Flags else pick(starts, indices)
@@ -664,9 +665,13 @@ def typos(text: str, rng: Draws, *, count: int) -> Outcome:
     # Per chosen token: rng.choice of the ops that apply, of the op's positions, and for a
     # substitution of the shifts left. The edits replace letters by letters and token clusters,
     # which splice never skips (nothing JSON-unsafe), so they are applied unchecked.
+    picked = _picked(starts, sorted(chosen(len(starts), rng, count=count)))
+    if native.c is not None and (v := view(text)) is not None:
+        out = draw_natively(rng, native.c.typos_apply, text, v, picked)
+        if out is not None:
+            return Outcome(out, len(picked))
     below = rng.below
     edit_starts, edit_ends, outs = [], [], []
-    picked = _picked(starts, sorted(chosen(len(starts), rng, count=count)))
     lanes = typo_lanes(text)
     v = None if lanes is None else lanes.view
     for start in picked:
@@ -934,8 +939,8 @@ def repeated_chars(text: str, rng: Draws, *, rate: float) -> Outcome:
         idx = sorted(idx)
     # one draw of rng.randint(2, 3) == 2 + rng.below(2) per chosen site, in order; the repeated
     # units are letters, marks, "!" and "?", which splice never skips (nothing JSON-unsafe)
-    if isinstance(sites, Flags):  # a plain text: each chosen code point and 2-3 copies of it
-        last = sites.pick(idx)
+    if not units:  # a plain text: each chosen code point and 2-3 copies of it
+        last = _picked(sites, idx)
         repeats = map(add, below_many(rng, 2, len(last)), repeat(3))
         return Outcome(tm.splice_at(text, last, None, map(mul, pick(text, last), repeats)), len(last))
     at = list(pick(sites, idx))  # insertion offsets and the unit repeated at each
@@ -944,10 +949,11 @@ def repeated_chars(text: str, rng: Draws, *, rate: float) -> Outcome:
 
 
 @per_text
-def _stretch_sites(text: str) -> tuple[Flags | tuple[int, ...], tuple[str, ...]]:
+def _stretch_sites(text: str) -> tuple[Sequence[int], tuple[str, ...]]:
     """The candidates of ``repeated_chars`` in text order (memoised for short texts): in a plain
     text, the code point each would repeat (the last of a word, the last ``!``/``?`` of a run),
-    as :class:`Flags` (a draw finds only the few it picks), and no units; in any other text,
+    as a list (the C scan) or :class:`Flags` (a draw finds only the few it picks), and no units;
+    in any other text,
     their insertion offsets and the unit to repeat at each (the last cluster of a word, the
     last character of a ``!``/``?`` run).
 
@@ -957,7 +963,10 @@ def _stretch_sites(text: str) -> tuple[Flags | tuple[int, ...], tuple[str, ...]]
     v = view(text)
     if v is not None:
         spans = tm.protected_spans(text) if may_protect(v) else ()
-        return Flags.of_bytes(_stretch_ends(v, spans, _terminal_runs(text, spans))), ()
+        runs = _terminal_runs(text, spans)
+        if native.c is not None:
+            return native.c.stretch_sites(v, spans, runs, _stretch_units()), ()
+        return Flags.of_bytes(_stretch_ends(v, spans, runs)), ()
     runs = _terminal_runs(text)
     free = tm.free_tokens(text)
     cands = _ascii_word_sites(free) if text.isascii() else _word_sites(text, free)
@@ -1018,6 +1027,16 @@ def _stretch_classes() -> tuple[bytes, frozenset[bytes]]:
         for k, c in enumerate(u):
             extra[c] = extra.get(c, 0) | (8 if len(u) == 2 else 32) << k
     return class_table(extra), frozenset(u.encode("ascii") for u in units)
+
+
+@loaded_once
+def _stretch_units() -> frozenset[bytes]:
+    """The unit symbols a stretchable word could be, as ASCII bytes (for ``native.c.stretch_sites``).
+
+    >>> b"km" in _stretch_units()
+    True
+    """
+    return frozenset(u[::-1] for u in _stretch_classes()[1])
 
 
 def _word_sites(text: str, free: Sequence[tm.Token]) -> list[tuple[int, int, str]]:

@@ -1,0 +1,542 @@
+/* perturber._native: optional C versions of a few hot loops of the deterministic tier.
+ *
+ * Every function here has a pure-Python twin that defines it (named in its docstring); the
+ * package uses the twin whenever this module is missing, and tests/test_native.py compares the
+ * two on generated texts. The functions read a plain text's view (perturber.text.bits.view:
+ * ASCII bytes of the text's length with its token structure) and, for draws, the 32-bit words
+ * of a perturber.rng.Draws batch; they never hold state between calls.
+ *
+ * Built against the stable ABI of Python 3.11 (one abi3 module for 3.11 and later).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+/* A view byte's classes (perturber.text.byte_lanes.class_table with the typo bits). */
+enum { WORD = 1, JOINER = 2, BINDER = 4, DOT = 8, DIGIT = 16, UPPER = 32 };
+static unsigned char CLASSES[256];
+
+static void init_classes(void)
+{
+    const char *binders = "_/\\@#$%&=+<>|^~[]{}";
+    for (int c = '0'; c <= '9'; c++) CLASSES[c] = WORD | DIGIT;
+    for (int c = 'a'; c <= 'z'; c++) CLASSES[c] = WORD;
+    for (int c = 'A'; c <= 'Z'; c++) CLASSES[c] = WORD | UPPER;
+    CLASSES['\''] = CLASSES['-'] = JOINER;
+    for (const char *p = binders; *p; p++) CLASSES[(unsigned char)*p] = BINDER;
+    CLASSES['.'] = CLASSES[':'] = DOT;
+}
+
+#define IS(c, cls) (CLASSES[(unsigned char)(c)] & (cls))
+
+/* The end of the token that starts at the word character v[s] (§1.6 in a view: word characters
+ * and joiners with a word character on both sides). */
+static Py_ssize_t token_end(const char *v, Py_ssize_t n, Py_ssize_t s)
+{
+    Py_ssize_t q = s + 1;
+    for (;;) {
+        if (q < n && IS(v[q], WORD))
+            q++;
+        else if (q + 1 < n && IS(v[q], JOINER) && IS(v[q + 1], WORD))
+            q += 2;
+        else
+            return q;
+    }
+}
+
+/* A token starts at v[s]: a word character that no token lane precedes. */
+static int is_token_start(const char *v, Py_ssize_t s)
+{
+    return IS(v[s], WORD) && !(s > 0 && (IS(v[s - 1], WORD)
+                                         || (IS(v[s - 1], JOINER) && s >= 2 && IS(v[s - 2], WORD))));
+}
+
+/* A token [s, e) touches a binder, or a "." / ":" with a word character on its far side. */
+static int is_bound(const char *v, Py_ssize_t n, Py_ssize_t s, Py_ssize_t e)
+{
+    if (s > 0 && (IS(v[s - 1], BINDER) || (IS(v[s - 1], DOT) && s >= 2 && IS(v[s - 2], WORD))))
+        return 1;
+    if (e < n && (IS(v[e], BINDER) || (IS(v[e], DOT) && e + 1 < n && IS(v[e + 1], WORD))))
+        return 1;
+    return 0;
+}
+
+/* The protected spans as a C array of (start, end) pairs; *count of them. */
+static Py_ssize_t *read_spans(PyObject *spans, Py_ssize_t *count)
+{
+    PyObject *seq = PySequence_Fast(spans, "spans must be a sequence of (start, end) pairs");
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t m = PySequence_Size(seq);
+    Py_ssize_t *out = PyMem_Malloc(sizeof(Py_ssize_t) * 2 * (m > 0 ? m : 1));
+    if (out == NULL) {
+        Py_DECREF(seq);
+        PyErr_NoMemory();
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < m; i++) {
+        PyObject *pair = PySequence_GetItem(seq, i);
+        if (pair == NULL || !PyArg_ParseTuple(pair, "nn", &out[2 * i], &out[2 * i + 1])) {
+            Py_XDECREF(pair);
+            Py_DECREF(seq);
+            PyMem_Free(out);
+            return NULL;
+        }
+        Py_DECREF(pair);
+    }
+    Py_DECREF(seq);
+    *count = m;
+    return out;
+}
+
+PyDoc_STRVAR(typo_starts_doc,
+"typo_starts(view, spans, min_letters) -> list[int]\n\n"
+"The starts of the typo candidates of a plain text (typo_mechanics._typo_starts_plain): its free\n"
+"tokens (none bound, none in a protected span of `spans`) with no digit, no upper-case letter\n"
+"after the first and at least `min_letters` word characters.");
+
+static PyObject *typo_starts(PyObject *module, PyObject *args)
+{
+    (void)module;
+    const char *v;
+    Py_ssize_t n, min_letters, nspans = 0;
+    PyObject *spans;
+    if (!PyArg_ParseTuple(args, "y#On", &v, &n, &spans, &min_letters))
+        return NULL;
+    Py_ssize_t *sp = read_spans(spans, &nspans);
+    if (sp == NULL)
+        return NULL;
+    PyObject *out = PyList_New(0);
+    if (out == NULL)
+        goto done;
+    for (Py_ssize_t p = 0; p < n;) {
+        if (!IS(v[p], WORD)) {
+            p++;
+            continue;
+        }
+        Py_ssize_t s = p, e = token_end(v, n, s), letters = 0;
+        int rejected = 0;
+        for (Py_ssize_t q = s; q < e && !rejected; q++) {
+            unsigned char c = CLASSES[(unsigned char)v[q]];
+            rejected = (c & DIGIT) || (q > s && (c & UPPER));
+            letters += (c & WORD) != 0;
+        }
+        p = e;
+        if (rejected || letters < min_letters || is_bound(v, n, s, e))
+            continue;
+        for (Py_ssize_t i = 0; i < nspans && !rejected; i++)
+            rejected = sp[2 * i] < sp[2 * i + 1] && sp[2 * i] < e && s < sp[2 * i + 1];
+        if (rejected)
+            continue;
+        PyObject *start = PyLong_FromSsize_t(s);
+        if (start == NULL || PyList_Append(out, start) < 0) {
+            Py_XDECREF(start);
+            Py_CLEAR(out);
+            goto done;
+        }
+        Py_DECREF(start);
+    }
+done:
+    PyMem_Free(sp);
+    return out;
+}
+
+PyDoc_STRVAR(stretch_sites_doc,
+"stretch_sites(view, spans, runs, units) -> list[int]\n\n"
+"The code points repeated_chars may repeat in a plain text, ascending (typos._stretch_ends):\n"
+"the last of each free token (none bound, none in a protected span of `spans`) of two or more\n"
+"code points with no digit and no upper-case letter after the first that is not one of `units`\n"
+"(a set of bytes), and the last of each terminal run (start, end) of `runs`.");
+
+static PyObject *stretch_sites(PyObject *module, PyObject *args)
+{
+    (void)module;
+    const char *v;
+    Py_ssize_t n, nspans = 0;
+    PyObject *spans, *runs, *units;
+    if (!PyArg_ParseTuple(args, "y#OOO", &v, &n, &spans, &runs, &units))
+        return NULL;
+    Py_ssize_t *sp = read_spans(spans, &nspans), nruns = 0;
+    if (sp == NULL)
+        return NULL;
+    Py_ssize_t *rp = read_spans(runs, &nruns);
+    char *flags = rp == NULL ? NULL : PyMem_Calloc(n > 0 ? n : 1, 1);
+    PyObject *out = NULL;
+    if (flags == NULL) {
+        if (rp != NULL)
+            PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t p = 0; p < n;) {
+        if (!IS(v[p], WORD)) {
+            p++;
+            continue;
+        }
+        Py_ssize_t s = p, e = token_end(v, n, s);
+        int rejected = e - s < 2, joined = 0;
+        for (Py_ssize_t q = s; q < e && !rejected; q++) {
+            unsigned char c = CLASSES[(unsigned char)v[q]];
+            rejected = (c & DIGIT) || (q > s && (c & UPPER));
+            joined |= (c & JOINER) != 0;
+        }
+        p = e;
+        if (rejected || is_bound(v, n, s, e))
+            continue;
+        for (Py_ssize_t i = 0; i < nspans && !rejected; i++)
+            rejected = sp[2 * i] < sp[2 * i + 1] && sp[2 * i] < e && s < sp[2 * i + 1];
+        if (!rejected && e - s <= 3 && !joined) { /* a unit symbol is two or three letters */
+            PyObject *word = PyBytes_FromStringAndSize(v + s, e - s);
+            int found = word == NULL ? -1 : PySet_Contains(units, word);
+            Py_XDECREF(word);
+            if (found < 0)
+                goto done;
+            rejected = found;
+        }
+        if (!rejected)
+            flags[e - 1] = 1;
+    }
+    for (Py_ssize_t i = 0; i < nruns; i++) {
+        if (rp[2 * i] >= rp[2 * i + 1] || rp[2 * i + 1] > n) {
+            PyErr_SetString(PyExc_ValueError, "a terminal run outside the text");
+            goto done;
+        }
+        flags[rp[2 * i + 1] - 1] = 1;
+    }
+    if ((out = PyList_New(0)) == NULL)
+        goto done;
+    for (const char *f = memchr(flags, 1, n); f != NULL; f = memchr(f + 1, 1, n - (f + 1 - flags))) {
+        PyObject *at = PyLong_FromSsize_t(f - flags);
+        if (at == NULL || PyList_Append(out, at) < 0) {
+            Py_XDECREF(at);
+            Py_CLEAR(out);
+            goto done;
+        }
+        Py_DECREF(at);
+    }
+done:
+    PyMem_Free(flags);
+    PyMem_Free(rp);
+    PyMem_Free(sp);
+    return out;
+}
+
+PyDoc_STRVAR(free_starts_doc,
+"free_starts(view, spans) -> bytes\n\n"
+"A byte per code point of a plain text: 1 at the start of each free token (none bound, none in a\n"
+"protected span of `spans`), else 0 (typo_mechanics.typo_lanes(text).free as bytes).");
+
+static PyObject *free_starts(PyObject *module, PyObject *args)
+{
+    (void)module;
+    const char *v;
+    Py_ssize_t n, nspans = 0;
+    PyObject *spans;
+    if (!PyArg_ParseTuple(args, "y#O", &v, &n, &spans))
+        return NULL;
+    Py_ssize_t *sp = read_spans(spans, &nspans);
+    if (sp == NULL)
+        return NULL;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, n);
+    char *flags = out == NULL ? NULL : PyBytes_AsString(out);
+    if (flags != NULL) {
+        memset(flags, 0, n);
+        for (Py_ssize_t p = 0; p < n;) {
+            if (!IS(v[p], WORD)) {
+                p++;
+                continue;
+            }
+            Py_ssize_t s = p, e = token_end(v, n, s);
+            int bound = is_bound(v, n, s, e);
+            for (Py_ssize_t i = 0; i < nspans && !bound; i++)
+                bound = sp[2 * i] < sp[2 * i + 1] && sp[2 * i] < e && s < sp[2 * i + 1];
+            flags[s] = !bound;
+            p = e;
+        }
+    }
+    PyMem_Free(sp);
+    return out;
+}
+
+/* ---- draws: perturber.rng.Draws.below over a batch of words ------------------------------ */
+
+typedef struct {
+    const uint32_t *words;
+    Py_ssize_t len, pos;
+} Stream;
+
+/* Draws.below(n) (n >= 1, at most 32 bits): -1 when the batch runs out first. */
+static long below(Stream *st, uint32_t n)
+{
+    int bits = 0;
+    for (uint32_t m = n; m; m >>= 1)
+        bits++;
+    for (;;) {
+        if (st->pos >= st->len)
+            return -1;
+        uint32_t r = st->words[st->pos++] >> (32 - bits);
+        if (r < n)
+            return (long)r;
+    }
+}
+
+/* ---- typos (§5.2) on a token of ASCII letters and joiners ---------------------------------- */
+
+enum { SWAP, DELETE, DUPLICATE, SUBSTITUTE, OPS };
+#define SMALL_WORD 64
+
+static char lower(char c) { return (c >= 'A' && c <= 'Z') ? (char)(c + 32) : c; }
+static char shift(char c, int d) { return (char)((c - 'a' + d + 26) % 26 + 'a'); }
+
+typedef struct {
+    Py_ssize_t start, end; /* in the text */
+    char out[2];
+    int len;
+} Edit;
+
+/* The run through position i of low once it holds `letter` (typos._run_with). */
+static Py_ssize_t run_with(const char *low, Py_ssize_t n, const Py_ssize_t *left,
+                           const Py_ssize_t *right, Py_ssize_t i, char letter)
+{
+    Py_ssize_t before = (i > 0 && low[i - 1] == letter) ? left[i - 1] : 0;
+    return before + 1 + ((i + 1 < n && low[i + 1] == letter) ? right[i + 1] : 0);
+}
+
+/* The plan of typos._simple_plan for the token w of n code points, into `positions` (OPS rows
+ * of n) and `count`; `kept`: each substitution's shifts (bit 0: -1, bit 1: +1). */
+static void simple_plan(const char *w, Py_ssize_t n, char *low, Py_ssize_t *left,
+                        Py_ssize_t *right, Py_ssize_t *positions, Py_ssize_t *count,
+                        unsigned char *kept)
+{
+    Py_ssize_t limit = 2, joiners = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        low[i] = lower(w[i]);
+        joiners += IS(w[i], JOINER) != 0;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        left[i] = (i && low[i] == low[i - 1]) ? left[i - 1] + 1 : 1;
+        if (left[i] > limit)
+            limit = left[i];
+    }
+    for (Py_ssize_t i = n - 1; i >= 0; i--)
+        right[i] = (i + 1 < n && low[i] == low[i + 1]) ? right[i + 1] + 1 : 1;
+    memset(count, 0, sizeof(Py_ssize_t) * OPS);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        char c = low[i];
+        if (IS(c, JOINER))
+            continue;
+        char before = i ? low[i - 1] : 0, after = i + 1 < n ? low[i + 1] : 0;
+        if (after && after != c && !IS(after, JOINER)) {
+            Py_ssize_t jl = before == after ? left[i - 1] : 0;
+            Py_ssize_t jr = (i + 2 < n && low[i + 2] == c) ? right[i + 2] : 0;
+            if (jl < limit && jr < limit)
+                positions[SWAP * n + count[SWAP]++] = i;
+        }
+        if (i && !(before == after && !IS(before, JOINER) && left[i - 1] + right[i + 1] > limit))
+            positions[DELETE * n + count[DELETE]++] = i;
+        if (before != c && after != c)
+            positions[DUPLICATE * n + count[DUPLICATE]++] = i;
+        char down = shift(c, -1), up = shift(c, 1);
+        unsigned char shifts = 3;
+        if (down == before || down == after || up == before || up == after)
+            shifts = (run_with(low, n, left, right, i, down) <= limit)
+                     | (run_with(low, n, left, right, i, up) <= limit) << 1;
+        if (shifts) {
+            kept[count[SUBSTITUTE]] = shifts;
+            positions[SUBSTITUTE * n + count[SUBSTITUTE]++] = i;
+        }
+    }
+    if (n - joiners - 1 < 3) /* a deletion must leave 3 letters */
+        count[DELETE] = 0;
+}
+
+/* The draws and edit of typos on the token w = text[s:s+n]: 0, or -1 when the words run out,
+ * -2 on no memory, -3 when the token has no option. */
+static int typo_edit(const char *w, Py_ssize_t n, Py_ssize_t s, Stream *st, Edit *edit)
+{
+    char low_small[SMALL_WORD];
+    Py_ssize_t left_small[SMALL_WORD], right_small[SMALL_WORD], pos_small[OPS * SMALL_WORD];
+    unsigned char kept_small[SMALL_WORD];
+    char *low = low_small;
+    Py_ssize_t *left = left_small, *right = right_small, *positions = pos_small;
+    unsigned char *kept = kept_small;
+    void *heap = NULL;
+    if (n > SMALL_WORD) {
+        heap = PyMem_Malloc((size_t)n * (1 + (2 + OPS) * sizeof(Py_ssize_t) + 1));
+        if (heap == NULL)
+            return -2;
+        left = heap;
+        right = left + n;
+        positions = right + n;
+        low = (char *)(positions + OPS * n);
+        kept = (unsigned char *)(low + n);
+    }
+    Py_ssize_t count[OPS];
+    simple_plan(w, n, low, left, right, positions, count, kept);
+    int status = 0, ops = 0;
+    for (int op = 0; op < OPS; op++)
+        ops += count[op] > 0;
+    long k, j, d;
+    if (ops == 0) {
+        status = -3;
+        goto done;
+    }
+    if ((k = below(st, (uint32_t)ops)) < 0) {
+        status = -1;
+        goto done;
+    }
+    int op = 0;
+    for (;; op++)
+        if (count[op] > 0 && k-- == 0)
+            break;
+    if ((j = below(st, (uint32_t)count[op])) < 0) {
+        status = -1;
+        goto done;
+    }
+    Py_ssize_t i = positions[op * n + j];
+    switch (op) {
+    case SWAP:
+        *edit = (Edit){s + i, s + i + 2, {w[i + 1], w[i]}, 2};
+        break;
+    case DELETE:
+        *edit = (Edit){s + i, s + i + 1, {0, 0}, 0};
+        break;
+    case DUPLICATE:
+        *edit = (Edit){s + i + 1, s + i + 1, {w[i], 0}, 1};
+        break;
+    default: {
+        unsigned char shifts = kept[j];
+        if ((d = below(st, shifts == 3 ? 2 : 1)) < 0) {
+            status = -1;
+            goto done;
+        }
+        int by = shifts == 3 ? (d ? 1 : -1) : (shifts == 1 ? -1 : 1);
+        char letter = shift(lower(w[i]), by);
+        if (IS(w[i], UPPER))
+            letter = (char)(letter - 32);
+        *edit = (Edit){s + i, s + i + 1, {letter, 0}, 1};
+    }
+    }
+done:
+    PyMem_Free(heap);
+    return status;
+}
+
+PyDoc_STRVAR(typos_apply_doc,
+"typos_apply(text, view, starts, words, pos) -> (str, int) | None\n\n"
+"typos on a plain text whose chosen candidates start at `starts` (ascending), drawing from the\n"
+"batch `words` (32-bit words, native order) from index `pos`: the new text and the index after\n"
+"the words read; None when the batch runs out first (the caller draws in Python instead).");
+
+static PyObject *typos_apply(PyObject *module, PyObject *args)
+{
+    (void)module;
+    PyObject *text, *starts, *words;
+    const char *v;
+    Py_ssize_t n, pos;
+    if (!PyArg_ParseTuple(args, "Uy#OOn", &text, &v, &n, &starts, &words, &pos))
+        return NULL;
+    Py_buffer buf;
+    if (PyObject_GetBuffer(words, &buf, PyBUF_SIMPLE) < 0)
+        return NULL;
+    PyObject *seq = NULL, *parts = NULL, *result = NULL;
+    Edit *edits = NULL;
+    Stream st = {(const uint32_t *)buf.buf, buf.len / 4, pos};
+    if (pos < 0 || pos > st.len) {
+        PyErr_SetString(PyExc_ValueError, "pos outside the batch");
+        goto done;
+    }
+    if ((seq = PySequence_Fast(starts, "starts must be a sequence")) == NULL)
+        goto done;
+    Py_ssize_t m = PySequence_Size(seq);
+    if ((edits = PyMem_Malloc(sizeof(Edit) * (m > 0 ? m : 1))) == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t prev_end = 0;
+    for (Py_ssize_t t = 0; t < m; t++) {
+        PyObject *item = PySequence_GetItem(seq, t);
+        Py_ssize_t s = item == NULL ? -1 : PyLong_AsSsize_t(item);
+        Py_XDECREF(item);
+        if (s == -1 && PyErr_Occurred())
+            goto done;
+        if (s < prev_end || s >= n || !is_token_start(v, s)) {
+            PyErr_SetString(PyExc_ValueError, "starts must be ascending token starts");
+            goto done;
+        }
+        Py_ssize_t e = token_end(v, n, s);
+        int status = typo_edit(v + s, e - s, s, &st, &edits[t]);
+        if (status == -1) { /* the batch ran out: the caller draws in Python */
+            result = Py_NewRef(Py_None);
+            goto done;
+        }
+        if (status == -2) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        if (status == -3) {
+            PyErr_SetString(PyExc_ValueError, "a token with no typo option");
+            goto done;
+        }
+        prev_end = e;
+    }
+    if ((parts = PyList_New(0)) == NULL)
+        goto done;
+    Py_ssize_t at = 0;
+    for (Py_ssize_t t = 0; t < m; t++) {
+        PyObject *before = PyUnicode_Substring(text, at, edits[t].start);
+        PyObject *out = PyUnicode_FromStringAndSize(edits[t].out, edits[t].len);
+        int failed = before == NULL || out == NULL || PyList_Append(parts, before) < 0
+                     || PyList_Append(parts, out) < 0;
+        Py_XDECREF(before);
+        Py_XDECREF(out);
+        if (failed)
+            goto done;
+        at = edits[t].end;
+    }
+    PyObject *rest = PyUnicode_Substring(text, at, PyUnicode_GetLength(text));
+    if (rest == NULL || PyList_Append(parts, rest) < 0) {
+        Py_XDECREF(rest);
+        goto done;
+    }
+    Py_DECREF(rest);
+    PyObject *empty = PyUnicode_FromStringAndSize("", 0);
+    PyObject *joined = empty == NULL ? NULL : PyUnicode_Join(empty, parts);
+    Py_XDECREF(empty);
+    if (joined != NULL)
+        result = Py_BuildValue("(Nn)", joined, st.pos);
+done:
+    PyMem_Free(edits);
+    Py_XDECREF(parts);
+    Py_XDECREF(seq);
+    PyBuffer_Release(&buf);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"typo_starts", typo_starts, METH_VARARGS, typo_starts_doc},
+    {"typos_apply", typos_apply, METH_VARARGS, typos_apply_doc},
+    {"stretch_sites", stretch_sites, METH_VARARGS, stretch_sites_doc},
+    {"free_starts", free_starts, METH_VARARGS, free_starts_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static int exec_module(PyObject *module)
+{
+    (void)module;
+    init_classes();
+    return 0;
+}
+
+static PyModuleDef_Slot slots[] = {
+    {Py_mod_exec, exec_module},
+    {0, NULL},
+};
+
+static struct PyModuleDef native_module = {
+    PyModuleDef_HEAD_INIT, "perturber._native",
+    "Optional C versions of hot loops of the deterministic tier (pure-Python twins define them).",
+    0, methods, slots, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__native(void) { return PyModuleDef_Init(&native_module); }

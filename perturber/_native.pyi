@@ -1,0 +1,13 @@
+# Types of perturber._native (perturber/_native.c): the optional C twins of a few hot loops.
+from collections.abc import Sequence, Set
+
+from _typeshed import ReadableBuffer
+
+def typo_starts(view: bytes, spans: Sequence[tuple[int, int]], min_letters: int, /) -> list[int]: ...
+def free_starts(view: bytes, spans: Sequence[tuple[int, int]], /) -> bytes: ...
+def stretch_sites(
+    view: bytes, spans: Sequence[tuple[int, int]], runs: Sequence[tuple[int, int]], units: Set[bytes], /
+) -> list[int]: ...
+def typos_apply(
+    text: str, view: bytes, starts: Sequence[int], words: ReadableBuffer, pos: int, /
+) -> tuple[str, int] | None: ...

@@ -1,0 +1,210 @@
+"""perturber._native, the optional C twins of hot loops: each gives the bytes of its pure-Python
+twin on generated texts, seeds and counts; the entries give the same outputs with and without it;
+bad input raises, and a batch that runs out hands the draws back to Python untouched."""
+
+from array import array
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_bits import any_texts
+from test_perf_word import seeds, wordy_texts
+from test_typo_fast_paths import stretch_texts
+
+import perturber
+from perturber import native
+from perturber import settings as config
+from perturber import text as tm
+from perturber.memo import clear_caches
+from perturber.perturbations.word_level import typo_mechanics as tmech
+from perturber.perturbations.word_level import typos
+from perturber.rng import Draws, draw_natively
+from perturber.text.bits import may_protect, view
+from perturber.text.byte_lanes import Flags
+
+C = native.c
+needs_c = pytest.mark.skipif(C is None, reason="perturber._native is not built (no C compiler at install)")
+
+texts = (
+    any_texts
+    | wordy_texts
+    | stretch_texts
+    | st.sampled_from(
+        [
+            "",
+            "a",
+            "Ab-cd e'f x_y a.b",
+            "https://ex.com/path words here",
+            "sooo   good!!! Why??",
+            "Hi\u00a0there’s",
+        ]
+    )
+)
+
+
+def _spans(text: str, v: bytes):
+    return tm.protected_spans(text) if may_protect(v) else ()
+
+
+def test_ci_builds_the_module():
+    """CI sets PERTURBER_REQUIRE_NATIVE=1: there, a missing module is a failure, not a skip."""
+    if config.read("PERTURBER_REQUIRE_NATIVE"):
+        assert C is not None, "perturber._native did not build: check the C compiler and setup.py"
+    elif C is None:
+        pytest.skip("perturber._native is not built")
+
+
+@needs_c
+@settings(max_examples=600, deadline=None)
+@given(texts, st.sampled_from([1, 3, 4]))
+def test_typo_starts_are_the_byte_lane_starts(text, k):
+    v = view(text)
+    if v is None:
+        return
+    lanes = tmech.typo_lanes.__wrapped__(text)
+    assert C.typo_starts(v, _spans(text, v), k) == list(tmech._typo_starts_plain(lanes, k))
+    assert C.free_starts(v, _spans(text, v)) == lanes.free.to_bytes(len(v), "big")
+
+
+plain_texts = texts.filter(lambda t: view(t) is not None)
+
+
+@st.composite
+def with_spans(draw):
+    """A plain text and protected spans anywhere in it (ends inside tokens too)."""
+    text = draw(plain_texts)
+    n = len(text)
+    cuts = draw(st.lists(st.tuples(st.integers(0, n), st.integers(0, 3)), max_size=3))
+    return text, [(s, min(n, s + w)) for s, w in cuts]
+
+
+@needs_c
+@settings(max_examples=600, deadline=None)
+@given(with_spans(), st.sampled_from([1, 3, 4]))
+def test_scans_honour_any_protected_span(case, k):
+    text, spans = case
+    v = view(text)
+    t = tmech.byte_tokens(v, tmech._TYPO_CLASSES, spans)
+    lanes = tmech.TypoLanes(v, t, tmech.free_starts(t, 0))
+    assert C.typo_starts(v, spans, k) == list(tmech._typo_starts_plain(lanes, k))
+    assert C.free_starts(v, spans) == lanes.free.to_bytes(len(v), "big")
+    pure = Flags.of_bytes(typos._stretch_ends(v, spans, []))
+    assert C.stretch_sites(v, spans, [], typos._stretch_units()) == list(pure)
+
+
+words = (
+    st.text(alphabet="abcdelmnopsyzABELZ", min_size=2, max_size=12)
+    | st.text(alphabet="aAbBz'-", min_size=2, max_size=9)
+    | st.text(alphabet="aabbcz", min_size=60, max_size=150)  # longer than the C stack buffers
+)
+
+
+def _planned_typo(word: str, rng: Draws) -> str:
+    """The typo of ``typos`` on ``word`` from its plan, in Python (the path of a filtered word)."""
+    plan = typos._typo_plan(word)
+    op, positions, kept = plan[rng.below(len(plan))]
+    j = rng.below(len(positions))
+    s, e, out = typos._typo_edit(word, op, positions[j], None if kept is None else kept[j], rng)
+    return word[:s] + out + word[e:]
+
+
+@needs_c
+@settings(max_examples=400, deadline=None)
+@given(words)
+def test_every_typo_of_a_word_is_the_planned_one(word):
+    """One token under 64 seeds: every op, position and shift the draws reach, and the words
+    read, are those of the plan in Python (short words too, which ``typos`` never picks)."""
+    text = f"{word} x"
+    v = view(text)
+    if C.free_starts(v, ())[0] != 1 or tmech.token_end(v, 0) != len(word):  # one token
+        return
+    for seed in range(64):
+        fast, pos = C.typos_apply(text, v, [0], Draws(seed)._refill(), 0)
+        rng = Draws(seed)
+        assert fast == _planned_typo(word, rng) + " x" and pos == rng._pos, seed
+
+
+@needs_c
+@settings(max_examples=600, deadline=None)
+@given(texts)
+def test_stretch_sites_are_the_byte_lane_sites(text):
+    v = view(text)
+    if v is None:
+        return
+    spans = _spans(text, v)
+    runs = typos._terminal_runs(text, spans)
+    pure = Flags.of_bytes(typos._stretch_ends(v, spans, runs))
+    assert C.stretch_sites(v, spans, runs, typos._stretch_units()) == list(pure)
+
+
+def _both_ways(monkeypatch, text, name, params, seed):
+    clear_caches()
+    fast = perturber.apply(text, name, params, seed)
+    clear_caches()
+    with monkeypatch.context() as m:
+        m.setattr(native, "c", None)
+        slow = perturber.apply(text, name, params, seed)
+    clear_caches()
+    return fast, slow
+
+
+@needs_c
+@settings(max_examples=500, deadline=None)
+@given(texts, seeds, st.integers(1, 40))
+def test_typo_entries_are_the_same_with_and_without_the_module(text, seed, count):
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        for name in ("typos", "realistic_typos"):
+            fast, slow = _both_ways(monkeypatch, text, name, {"count": count}, seed)
+            assert fast == slow, name
+
+
+@needs_c
+@settings(max_examples=300, deadline=None)
+@given(texts, seeds, st.sampled_from([0.0001, 0.3, 0.7, 1.0]))
+def test_repeated_chars_is_the_same_with_and_without_the_module(text, seed, rate):
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        fast, slow = _both_ways(monkeypatch, text, "repeated_chars", {"rate": rate}, seed)
+        assert fast == slow
+
+
+@needs_c
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 40))
+def test_a_batch_that_runs_out_leaves_the_draws_to_python(seed, cut):
+    """typos_apply on a batch cut short returns None, and the caller's Draws is left as it was."""
+    text = "Mississippi committee bookkeeper balloon letters"
+    v = view(text)
+    starts = C.typo_starts(v, (), 4)
+    full = Draws(seed)
+    words = full._refill()
+    got = C.typos_apply(text, v, starts, words[:cut], 0)
+    whole = C.typos_apply(text, v, starts, words, 0)
+    assert whole is not None and (got is None or got == whole)
+    rng = Draws(seed)
+    rng._refill()
+    assert draw_natively(rng, lambda *a: None) is None and rng._pos == 0
+
+
+@needs_c
+def test_bad_input_raises_value_errors():
+    v = b"cats and dogs"
+    words = array("I", [0] * 8)
+    for starts in ([1], [5, 0], [99], [4]):  # inside a token, descending, past the end, a space
+        with pytest.raises(ValueError):
+            C.typos_apply("cats and dogs", v, starts, words, 0)
+    with pytest.raises(ValueError):
+        C.typos_apply("cats and dogs", v, [0], words, 9)
+    with pytest.raises(TypeError):
+        C.typo_starts("not bytes", (), 4)
+    with pytest.raises(ValueError):
+        C.stretch_sites(v, (), [(5, 20)], frozenset())
+
+
+@needs_c
+def test_draw_natively_moves_the_draws_past_the_words_read():
+    text = "Quick brown foxes jumped over lazy dogs"
+    rng = Draws(5)
+    out = draw_natively(rng, C.typos_apply, text, view(text), [0, 6, 12])
+    again = C.typos_apply(text, view(text), [0, 6, 12], Draws(5)._refill(), 0)
+    assert out == again[0] and rng._pos == again[1] > 3
+    assert draw_natively(object(), C.typos_apply) is None  # not a Draws: the caller draws
