@@ -12,6 +12,9 @@
 #   4. `sam build` into a temporary directory (needs python3.12: PATH or pyenv); the function zip
 #      must stay <= 14 MB (FUNCTION_ZIP_LIMIT_MB) without the layer: our cold-start budget (Lambda's own
 #      limit is 50 MB zipped); 12.95 MB with the openai client (left uncompiled) and python3.12 bytecode
+#   4b. the release artefacts (python -m infra.native wheels: sdist, pure wheel, manylinux wheels
+#      with perturber._native for x86_64 and aarch64, auditwheel-checked) and the aarch64 wheel
+#      under qemu-user with Debian's arm64 CPython 3.11: the module loads, every golden file holds
 #   5. `npx osls print` (configValidationMode: error) and `npx osls package` against a local
 #      moto_server (osls asks CloudFormation about the layer; moto[server] lives in .venv-moto),
 #      then cfn-lint on the generated CloudFormation
@@ -140,6 +143,17 @@ FN_DIR="$WORK/sam-build/ApiFunction"
 if find "$FN_DIR" -name '*.so' | grep -q x86_64; then
   fail "x86_64 extension modules in the arm64 function: $(find "$FN_DIR" -name '*x86_64*.so' | head -3)"
 fi
+# perturber._native, cross-compiled for aarch64 (infra/native.py): an ELF with e_machine 183
+is_arm64_module() {  # FILE or ZIP!MEMBER
+  "$TOOLS/bin/python" - "$1" <<'PY'
+import sys, zipfile
+path, _, member = sys.argv[1].partition("!")
+head = (zipfile.ZipFile(path).read(member) if member else open(path, "rb").read())[:20]
+sys.exit(0 if head[:4] == b"\x7fELF" and int.from_bytes(head[18:20], "little") == 183 else 1)
+PY
+}
+is_arm64_module "$FN_DIR/perturber/_native.abi3.so" \
+  || fail "sam build: perturber/_native.abi3.so is missing or not an aarch64 build"
 PYC_COUNT=$(find "$FN_DIR" -name '*.cpython-312.pyc' | wc -l)
 [ "$PYC_COUNT" -gt 100 ] || fail "sam build shipped no python3.12 bytecode ($PYC_COUNT .pyc; infra/Makefile)"
 LAYER_DIR="$WORK/sam-build/NltkDataLayer/nltk_data"
@@ -165,6 +179,13 @@ echo "function: $FN_DU unzipped, $FN_ZIP_BYTES bytes zipped ($FN_ZIP_MB MB; limi
 awk -v b="$FN_ZIP_BYTES" -v l="$LIMIT_MB" 'BEGIN{exit !(b <= l*1e6)}' \
   || fail "function zip $FN_ZIP_MB MB exceeds $LIMIT_MB MB"
 ok "sam build (function $FN_DU unzipped, $FN_ZIP_MB MB zipped <= $LIMIT_MB MB; layer $(du -sh "$LAYER_DIR" | cut -f1) unzipped)"
+
+# -- 4b. wheels ------------------------------------------------------------------------------
+step "wheels (sdist, pure, manylinux x86_64 + aarch64) and the aarch64 one under qemu"
+.venv/bin/python -m infra.native wheels --outdir "$WORK/dist" || fail "python -m infra.native wheels"
+.venv/bin/python -m twine check --strict "$WORK"/dist/* >/dev/null || fail "twine check of the wheels"
+.venv/bin/python -m infra.native check-arm64 "$WORK/dist" || fail "the aarch64 wheel under qemu"
+ok "wheels: $(cd "$WORK/dist" && ls | tr '\n' ' ')(aarch64: module loads, golden files hold)"
 
 # -- 5. serverless.yml ------------------------------------------------------------------------
 step "osls print (strict configuration validation)"
@@ -204,6 +225,8 @@ else
     if "$TOOLS/bin/python" -c "import sys, zipfile; sys.exit(any('x86_64' in n and n.endswith('.so') for n in zipfile.ZipFile(sys.argv[1]).namelist()))" "$SLS_ZIP"; then :; else
       fail "osls package put x86_64 extension modules into the arm64 function"
     fi
+    is_arm64_module "$SLS_ZIP!perturber/_native.abi3.so" \
+      || fail "osls package: perturber/_native.abi3.so is missing or not an aarch64 build"
     "$TOOLS/bin/python" -c "import sys, zipfile; sys.exit(sum(n.endswith('.cpython-312.pyc') for n in zipfile.ZipFile(sys.argv[1]).namelist()) < 100)" "$SLS_ZIP" \
       || fail "osls package shipped no python3.12 bytecode (infra/sls/bytecode.js)"
     SLS_MB=$(awk -v b="$(stat -c %s "$SLS_ZIP")" 'BEGIN{printf "%.2f", b/1e6}')

@@ -382,6 +382,9 @@ def test_sam_parameters_and_build(sam):
         CLAIMS["lock"],
         "--require-hashes",
         "perturber functions",
+        "--exclude='*.so'",  # the host's own perturber._native stays out ...
+        "-m infra.native compile --arch $(NATIVE_ARCH)",  # ... and the function's is cross-compiled
+        "NATIVE_ARCH ?= aarch64",
     ):
         assert needle in makefile, needle
     code_uri = (SAM_PATH.parent / fn["Properties"]["CodeUri"]).resolve()
@@ -406,7 +409,9 @@ def test_serverless_packaging(sls):
     ):
         assert needle in extra, needle
     patterns = sls["package"]["patterns"]
-    assert patterns[0] == "!**" and {"perturber/**", "functions/**"} <= set(patterns)
+    assert patterns[0] == "!**" and {"perturber/**", "functions/**", "!**/*.so"} <= set(patterns)
+    plugin = (ROOT / "infra" / "sls" / "bytecode.js").read_text(encoding="utf-8")
+    assert "'infra.native', 'compile', '--arch', 'aarch64'" in plugin and "'--native', native" in plugin
     package = json.loads((ROOT / "package.json").read_text())
     lock = json.loads((ROOT / "package-lock.json").read_text())
     for name in ("osls", "serverless-python-requirements"):

@@ -193,6 +193,22 @@ def test_the_build_ships_unchecked_hash_bytecode_for_every_module(built):
     assert not any(p.stat().st_mode & 0o222 for p in (task, *sources[:50]))  # read-only
 
 
+def test_the_build_ships_the_compiled_module_for_its_architecture(built):
+    """infra/Makefile cross-compiles perturber._native for NATIVE_ARCH (this machine's, here) and
+    leaves the source tree's own build out; the function's interpreter loads it."""
+    import platform
+    import subprocess
+
+    task, _ = built
+    module = task / "perturber" / "_native.abi3.so"
+    assert module.read_bytes()[18] == {"x86_64": 0x3E, "aarch64": 0xB7}[platform.machine()]
+    assert sorted(p.name for p in (task / "perturber").glob("*.so")) == ["_native.abi3.so"]
+    code = "import perturber.native as n; print(n.c.__file__)"
+    env = {"PYTHONPATH": str(task), "PATH": "/usr/bin:/bin"}
+    out = subprocess.run([lr.PYTHON, "-S", "-c", code], capture_output=True, text=True, env=env, cwd=task)
+    assert out.stdout.strip() == str(module), out.stderr
+
+
 def test_compile_zip_adds_unchecked_hash_bytecode_to_an_osls_artifact(tmp_path):
     import importlib.util
     import subprocess
@@ -220,3 +236,11 @@ def test_compile_zip_adds_unchecked_hash_bytecode_to_an_osls_artifact(tmp_path):
     assert "0 .pyc added" in subprocess.run(run, check=True, capture_output=True, text=True).stdout
     wrong = subprocess.run(run[:3] + ["2.7"] + run[4:], capture_output=True, text=True)
     assert wrong.returncode != 0 and "needs 2.7 bytecode" in wrong.stderr
+    # --native adds the compiled module once (bytecode.js passes the aarch64 build)
+    module = tmp_path / "_native.abi3.so"
+    module.write_bytes(b"\x7fELF-module")
+    for _ in range(2):
+        subprocess.run([*run[:-1], "--native", str(module), str(artifact)], check=True, capture_output=True)
+    with zipfile.ZipFile(artifact) as zf:
+        assert zf.namelist().count("perturber/_native.abi3.so") == 1
+        assert zf.read("perturber/_native.abi3.so") == b"\x7fELF-module"

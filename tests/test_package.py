@@ -1,15 +1,20 @@
-"""The package as a user gets it: sdist + wheel, `twine check`, and the wheel installed into a fresh
-virtualenv outside the source tree (CLI, catalog, service, playground files and tables ship)."""
+"""The package as a user gets it: the sdist and the wheels of `make dist` (pure, and manylinux
+x86_64 + aarch64 with perturber._native), `twine check`, and this machine's wheel installed into a
+fresh virtualenv outside the source tree (CLI, catalog, service, playground files, tables and the
+compiled module ship)."""
 
 import json
 import os
 import pathlib
+import platform
 import re
 import socket
 import subprocess
 import sys
+import tarfile
 import time
 import urllib.request
+import zipfile
 
 import pytest
 
@@ -27,7 +32,7 @@ def _run(cmd, **kw):
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory):
     out = tmp_path_factory.mktemp("dist")
-    _run([sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)])
+    _run([sys.executable, "-m", "infra.native", "wheels", "--outdir", str(out)], cwd=ROOT)
     return out
 
 
@@ -36,7 +41,7 @@ def venv(dist, tmp_path_factory):
     """A fresh virtualenv with the wheel and its 'service' extra, outside the source tree."""
     home = tmp_path_factory.mktemp("venv")
     _run([sys.executable, "-m", "venv", str(home / "env")])
-    wheel = next(dist.glob("*.whl"))
+    wheel = next(dist.glob(f"*-manylinux_2_17_{platform.machine()}*.whl"))
     _run(
         [
             str(home / "env" / "bin" / "python"),
@@ -55,9 +60,21 @@ def venv(dist, tmp_path_factory):
 def test_sdist_and_wheel_pass_twine_check(dist):
     names = sorted(p.name for p in dist.iterdir())
     version = perturber.__version__
-    assert names == [f"perturber-{version}-py3-none-any.whl", f"perturber-{version}.tar.gz"]
+    assert names == [
+        f"perturber-{version}-cp311-abi3-manylinux_2_17_aarch64.manylinux2014_aarch64.whl",
+        f"perturber-{version}-cp311-abi3-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
+        f"perturber-{version}-py3-none-any.whl",
+        f"perturber-{version}.tar.gz",
+    ]
     out = _run([sys.executable, "-m", "twine", "check", "--strict", *map(str, dist.iterdir())])
-    assert out.stdout.count("PASSED") == 2
+    assert out.stdout.count("PASSED") == 4
+    with zipfile.ZipFile(dist / names[0]) as aarch64, zipfile.ZipFile(dist / names[2]) as pure:
+        assert set(aarch64.namelist()) - set(pure.namelist()) == {"perturber/_native.abi3.so"}
+        assert aarch64.read("perturber/_native.abi3.so")[18] == 0xB7  # ELF e_machine: aarch64
+    with tarfile.open(dist / names[3]) as sdist:
+        assert {f"perturber-{version}/{p}" for p in ("setup.py", "perturber/_native.c")} <= set(
+            sdist.getnames()
+        )
 
 
 @pytest.mark.slow
@@ -75,6 +92,8 @@ def test_installed_wheel_works_outside_the_source_tree(venv):
         [str(bin_dir / "python"), "-c", "import perturber; print(perturber.__file__)"], cwd=venv, env=env
     ).stdout
     assert str(venv) in where and str(ROOT) not in where
+    loaded = [str(bin_dir / "python"), "-c", "import perturber.native as n; print(n.c.__name__)"]
+    assert _run(loaded, cwd=venv, env=env).stdout.strip() == "perturber._native"
     assert "usage: perturber" in _run([str(bin_dir / "perturber"), "--help"], cwd=venv, env=env).stdout
     # a table-backed entry proves perturber/data/*.json ship
     out = _run([str(bin_dir / "perturber"), "spelling_uk", "--text", "My favorite color"], cwd=venv, env=env)
@@ -132,7 +151,7 @@ def test_release_workflow_builds_checks_and_publishes_with_trusted_publishing():
     assert on["push"]["tags"] == ["v*"] and wf["permissions"] == {"contents": "read"}
     build, publish = wf["jobs"]["build"], wf["jobs"]["publish"]
     runs = "\n".join(step.get("run", "") for step in build["steps"])
-    assert "python -m build --outdir dist/" in runs and "twine check --strict dist/*" in runs
+    assert "python -m infra.native wheels --outdir dist/" in runs and "twine check --strict dist/*" in runs
     assert "GITHUB_REF_NAME" in runs and "CHANGELOG.md" in runs
     assert publish["needs"] == "build" and publish["permissions"] == {"id-token": "write"}
     assert publish["steps"][-1]["uses"].startswith("pypa/gh-action-pypi-publish@")

@@ -198,6 +198,7 @@ def build_function(dest: pathlib.Path, repo: pathlib.Path = ROOT, python: str | 
         f"ARTIFACTS_DIR={dest}",
         f"PYTHON={sys.executable}",
         f"PIP_PLATFORM_ARGS={_platform_args(version)}",
+        f"NATIVE_ARCH={sysconfig.get_platform().split('-', 1)[1]}",
         f"TARGET_PYTHON={python}",
         f"TARGET_PYTHON_VERSION={version}",
     ]

@@ -3,7 +3,11 @@
 // (and after serverless-python-requirements has injected the requirements), compile every .py of
 // the function zip to unchecked-hash bytecode for the runtime's Python with infra/sls/compile_zip.py.
 // /var/task is read-only on Lambda, so without shipped .pyc every cold start recompiles everything.
+// It also adds perturber._native cross-compiled for aarch64 (python -m infra.native compile, with
+// zig from the repository's .venv): the package patterns leave out the host's own build.
 const { execFileSync } = require('child_process');
+const fs = require('fs');
+const os = require('os');
 const path = require('path');
 
 class PerturberBytecode {
@@ -26,8 +30,12 @@ class PerturberBytecode {
     const reqs = (service.custom && service.custom.pythonRequirements) || {};
     const python = reqs.pythonBin || `python${version}`;
     const skip = (service.custom && service.custom.bytecodeSkip) ? ['--skip', service.custom.bytecodeSkip] : [];
+    const venv = path.join(dir, '.venv', 'bin', 'python');
+    const native = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'perturber-native-')), '_native.abi3.so');
+    execFileSync(fs.existsSync(venv) ? venv : 'python3', ['-m', 'infra.native', 'compile', '--arch', 'aarch64',
+      '--out', native], { cwd: dir, stdio: 'inherit' });
     execFileSync(python, [path.join(dir, 'infra', 'sls', 'compile_zip.py'), '--python-version', version,
-      ...skip, ...artifacts], { stdio: 'inherit' });
+      ...skip, '--native', native, ...artifacts], { stdio: 'inherit' });
   }
 }
 

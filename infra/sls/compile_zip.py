@@ -1,4 +1,5 @@
-"""Add bytecode to a Lambda zip: ``python3.12 infra/sls/compile_zip.py ARTIFACT.zip [--python-version 3.12]``.
+"""Add bytecode to a Lambda zip: ``python3.12 infra/sls/compile_zip.py ARTIFACT.zip [--python-version 3.12]
+[--native _native.abi3.so]`` (``--native``: perturber._native built for the function, added to it).
 
 Run by the local osls plugin ``infra/sls/bytecode.js`` after serverless-python-requirements has
 put the requirements into the package (``--skip``: serverless.yml ``custom.bytecodeSkip``). Every ``.py`` in the zip gets its
@@ -20,10 +21,13 @@ import sys
 import tempfile
 import zipfile
 
+NATIVE = "perturber/_native.abi3.so"
 
-def add_bytecode(artifact: pathlib.Path, skip: str | None = None) -> int:
+
+def add_bytecode(artifact: pathlib.Path, skip: str | None = None, native: pathlib.Path | None = None) -> int:
     """Rewrite ``artifact`` with .pyc for every .py entry (but paths matching the regular
-    expression ``skip``); the number of .pyc added."""
+    expression ``skip``), and ``native`` (perturber._native built for the function) as
+    ``perturber/_native.abi3.so``; the number of .pyc added."""
     with tempfile.TemporaryDirectory() as tmp:
         tree = pathlib.Path(tmp) / "tree"
         with zipfile.ZipFile(artifact) as zf:
@@ -55,6 +59,10 @@ def add_bytecode(artifact: pathlib.Path, skip: str | None = None) -> int:
                     entry = zipfile.ZipInfo(name, stamps.get(source, (1980, 1, 1, 0, 0, 0)))
                     entry.external_attr = 0o100644 << 16
                     dst.writestr(entry, (tree / name).read_bytes(), zipfile.ZIP_DEFLATED)
+                if native is not None and NATIVE not in names:
+                    entry = zipfile.ZipInfo(NATIVE, (1980, 1, 1, 0, 0, 0))
+                    entry.external_attr = 0o100755 << 16
+                    dst.writestr(entry, native.read_bytes(), zipfile.ZIP_DEFLATED)
         os.replace(out, artifact)
     return len(added)
 
@@ -66,6 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("artifacts", nargs="+", type=pathlib.Path)
     parser.add_argument("--python-version", default="3.12")
     parser.add_argument("--skip", help="regular expression: zip paths not to compile")
+    parser.add_argument("--native", type=pathlib.Path, help=f"the compiled module to add as {NATIVE}")
     args = parser.parse_args(argv)
     running = f"{sys.version_info[0]}.{sys.version_info[1]}"
     if running != args.python_version:
@@ -75,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     for artifact in args.artifacts:
         print(
-            f"bytecode: {artifact}: {add_bytecode(artifact, args.skip)} .pyc added (unchecked-hash, "
+            f"bytecode: {artifact}: {add_bytecode(artifact, args.skip, args.native)} .pyc added (unchecked-hash, "
             f"Python {running})"
         )
     return 0
