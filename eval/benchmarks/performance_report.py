@@ -20,6 +20,7 @@ import statistics
 
 from evalkit import cli
 from evalkit.paths import ROOT
+from perturber import native
 
 # Why an entry is still slower than the reference, by the mechanism at fault (shared by entries).
 _TOKEN_MODEL = (
@@ -44,24 +45,15 @@ REASONS = {
     "title_case": "the byte-lane path alone takes about the reference's time on a new 2 KB paragraph "
     "(the reference is `str.title()`); keeping the outcome for the next seeds (`memoise_outcome`: "
     "hashing and storing the text) adds about 1 µs, which a study gets back on its second seed",
-    "typos": _TOKEN_MODEL
-    + "; measured on a new question: the candidates 8 to 13 µs, the first draws of a new seed and "
-    "the choice 12 (4.4 of it `random.Random(seed)` of §1.4), the pick 2.7, the edits of the five "
-    "chosen words 14 to 16 (about 1.7 for a word of distinct letters; 4 to 5 for a word with a "
-    "double letter or an apostrophe, whose §5.2 option plan is kept, and 15 the first time the "
-    "process sees it) and the splice 2.7, against about 30 for the reference's whole call, of "
-    "which its own work is about 16 (the seed 4.8, the split and the eligible words 3.9, the five "
-    "edits 6.5, the join 0.6) and the rest its fixed cost per call",
-    "realistic_typos": _TOKEN_MODEL
-    + "; "
+    "typos": "its scan, each word's §5.2 plan and draws, and the splice run in `perturber._native`; "
     + _SEEDING
-    + "; then the eleven §5.1 mechanisms of each chosen word",
-    "repeated_chars": _TOKEN_MODEL
-    + "; measured on a new 2 KB paragraph: the sites 40 µs, the frozen §1.4 sample of a few "
-    "hundred of them (a Python step a draw) with the new seed 29, their order 6, the picks 20, the "
-    "repeat counts 11 and the splice of about 120 edits 22, against about 121 for the reference's "
-    "whole call (on a question: the sites 13, a new seed 6, the rest 3 to 4 each); and for a "
-    "`!`/`?` run " + _SENTENCES,
+    + ", and the choice of the words is the frozen §1.4 sample, in Python",
+    "realistic_typos": "its candidates and free tokens come from `perturber._native`; "
+    + _SEEDING
+    + "; then the eleven §5.1 mechanisms of each chosen word, in Python",
+    "repeated_chars": "its sites come from `perturber._native`; on a 2 KB paragraph the frozen §1.4 "
+    "sample of a few hundred of them (a Python step a draw), the repeat counts and the splice of "
+    "about 120 edits run in Python; and for a `!`/`?` run " + _SENTENCES,
     "drop_stop_words": _SENTENCES + " (the sentence guard), and the whitespace rule of §5.10",
     "punctuation_drop": _SENTENCES,
     "sequence_spaces": "it finds inner space runs line by line outside protected spans (§5.14)",
@@ -240,7 +232,14 @@ def render(runs: dict, ours_alone: dict | None, memory: list | None) -> str:
         "alternate entry by entry, each (interpreter, entry, round) in a fresh process "
         "(the team's side-by-side timing tool); a figure is the smallest of the per-round medians (study: "
         "of the per-round means), and the ratio is ours / reference. The machine is shared: read ratios "
-        "between about 0.8 and 1.25 as ties.",
+        "between about 0.8 and 1.25 as ties. "
+        + (
+            "This library ran with `perturber._native`, its C module (the wheels for Linux x86_64 "
+            "and aarch64 carry it; elsewhere `typos`, `realistic_typos` and `repeated_chars` run "
+            "their pure-Python twins, slower on a new text, with the same outputs)."
+            if native.c is not None
+            else "This library ran without `perturber._native` (pure Python throughout)."
+        ),
         "",
     ]
     if runs:
