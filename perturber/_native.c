@@ -52,42 +52,91 @@ static int is_token_start(const char *v, Py_ssize_t s)
                                          || (IS(v[s - 1], JOINER) && s >= 2 && IS(v[s - 2], WORD))));
 }
 
-/* A token [s, e) touches a binder, or a "." / ":" with a word character on its far side. */
-static int is_bound(const char *v, Py_ssize_t n, Py_ssize_t s, Py_ssize_t e)
+/* The next token at or after p: its start (n when there is none), its end in *end. */
+static Py_ssize_t next_token(const char *v, Py_ssize_t n, Py_ssize_t p, Py_ssize_t *end)
 {
-    if (s > 0 && (IS(v[s - 1], BINDER) || (IS(v[s - 1], DOT) && s >= 2 && IS(v[s - 2], WORD))))
-        return 1;
-    if (e < n && (IS(v[e], BINDER) || (IS(v[e], DOT) && e + 1 < n && IS(v[e + 1], WORD))))
-        return 1;
-    return 0;
+    while (p < n && !IS(v[p], WORD))
+        p++;
+    *end = p < n ? token_end(v, n, p) : n;
+    return p;
 }
 
-/* The protected spans as a C array of (start, end) pairs; *count of them. */
-static Py_ssize_t *read_spans(PyObject *spans, Py_ssize_t *count)
+/* (start, end) pairs read from a Python sequence: protected spans, terminal runs. */
+typedef struct {
+    Py_ssize_t *at; /* 2 * count */
+    Py_ssize_t count;
+} Pairs;
+
+static int read_pairs(PyObject *pairs, Pairs *out)
 {
-    PyObject *seq = PySequence_Fast(spans, "spans must be a sequence of (start, end) pairs");
+    PyObject *seq = PySequence_Fast(pairs, "expected a sequence of (start, end) pairs");
     if (seq == NULL)
-        return NULL;
+        return -1;
     Py_ssize_t m = PySequence_Size(seq);
-    Py_ssize_t *out = PyMem_Malloc(sizeof(Py_ssize_t) * 2 * (m > 0 ? m : 1));
-    if (out == NULL) {
+    out->count = m;
+    out->at = PyMem_Malloc(sizeof(Py_ssize_t) * 2 * (m > 0 ? m : 1));
+    if (out->at == NULL) {
         Py_DECREF(seq);
         PyErr_NoMemory();
-        return NULL;
+        return -1;
     }
     for (Py_ssize_t i = 0; i < m; i++) {
         PyObject *pair = PySequence_GetItem(seq, i);
-        if (pair == NULL || !PyArg_ParseTuple(pair, "nn", &out[2 * i], &out[2 * i + 1])) {
+        if (pair == NULL || !PyArg_ParseTuple(pair, "nn", &out->at[2 * i], &out->at[2 * i + 1])) {
             Py_XDECREF(pair);
             Py_DECREF(seq);
-            PyMem_Free(out);
-            return NULL;
+            PyMem_Free(out->at);
+            out->at = NULL;
+            return -1;
         }
         Py_DECREF(pair);
     }
     Py_DECREF(seq);
-    *count = m;
-    return out;
+    return 0;
+}
+
+/* A token [s, e) is free: it touches no binder, no "." / ":" with a word character on its far
+ * side, and no protected span of `spans`. */
+static int is_free(const char *v, Py_ssize_t n, Py_ssize_t s, Py_ssize_t e, const Pairs *spans)
+{
+    if (s > 0 && (IS(v[s - 1], BINDER) || (IS(v[s - 1], DOT) && s >= 2 && IS(v[s - 2], WORD))))
+        return 0;
+    if (e < n && (IS(v[e], BINDER) || (IS(v[e], DOT) && e + 1 < n && IS(v[e + 1], WORD))))
+        return 0;
+    for (Py_ssize_t i = 0; i < spans->count; i++) {
+        Py_ssize_t a = spans->at[2 * i], b = spans->at[2 * i + 1];
+        if (a < b && a < e && s < b)
+            return 0;
+    }
+    return 1;
+}
+
+/* The classes of a token's code points: `all` of them or'ed, `late` those after its first, and
+ * its number of word characters. */
+typedef struct {
+    unsigned all, late;
+    Py_ssize_t letters;
+} TokenClasses;
+
+static TokenClasses token_classes(const char *v, Py_ssize_t s, Py_ssize_t e)
+{
+    TokenClasses t = {CLASSES[(unsigned char)v[s]], 0, 0};
+    for (Py_ssize_t q = s; q < e; q++) {
+        unsigned c = CLASSES[(unsigned char)v[q]];
+        t.late |= q > s ? c : 0;
+        t.letters += (c & WORD) != 0;
+    }
+    t.all |= t.late;
+    return t;
+}
+
+/* Append the int i to the list; -1 on error. */
+static int append_index(PyObject *list, Py_ssize_t i)
+{
+    PyObject *item = PyLong_FromSsize_t(i);
+    int status = item == NULL ? -1 : PyList_Append(list, item);
+    Py_XDECREF(item);
+    return status;
 }
 
 PyDoc_STRVAR(typo_starts_doc,
@@ -100,45 +149,19 @@ static PyObject *typo_starts(PyObject *module, PyObject *args)
 {
     (void)module;
     const char *v;
-    Py_ssize_t n, min_letters, nspans = 0;
-    PyObject *spans;
-    if (!PyArg_ParseTuple(args, "y#On", &v, &n, &spans, &min_letters))
-        return NULL;
-    Py_ssize_t *sp = read_spans(spans, &nspans);
-    if (sp == NULL)
+    Py_ssize_t n, min_letters, e;
+    PyObject *py_spans;
+    Pairs spans;
+    if (!PyArg_ParseTuple(args, "y#On", &v, &n, &py_spans, &min_letters) || read_pairs(py_spans, &spans) < 0)
         return NULL;
     PyObject *out = PyList_New(0);
-    if (out == NULL)
-        goto done;
-    for (Py_ssize_t p = 0; p < n;) {
-        if (!IS(v[p], WORD)) {
-            p++;
-            continue;
-        }
-        Py_ssize_t s = p, e = token_end(v, n, s), letters = 0;
-        int rejected = 0;
-        for (Py_ssize_t q = s; q < e && !rejected; q++) {
-            unsigned char c = CLASSES[(unsigned char)v[q]];
-            rejected = (c & DIGIT) || (q > s && (c & UPPER));
-            letters += (c & WORD) != 0;
-        }
-        p = e;
-        if (rejected || letters < min_letters || is_bound(v, n, s, e))
-            continue;
-        for (Py_ssize_t i = 0; i < nspans && !rejected; i++)
-            rejected = sp[2 * i] < sp[2 * i + 1] && sp[2 * i] < e && s < sp[2 * i + 1];
-        if (rejected)
-            continue;
-        PyObject *start = PyLong_FromSsize_t(s);
-        if (start == NULL || PyList_Append(out, start) < 0) {
-            Py_XDECREF(start);
+    for (Py_ssize_t s = next_token(v, n, 0, &e); out != NULL && s < n; s = next_token(v, n, e, &e)) {
+        TokenClasses t = token_classes(v, s, e);
+        if (!(t.all & DIGIT) && !(t.late & UPPER) && t.letters >= min_letters && is_free(v, n, s, e, &spans)
+            && append_index(out, s) < 0)
             Py_CLEAR(out);
-            goto done;
-        }
-        Py_DECREF(start);
     }
-done:
-    PyMem_Free(sp);
+    PyMem_Free(spans.at);
     return out;
 }
 
@@ -153,71 +176,47 @@ static PyObject *stretch_sites(PyObject *module, PyObject *args)
 {
     (void)module;
     const char *v;
-    Py_ssize_t n, nspans = 0;
-    PyObject *spans, *runs, *units;
-    if (!PyArg_ParseTuple(args, "y#OOO", &v, &n, &spans, &runs, &units))
-        return NULL;
-    Py_ssize_t *sp = read_spans(spans, &nspans), nruns = 0;
-    if (sp == NULL)
-        return NULL;
-    Py_ssize_t *rp = read_spans(runs, &nruns);
-    char *flags = rp == NULL ? NULL : PyMem_Calloc(n > 0 ? n : 1, 1);
-    PyObject *out = NULL;
-    if (flags == NULL) {
-        if (rp != NULL)
-            PyErr_NoMemory();
+    Py_ssize_t n, e;
+    PyObject *py_spans, *py_runs, *units, *out = NULL;
+    Pairs spans = {NULL, 0}, runs = {NULL, 0};
+    char *flags = NULL;
+    if (!PyArg_ParseTuple(args, "y#OOO", &v, &n, &py_spans, &py_runs, &units)
+        || read_pairs(py_spans, &spans) < 0 || read_pairs(py_runs, &runs) < 0)
+        goto done;
+    if ((flags = PyMem_Calloc(n > 0 ? n : 1, 1)) == NULL) {
+        PyErr_NoMemory();
         goto done;
     }
-    for (Py_ssize_t p = 0; p < n;) {
-        if (!IS(v[p], WORD)) {
-            p++;
+    for (Py_ssize_t s = next_token(v, n, 0, &e); s < n; s = next_token(v, n, e, &e)) {
+        TokenClasses t = token_classes(v, s, e);
+        if (e - s < 2 || (t.all & DIGIT) || (t.late & UPPER) || !is_free(v, n, s, e, &spans))
             continue;
-        }
-        Py_ssize_t s = p, e = token_end(v, n, s);
-        int rejected = e - s < 2, joined = 0;
-        for (Py_ssize_t q = s; q < e && !rejected; q++) {
-            unsigned char c = CLASSES[(unsigned char)v[q]];
-            rejected = (c & DIGIT) || (q > s && (c & UPPER));
-            joined |= (c & JOINER) != 0;
-        }
-        p = e;
-        if (rejected || is_bound(v, n, s, e))
-            continue;
-        for (Py_ssize_t i = 0; i < nspans && !rejected; i++)
-            rejected = sp[2 * i] < sp[2 * i + 1] && sp[2 * i] < e && s < sp[2 * i + 1];
-        if (!rejected && e - s <= 3 && !joined) { /* a unit symbol is two or three letters */
+        if (e - s <= 3 && !(t.all & JOINER)) { /* a unit symbol is two or three letters */
             PyObject *word = PyBytes_FromStringAndSize(v + s, e - s);
             int found = word == NULL ? -1 : PySet_Contains(units, word);
             Py_XDECREF(word);
             if (found < 0)
                 goto done;
-            rejected = found;
+            if (found)
+                continue;
         }
-        if (!rejected)
-            flags[e - 1] = 1;
+        flags[e - 1] = 1;
     }
-    for (Py_ssize_t i = 0; i < nruns; i++) {
-        if (rp[2 * i] >= rp[2 * i + 1] || rp[2 * i + 1] > n) {
+    for (Py_ssize_t i = 0; i < runs.count; i++) {
+        if (runs.at[2 * i] >= runs.at[2 * i + 1] || runs.at[2 * i + 1] > n) {
             PyErr_SetString(PyExc_ValueError, "a terminal run outside the text");
             goto done;
         }
-        flags[rp[2 * i + 1] - 1] = 1;
+        flags[runs.at[2 * i + 1] - 1] = 1;
     }
-    if ((out = PyList_New(0)) == NULL)
-        goto done;
-    for (const char *f = memchr(flags, 1, n); f != NULL; f = memchr(f + 1, 1, n - (f + 1 - flags))) {
-        PyObject *at = PyLong_FromSsize_t(f - flags);
-        if (at == NULL || PyList_Append(out, at) < 0) {
-            Py_XDECREF(at);
+    out = PyList_New(0);
+    for (const char *f = memchr(flags, 1, n); out != NULL && f != NULL; f = memchr(f + 1, 1, n - (f + 1 - flags)))
+        if (append_index(out, f - flags) < 0)
             Py_CLEAR(out);
-            goto done;
-        }
-        Py_DECREF(at);
-    }
 done:
     PyMem_Free(flags);
-    PyMem_Free(rp);
-    PyMem_Free(sp);
+    PyMem_Free(runs.at);
+    PyMem_Free(spans.at);
     return out;
 }
 
@@ -230,31 +229,19 @@ static PyObject *free_starts(PyObject *module, PyObject *args)
 {
     (void)module;
     const char *v;
-    Py_ssize_t n, nspans = 0;
-    PyObject *spans;
-    if (!PyArg_ParseTuple(args, "y#O", &v, &n, &spans))
-        return NULL;
-    Py_ssize_t *sp = read_spans(spans, &nspans);
-    if (sp == NULL)
+    Py_ssize_t n, e;
+    PyObject *py_spans;
+    Pairs spans;
+    if (!PyArg_ParseTuple(args, "y#O", &v, &n, &py_spans) || read_pairs(py_spans, &spans) < 0)
         return NULL;
     PyObject *out = PyBytes_FromStringAndSize(NULL, n);
     char *flags = out == NULL ? NULL : PyBytes_AsString(out);
     if (flags != NULL) {
         memset(flags, 0, n);
-        for (Py_ssize_t p = 0; p < n;) {
-            if (!IS(v[p], WORD)) {
-                p++;
-                continue;
-            }
-            Py_ssize_t s = p, e = token_end(v, n, s);
-            int bound = is_bound(v, n, s, e);
-            for (Py_ssize_t i = 0; i < nspans && !bound; i++)
-                bound = sp[2 * i] < sp[2 * i + 1] && sp[2 * i] < e && s < sp[2 * i + 1];
-            flags[s] = !bound;
-            p = e;
-        }
+        for (Py_ssize_t s = next_token(v, n, 0, &e); s < n; s = next_token(v, n, e, &e))
+            flags[s] = (char)is_free(v, n, s, e, &spans);
     }
-    PyMem_Free(sp);
+    PyMem_Free(spans.at);
     return out;
 }
 

@@ -186,6 +186,19 @@ def test_a_batch_that_runs_out_leaves_the_draws_to_python(seed, cut):
 
 
 @needs_c
+def test_unit_symbols_are_not_stretched():
+    """Every unit symbol of two or three letters among words and a run: only those are left out."""
+    units = typos._stretch_units()
+    text = " ".join(u.decode() + " units" for u in sorted(units)) + " Why?!"
+    v = view(text)
+    runs = typos._terminal_runs(text, ())
+    got = C.stretch_sites(v, (), runs, units)
+    assert got == list(Flags.of_bytes(typos._stretch_ends(v, (), runs)))
+    assert [text[p - 4 : p + 1] for p in got[:-2]] == ["units"] * len(units)
+    assert got[-2:] == [len(text) - 3, len(text) - 1]  # "Why" and the run
+
+
+@needs_c
 def test_bad_input_raises_value_errors():
     v = b"cats and dogs"
     words = array("I", [0] * 8)
