@@ -46,6 +46,13 @@ def _spans(text: str, v: bytes):
     return tm.protected_spans(text) if may_protect(v) else ()
 
 
+def test_version_says_which_build_runs(capfd):
+    from perturber import cli
+
+    assert cli.main(["--version"]) == 0
+    assert capfd.readouterr().out.endswith("C module)\n" if C is not None else "pure Python)\n")
+
+
 def test_ci_builds_the_module():
     """CI sets PERTURBER_REQUIRE_NATIVE=1: there, a missing module is a failure, not a skip."""
     if config.read("PERTURBER_REQUIRE_NATIVE"):

@@ -76,7 +76,9 @@ def test_catalog_routes(client):
     err = assert_error(client.get("/perturbations/native/quotse"), 404, "unknown_perturbation")
     assert err["suggestions"] == ["quotes"]
     assert client.get("/health").json() == {"status": "ok"}
-    assert client.get("/version").json()["catalog_digest"] == perturber.catalog_digest()
+    version = client.get("/version").json()
+    assert version["catalog_digest"] == perturber.catalog_digest()
+    assert version["native"] is (perturber.native.c is not None)
     page = client.get("/")
     assert page.status_code == 200 and "perturber playground" in page.text
     assert client.get("/static/playground.js").status_code == 200

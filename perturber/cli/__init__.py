@@ -20,7 +20,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 
-from .. import __version__, registry
+from .. import __version__, native, registry
 from ..errors import PerturberError
 from .apply import cmd_apply
 from .parser import write
@@ -82,7 +82,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             write(USAGE)
             return 0 if argv else 2
         if argv[0] == "--version":
-            write(f"perturber {__version__} (catalog {registry.catalog_digest()[:12]})\n")
+            build = "C module" if native.c is not None else "pure Python"
+            write(f"perturber {__version__} (catalog {registry.catalog_digest()[:12]}, {build})\n")
             return 0
         command, rest = argv[0], argv[1:]
         run = _command(command)

@@ -19,7 +19,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import BaseRoute, Match, NoMatchFound
 
-from .. import __version__, core, registry
+from .. import __version__, core, native, registry
 from ..errors import InvalidParams, PerturberError
 from ..visible import script
 from .auth import DenyUngated, ModelGate, start_up
@@ -229,6 +229,7 @@ def _catalog_routes(app: FastAPI) -> None:
             "version": __version__,
             "catalog_digest": registry.catalog_digest(),
             "entries": len(registry.entries()),
+            "native": native.c is not None,  # perturber._native, the C module, is in use
         }
 
     @app.get("/perturbations", tags=["catalog"], summary="List the catalog (filterable)")
