@@ -3,18 +3,10 @@ twins of a few hot loops (perturber/native.py), one stable-ABI module for Python
 It is optional: without a C compiler the install goes on and the package runs its pure-Python
 paths, with the same outputs (slower on text it has not seen)."""
 
-import os
-
 from setuptools import Extension, setup
 
-# PERTURBER_PURE_WHEEL=1: the pure wheel (py3-none-any) for the platforms without a compiled one
-# (infra/native.py builds it and the manylinux wheels).
-PURE = os.environ.get("PERTURBER_PURE_WHEEL") == "1"
-
 setup(
-    ext_modules=[]
-    if PURE
-    else [
+    ext_modules=[
         Extension(
             "perturber._native",
             ["perturber/_native.c"],
@@ -23,5 +15,5 @@ setup(
             optional=True,
         )
     ],
-    options={} if PURE else {"bdist_wheel": {"py_limited_api": "cp311"}},
+    options={"bdist_wheel": {"py_limited_api": "cp311"}},
 )

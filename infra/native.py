@@ -11,9 +11,10 @@ Linux ``x86_64`` or ``aarch64`` against glibc 2.17, so it loads on every manylin
 on AWS Lambda (infra/Makefile puts the aarch64 build into the function). One stable-ABI module
 serves Python 3.11 and later, so the host's own headers build it.
 
-``wheels`` writes the sdist, a pure wheel (``py3-none-any``: any other platform, pure-Python paths)
-and one ``cp311-abi3-manylinux_2_17`` wheel each for x86_64 and aarch64 (the pure wheel plus the
-compiled module); ``auditwheel show`` must find each compiled wheel consistent with its tag.
+``wheels`` writes the sdist and, from setuptools' wheel of this machine, a pure wheel
+(``py3-none-any``, without the module: every other platform runs the pure-Python paths) and one
+``cp311-abi3-manylinux_2_17`` wheel each for x86_64 and aarch64 (with the module that ``compile``
+builds for it); ``auditwheel show`` must find each compiled wheel consistent with its tag.
 
 ``check-arm64`` runs an aarch64 CPython 3.11 (Debian's, unpacked from its packages) under
 ``qemu-aarch64-static`` with the aarch64 wheel and its dependencies installed for that platform,
@@ -112,25 +113,27 @@ def _record_line(name: str, data: bytes) -> str:
     return f"{name},sha256={digest},{len(data)}"
 
 
-def platform_wheel(pure: Path, module: Path, arch: str, outdir: Path) -> Path:
-    """The pure wheel ``pure`` with the compiled ``module`` added, tagged for ``arch``."""
-    tag = f"cp311-abi3-{PLATFORM_TAG.format(arch=arch)}"
-    name, version = pure.name.split("-")[:2]
-    target = outdir / f"{name}-{version}-{tag}.whl"
+def rewheel(built: Path, outdir: Path, tags: list[str], module: Path | None) -> Path:
+    """The wheel ``built`` (setuptools', for this machine) with its compiled module replaced by
+    ``module`` (none: the pure wheel), tagged ``tags`` (``python-abi-platform`` each)."""
+    name, version = built.name.split("-")[:2]
+    python, abi = tags[0].split("-")[:2]
+    platforms = ".".join(t.split("-", 2)[2] for t in tags)
+    target = outdir / f"{name}-{version}-{python}-{abi}-{platforms}.whl"
     info = f"{name}-{version}.dist-info"
-    with zipfile.ZipFile(pure) as src, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as dst:
+    with zipfile.ZipFile(built) as src, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as dst:
         records = []
         for item in src.infolist():
-            if item.filename in (f"{info}/RECORD", f"{info}/WHEEL"):
+            if item.filename in (f"{info}/RECORD", f"{info}/WHEEL") or item.filename.endswith(".so"):
                 continue
             data = src.read(item)
             dst.writestr(item, data)
             records.append(_record_line(item.filename, data))
-        wheel = src.read(f"{info}/WHEEL").decode()
-        wheel = wheel.replace("Root-Is-Purelib: true", "Root-Is-Purelib: false")
-        wheel = re.sub(r"^Tag: .*\n", "", wheel, flags=re.M)
-        wheel += "".join(f"Tag: cp311-abi3-{t}\n" for t in PLATFORM_TAG.format(arch=arch).split("."))
-        for path, data in ((MODULE, module.read_bytes()), (f"{info}/WHEEL", wheel.encode())):
+        wheel = re.sub(r"^(Tag|Root-Is-Purelib): .*\n", "", src.read(f"{info}/WHEEL").decode(), flags=re.M)
+        wheel = wheel.rstrip("\n") + "\n"  # headers only: a blank line would end them
+        wheel += f"Root-Is-Purelib: {'false' if module else 'true'}\n" + "".join(f"Tag: {t}\n" for t in tags)
+        added = [(MODULE, module.read_bytes())] if module else []
+        for path, data in [*added, (f"{info}/WHEEL", wheel.encode())]:
             dst.writestr(zipfile.ZipInfo(path, (2026, 1, 1, 0, 0, 0)), data)
             records.append(_record_line(path, data))
         dst.writestr(f"{info}/RECORD", "\n".join([*records, f"{info}/RECORD,,"]) + "\n")
@@ -150,16 +153,17 @@ def build_wheels(outdir: Path) -> list[Path]:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         run([sys.executable, "-m", "build", "--sdist", "--outdir", str(outdir), str(ROOT)])
-        env = {**os.environ, "PERTURBER_PURE_WHEEL": "1"}
-        run([sys.executable, "-m", "build", "--wheel", "--outdir", str(work), str(ROOT)], env=env)
-        pure = next(work.glob("*-py3-none-any.whl"))
-        made = [*outdir.glob(pure.name.split("-py3")[0] + ".tar.gz"), outdir / pure.name]
-        shutil.copy(pure, made[-1])
+        run([sys.executable, "-m", "build", "--wheel", "--outdir", str(work), str(ROOT)])
+        built = next(work.glob("*.whl"))
+        made = [
+            *outdir.glob(built.name.split("-cp")[0] + ".tar.gz"),
+            rewheel(built, outdir, ["py3-none-any"], None),
+        ]
         for arch in ARCHES:
             module = compile_module(arch, work / arch / "_native.abi3.so")
-            wheel = platform_wheel(pure, module, arch, outdir)
-            check_manylinux(wheel, arch)
-            made.append(wheel)
+            tags = [f"cp311-abi3-{platform}" for platform in PLATFORM_TAG.format(arch=arch).split(".")]
+            made.append(rewheel(built, outdir, tags, module))
+            check_manylinux(made[-1], arch)
     return made
 
 

@@ -3,6 +3,7 @@ x86_64 + aarch64 with perturber._native), `twine check`, and this machine's whee
 fresh virtualenv outside the source tree (CLI, catalog, service, playground files, tables and the
 compiled module ship)."""
 
+import email.parser
 import json
 import os
 import pathlib
@@ -71,6 +72,14 @@ def test_sdist_and_wheel_pass_twine_check(dist):
     with zipfile.ZipFile(dist / names[0]) as aarch64, zipfile.ZipFile(dist / names[2]) as pure:
         assert set(aarch64.namelist()) - set(pure.namelist()) == {"perturber/_native.abi3.so"}
         assert aarch64.read("perturber/_native.abi3.so")[18] == 0xB7  # ELF e_machine: aarch64
+    for name in names[:3]:  # each wheel's WHEEL headers name the tags of its file name
+        with zipfile.ZipFile(dist / name) as wheel:
+            headers = email.parser.Parser().parsestr(
+                wheel.read(f"perturber-{version}.dist-info/WHEEL").decode()
+            )
+        python, abi, platforms = name.removesuffix(".whl").split("-")[2:]
+        assert headers.get_all("Tag") == [f"{python}-{abi}-{p}" for p in platforms.split(".")]
+        assert headers["Root-Is-Purelib"] == ("true" if abi == "none" else "false")
     with tarfile.open(dist / names[3]) as sdist:
         assert {f"perturber-{version}/{p}" for p in ("setup.py", "perturber/_native.c")} <= set(
             sdist.getnames()
