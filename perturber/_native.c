@@ -452,6 +452,10 @@ static PyObject *typos_apply(PyObject *module, PyObject *args)
             goto done;
         }
         Py_ssize_t e = token_end(v, n, s);
+        if (token_classes(v, s, e).all & DIGIT) {
+            PyErr_SetString(PyExc_ValueError, "typos edits tokens of letters and joiners only");
+            goto done;
+        }
         int status = typo_edit(v + s, e - s, s, &st, &edits[t]);
         if (status == -1) { /* the batch ran out: the caller draws in Python */
             result = Py_NewRef(Py_None);

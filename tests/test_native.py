@@ -214,6 +214,8 @@ def test_bad_input_raises_value_errors():
             C.typos_apply("cats and dogs", v, starts, words, 0)
     with pytest.raises(ValueError):
         C.typos_apply("cats and dogs", v, [0], words, 9)
+    with pytest.raises(ValueError, match="letters and joiners"):
+        C.typos_apply("cats 3rd dogs", b"cats 3rd dogs", [5], words, 0)
     with pytest.raises(TypeError):
         C.typo_starts("not bytes", (), 4)
     with pytest.raises(ValueError):
