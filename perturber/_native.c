@@ -245,6 +245,61 @@ static PyObject *free_starts(PyObject *module, PyObject *args)
     return out;
 }
 
+PyDoc_STRVAR(title_case_doc,
+"title_case(view, spans, units) -> (bytes, int)\n\n"
+"title_case on a plain text's view (character._title_view): the view with the letters to\n"
+"upper-case upper-cased (the first letter of each free token that starts with a lower-case\n"
+"letter, has no upper-case letter after it and is not one of `units`, and each lower-case letter\n"
+"after a hyphen in a free token that starts with a letter and has no upper-case letter after\n"
+"it), and the number of tokens that change.");
+
+static PyObject *title_case(PyObject *module, PyObject *args)
+{
+    (void)module;
+    const char *v;
+    Py_ssize_t n, e, edited = 0;
+    PyObject *py_spans, *units;
+    Pairs spans;
+    if (!PyArg_ParseTuple(args, "y#OO", &v, &n, &py_spans, &units) || read_pairs(py_spans, &spans) < 0)
+        return NULL;
+    /* a new object to write into (from a string, CPython would share its one-byte bytes) */
+    PyObject *out = PyBytes_FromStringAndSize(NULL, n);
+    char *o = out == NULL ? NULL : PyBytes_AsString(out);
+    if (o != NULL)
+        memcpy(o, v, n);
+    for (Py_ssize_t s = next_token(v, n, 0, &e); o != NULL && s < n; s = next_token(v, n, e, &e)) {
+        TokenClasses t = token_classes(v, s, e);
+        if (IS(v[s], DIGIT) || (t.late & UPPER) || !is_free(v, n, s, e, &spans))
+            continue;
+        int changed = 0;
+        if (!IS(v[s], UPPER)) {
+            int unit = 0;
+            if (e - s <= 3 && !(t.all & JOINER)) { /* a unit symbol is one to three letters */
+                PyObject *word = PyBytes_FromStringAndSize(v + s, e - s);
+                unit = word == NULL ? -1 : PySet_Contains(units, word);
+                Py_XDECREF(word);
+            }
+            if (unit < 0) {
+                Py_CLEAR(out);
+                break;
+            }
+            if (!unit) {
+                o[s] = (char)(v[s] - 32);
+                changed = 1;
+            }
+        }
+        for (Py_ssize_t q = s + 1; q < e; q++) {
+            if (v[q - 1] == '-' && v[q] >= 'a' && v[q] <= 'z') {
+                o[q] = (char)(v[q] - 32);
+                changed = 1;
+            }
+        }
+        edited += changed;
+    }
+    PyMem_Free(spans.at);
+    return out == NULL ? NULL : Py_BuildValue("(Nn)", out, edited);
+}
+
 /* ---- draws: perturber.rng.Draws.below over a batch of words ------------------------------ */
 
 typedef struct {
@@ -509,6 +564,7 @@ static PyMethodDef methods[] = {
     {"typos_apply", typos_apply, METH_VARARGS, typos_apply_doc},
     {"stretch_sites", stretch_sites, METH_VARARGS, stretch_sites_doc},
     {"free_starts", free_starts, METH_VARARGS, free_starts_doc},
+    {"title_case", title_case, METH_VARARGS, title_case_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -174,6 +174,45 @@ def test_repeated_chars_is_the_same_with_and_without_the_module(text, seed, rate
         assert fast == slow
 
 
+title_texts = texts | st.lists(
+    st.sampled_from(
+        [
+            "well-known",
+            "km",
+            "a",
+            "mph",
+            "hrs",
+            "Mph-fast",
+            "x-Ray",
+            "x-zone",
+            "s",
+            "o'neil",
+            "CO2",
+            "e.g",
+            "-",
+        ]
+    ),
+    max_size=8,
+).map(" ".join)
+
+
+@needs_c
+@settings(max_examples=500, deadline=None)
+@given(title_texts)
+def test_title_case_is_the_same_with_and_without_the_module(text):
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        fast, slow = _both_ways(monkeypatch, text, "title_case", {}, 0)
+        assert fast == slow
+
+
+@needs_c
+def test_title_case_writes_a_new_bytes_object():
+    """The view is copied before its letters change (CPython shares its one-byte bytes objects)."""
+    view = bytes([97])
+    assert C.title_case(view, (), frozenset()) == (b"A", 1)
+    assert view == b"a" and bytes([97]) == b"a"
+
+
 @needs_c
 @settings(max_examples=300, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(0, 40))

@@ -24,6 +24,7 @@ from types import MappingProxyType
 
 import regex
 
+from .. import native
 from .. import text as tm
 from ..data import load_table, unit_symbols
 from ..memo import loaded_once, per_text
@@ -419,6 +420,13 @@ def title_case(text: str, rng: Draws) -> Outcome:
     "A Well-Known O'neil"
     """
     plain = (text.encode("ascii"), []) if text.isascii() else _few_non_ascii_view(text)
+    if plain is not None and native.c is not None:  # the C walk over the view's tokens
+        v, non_ascii_at = plain
+        spans = tm.protected_spans(text) if may_protect(v) else ()
+        out, edited = native.c.title_case(v, spans, _title_units()[0])
+        if not edited:
+            return unchanged(text, "no_change")
+        return Outcome(_with_non_ascii(out.decode("ascii"), text, non_ascii_at), edited)
     if plain is not None and not may_protect(plain[0]):
         return _title_view(text, *plain)
     b = bits(text)
@@ -545,9 +553,15 @@ def _title_view(text: str, view: bytes, non_ascii_at: list[int]) -> Outcome:
     if not first:
         return unchanged(text, "no_change")
     out = (int.from_bytes(view, "big") - (first << 5)).to_bytes(n, "big").decode("ascii")
-    if non_ascii_at:  # the view's stand-ins give way to the text's code points
-        out = tm.splice_at(out, non_ascii_at, None, map(text.__getitem__, non_ascii_at))
-    return Outcome(out, edited)
+    return Outcome(_with_non_ascii(out, text, non_ascii_at), edited)
+
+
+def _with_non_ascii(out: str, text: str, non_ascii_at: list[int]) -> str:
+    """``out``, made from the view of ``text``, with the view's stand-ins at ``non_ascii_at``
+    giving way to the text's own code points."""
+    if not non_ascii_at:
+        return out
+    return tm.splice_at(out, non_ascii_at, None, map(text.__getitem__, non_ascii_at))
 
 
 def _title_plain(b: Bits) -> tuple[int, int]:
