@@ -42,9 +42,9 @@ _SEEDING = (
     "reference pays inside its fixed cost of about 18 µs a call"
 )
 REASONS = {
-    "title_case": "the byte-lane path alone takes about the reference's time on a new 2 KB paragraph "
-    "(the reference is `str.title()`); keeping the outcome for the next seeds (`memoise_outcome`: "
-    "hashing and storing the text) adds about 1 µs, which a study gets back on its second seed",
+    "title_case": "its token walk runs in `perturber._native`, but the reference is one "
+    "`str.title()`; keeping the outcome for the next seeds (`memoise_outcome`: hashing and storing "
+    "the text) adds about 1 µs, which a study gets back on its second seed",
     "typos": "its scan, each word's §5.2 plan and draws, and the splice run in `perturber._native`; "
     + _SEEDING
     + ", and the choice of the words is the frozen §1.4 sample, in Python",
@@ -235,7 +235,8 @@ def render(runs: dict, ours_alone: dict | None, memory: list | None) -> str:
         "between about 0.8 and 1.25 as ties. "
         + (
             "This library ran with `perturber._native`, its C module (the wheels for Linux x86_64 "
-            "and aarch64 carry it; elsewhere `typos`, `realistic_typos` and `repeated_chars` run "
+            "and aarch64 carry it; elsewhere `typos`, `realistic_typos`, `repeated_chars` and "
+            "`title_case` run "
             "their pure-Python twins, slower on a new text, with the same outputs)."
             if native.c is not None
             else "This library ran without `perturber._native` (pure Python throughout)."
