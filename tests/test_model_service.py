@@ -175,7 +175,9 @@ def test_batches_are_bounded_and_ordered_over_http(client, server, monkeypatch):
     texts = [f"item {i}" for i in range(40)]
     r = post(client, "simplification", texts, AUTH)
     assert [x["text"] for x in r.json()["results"]] == [t + "?" for t in texts]
-    assert server.max_in_flight == model_tier.settings().concurrency == 16
+    # bounded by the setting, and concurrent (how many overlap depends on the machine's load: a
+    # loaded machine saw 14 of 16, so the exact peak is not asserted)
+    assert 1 < server.max_in_flight <= model_tier.settings().concurrency == 16
 
 
 # -- keys never leak -----------------------------------------------------------------------------
