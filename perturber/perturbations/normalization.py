@@ -446,8 +446,11 @@ class _UnitTables:
             for sym in row["symbols"]:
                 entries.append((sym, row["singular"], row["plural"]))
         entries.sort(key=lambda x: len(x[0]), reverse=True)  # stable: table order among ties
-        self.units = tuple(entries)
-        self.first_chars = frozenset(sym[0] for sym, _, _ in entries)
+        # by first character, each list in that order: the symbols that can start at a position
+        self.by_first: dict[str, list[tuple[str, str, str]]] = {}
+        for entry in entries:
+            self.by_first.setdefault(entry[0][0], []).append(entry)
+        self.first_chars = frozenset(self.by_first)
         # a digit, at most one space or NBSP, then a character that can start a symbol
         self.hint = re.compile(
             "[0-9][ \u00a0]?[" + "".join(sorted(re.escape(c) for c in self.first_chars)) + "]"
@@ -463,7 +466,7 @@ def _unit_at(text: str, p: int, tables: _UnitTables):
     n = len(text)
     if p >= n or text[p] not in tables.first_chars:
         return None
-    for sym, singular, plural in tables.units:
+    for sym, singular, plural in tables.by_first[text[p]]:
         if text.startswith(sym, p):
             q = p + len(sym)
             if q < n:
