@@ -142,34 +142,12 @@ def tabs_for_spaces(text: str, rng: Draws) -> Outcome:
     ):
         # Common prose: every offset is a cluster boundary, nothing is protected and no line
         # starts with 4 spaces (so group 1 never matches): a plain substitution in C.
-        if _lone_inner_spaces(text):  # each space is a run of one: no pattern needed
-            return Outcome(text.replace(" ", "\t"), text.count(" "))
         out, n = _INNER_RUN.subn("\t", text)
         return Outcome(out, n) if n else unchanged(text, "no_candidates")
     edits = _tab_edits(text)
     if not edits:
         return unchanged(text, "no_candidates")
     return Outcome(tm.splice(text, edits), len(edits))
-
-
-# A space next to whitespace (str.isspace, as the pattern's \s): such a space is not a whole
-# inner run of one space.
-_NEXT_TO_SPACE = tuple(p for c in map(chr, range(128)) if c.isspace() for p in (" " + c, c + " "))
-
-
-def _lone_inner_spaces(text: str) -> bool:
-    """Every space of ``text`` (ASCII, at least one character) has a non-whitespace character on
-    each side: each is an inner run of one space.
-
-    >>> _lone_inner_spaces("a b, c."), _lone_inner_spaces("a  b"), _lone_inner_spaces("a \\nb")
-    (True, False, False)
-    """
-    return (
-        text.isascii()
-        and text[0] != " "
-        and text[-1] != " "
-        and not any(map(text.__contains__, _NEXT_TO_SPACE))
-    )
 
 
 def _tab_edits(text: str) -> list[tuple[int, int, str]]:
