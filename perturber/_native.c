@@ -11,6 +11,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A view byte's classes (perturber.text.byte_lanes.class_table with the typo bits). */
@@ -303,23 +304,195 @@ static PyObject *title_case(PyObject *module, PyObject *args)
 /* ---- draws: perturber.rng.Draws.below over a batch of words ------------------------------ */
 
 typedef struct {
+    Py_buffer view; /* of the current batch */
     const uint32_t *words;
     Py_ssize_t len, pos;
+    PyObject *refill; /* Draws._refill: the next batch, once this one is used up */
 } Stream;
 
-/* Draws.below(n) (n >= 1, at most 32 bits): -1 when the batch runs out first. */
+/* Start drawing from the batch `words` at index `pos`: 0, or -1 with an exception set. */
+static int stream_open(Stream *st, PyObject *words, Py_ssize_t pos, PyObject *refill)
+{
+    if (PyObject_GetBuffer(words, &st->view, PyBUF_SIMPLE) < 0)
+        return -1;
+    st->words = st->view.buf;
+    st->len = st->view.len / 4;
+    st->pos = pos;
+    st->refill = refill;
+    if (pos < 0 || pos > st->len) {
+        PyBuffer_Release(&st->view);
+        PyErr_SetString(PyExc_ValueError, "pos outside the batch");
+        return -1;
+    }
+    return 0;
+}
+
+/* The next 32-bit word of the stream: 0, or -1 with an exception set. */
+static int next_word(Stream *st, uint32_t *word)
+{
+    if (st->pos >= st->len) {
+        PyObject *batch = PyObject_CallNoArgs(st->refill);
+        if (batch == NULL)
+            return -1;
+        PyBuffer_Release(&st->view);
+        int failed = PyObject_GetBuffer(batch, &st->view, PyBUF_SIMPLE);
+        Py_DECREF(batch); /* the view holds it */
+        if (failed < 0)
+            return -1;
+        st->words = st->view.buf;
+        st->len = st->view.len / 4;
+        st->pos = 0;
+        if (st->len == 0) {
+            PyErr_SetString(PyExc_ValueError, "refill gave an empty batch");
+            return -1;
+        }
+    }
+    *word = st->words[st->pos++];
+    return 0;
+}
+
+/* Draws.below(n) (1 <= n < 2**32): the draw, or -1 with an exception set. */
 static long below(Stream *st, uint32_t n)
 {
     int bits = 0;
     for (uint32_t m = n; m; m >>= 1)
         bits++;
     for (;;) {
-        if (st->pos >= st->len)
+        uint32_t word;
+        if (next_word(st, &word) < 0)
             return -1;
-        uint32_t r = st->words[st->pos++] >> (32 - bits);
+        uint32_t r = word >> (32 - bits);
         if (r < n)
             return (long)r;
     }
+}
+
+/* The indices perturber.rng.chosen draws when it picks k of n (0 <= k <= n): the frozen partial
+ * Fisher-Yates of §1.4 in draw order (no draw when k is 0 or n), into `out`; -1 on error. */
+static int sample_range(Stream *st, Py_ssize_t n, Py_ssize_t k, Py_ssize_t *out)
+{
+    if (k == 0 || k == n) {
+        for (Py_ssize_t i = 0; i < k; i++)
+            out[i] = i;
+        return 0;
+    }
+    Py_ssize_t *pool = PyMem_Malloc(sizeof(Py_ssize_t) * n);
+    if (pool == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        pool[i] = i;
+    int status = 0;
+    for (Py_ssize_t i = 0; i < k; i++) {
+        long r = below(st, (uint32_t)(n - i));
+        if (r < 0) {
+            status = -1;
+            break;
+        }
+        out[i] = pool[i + r];
+        pool[i + r] = pool[i];
+    }
+    PyMem_Free(pool);
+    return status;
+}
+
+static int ascending(const void *a, const void *b)
+{
+    Py_ssize_t x = *(const Py_ssize_t *)a, y = *(const Py_ssize_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* (parts + [text[at:]] joined, pos): the result of an apply; NULL with an exception set. */
+static PyObject *join_with_rest(PyObject *parts, PyObject *text, Py_ssize_t at, Py_ssize_t pos)
+{
+    PyObject *rest = PyUnicode_Substring(text, at, PyUnicode_GetLength(text));
+    if (rest == NULL || PyList_Append(parts, rest) < 0) {
+        Py_XDECREF(rest);
+        return NULL;
+    }
+    Py_DECREF(rest);
+    PyObject *empty = PyUnicode_FromStringAndSize("", 0);
+    PyObject *joined = empty == NULL ? NULL : PyUnicode_Join(empty, parts);
+    Py_XDECREF(empty);
+    return joined == NULL ? NULL : Py_BuildValue("(Nn)", joined, pos);
+}
+
+PyDoc_STRVAR(stretch_apply_doc,
+"stretch_apply(text, sites, k, words, pos, refill) -> (str, int)\n\n"
+"repeated_chars on a plain text whose candidates repeat the code points at `sites` (ascending,\n"
+"ASCII): k of them chosen as perturber.rng.chosen does, each repeated 3 or 4 times (2 + 1 +\n"
+"Draws.below(2), in text order), drawing from the batch `words` from index `pos` (`refill`: the\n"
+"next batch). The new text and the index after the words read.");
+
+static PyObject *stretch_apply(PyObject *module, PyObject *args)
+{
+    (void)module;
+    PyObject *text, *sites, *words, *refill, *seq = NULL, *parts = NULL, *result = NULL;
+    Py_ssize_t k, pos, *at = NULL, *chosen = NULL;
+    Stream st;
+    if (!PyArg_ParseTuple(args, "UOnOnO", &text, &sites, &k, &words, &pos, &refill)
+        || stream_open(&st, words, pos, refill) < 0)
+        return NULL;
+    if ((seq = PySequence_Fast(sites, "sites must be a sequence")) == NULL)
+        goto done;
+    Py_ssize_t m = PySequence_Size(seq), length = PyUnicode_GetLength(text);
+    if (k < 0 || k > m) {
+        PyErr_SetString(PyExc_ValueError, "k must be between 0 and the number of sites");
+        goto done;
+    }
+    at = PyMem_Malloc(sizeof(Py_ssize_t) * (m > 0 ? m : 1));
+    chosen = PyMem_Malloc(sizeof(Py_ssize_t) * (k > 0 ? k : 1));
+    if (at == NULL || chosen == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < m; i++) {
+        PyObject *item = PySequence_GetItem(seq, i);
+        at[i] = item == NULL ? -1 : PyLong_AsSsize_t(item);
+        Py_XDECREF(item);
+        if (at[i] == -1 && PyErr_Occurred())
+            goto done;
+        if (at[i] < (i ? at[i - 1] + 1 : 0) || at[i] >= length) {
+            PyErr_SetString(PyExc_ValueError, "sites must be ascending offsets in the text");
+            goto done;
+        }
+    }
+    if (sample_range(&st, m, k, chosen) < 0)
+        goto done;
+    qsort(chosen, k, sizeof(Py_ssize_t), ascending);
+    if ((parts = PyList_New(0)) == NULL)
+        goto done;
+    Py_ssize_t prev = 0;
+    for (Py_ssize_t i = 0; i < k; i++) {
+        Py_ssize_t p = at[chosen[i]];
+        Py_UCS4 c = PyUnicode_ReadChar(text, p);
+        long r = below(&st, 2);
+        if (r < 0 || (c == (Py_UCS4)-1 && PyErr_Occurred()))
+            goto done;
+        if (c > 127) {
+            PyErr_SetString(PyExc_ValueError, "a site that is not an ASCII code point");
+            goto done;
+        }
+        char copies[4] = {(char)c, (char)c, (char)c, (char)c};
+        PyObject *before = PyUnicode_Substring(text, prev, p);
+        PyObject *run = PyUnicode_FromStringAndSize(copies, 3 + r);
+        int failed = before == NULL || run == NULL || PyList_Append(parts, before) < 0
+                     || PyList_Append(parts, run) < 0;
+        Py_XDECREF(before);
+        Py_XDECREF(run);
+        if (failed)
+            goto done;
+        prev = p + 1;
+    }
+    result = join_with_rest(parts, text, prev, st.pos);
+done:
+    PyMem_Free(chosen);
+    PyMem_Free(at);
+    Py_XDECREF(parts);
+    Py_XDECREF(seq);
+    PyBuffer_Release(&st.view);
+    return result;
 }
 
 /* ---- typos (§5.2) on a token of ASCII letters and joiners ---------------------------------- */
@@ -392,8 +565,7 @@ static void simple_plan(const char *w, Py_ssize_t n, char *low, Py_ssize_t *left
         count[DELETE] = 0;
 }
 
-/* The draws and edit of typos on the token w = text[s:s+n]: 0, or -1 when the words run out,
- * -2 on no memory, -3 when the token has no option. */
+/* The draws and edit of typos on the token w = text[s:s+n]: 0, or -1 with an exception set. */
 static int typo_edit(const char *w, Py_ssize_t n, Py_ssize_t s, Stream *st, Edit *edit)
 {
     char low_small[SMALL_WORD];
@@ -405,8 +577,10 @@ static int typo_edit(const char *w, Py_ssize_t n, Py_ssize_t s, Stream *st, Edit
     void *heap = NULL;
     if (n > SMALL_WORD) {
         heap = PyMem_Malloc((size_t)n * (1 + (2 + OPS) * sizeof(Py_ssize_t) + 1));
-        if (heap == NULL)
-            return -2;
+        if (heap == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
         left = heap;
         right = left + n;
         positions = right + n;
@@ -420,7 +594,8 @@ static int typo_edit(const char *w, Py_ssize_t n, Py_ssize_t s, Stream *st, Edit
         ops += count[op] > 0;
     long k, j, d;
     if (ops == 0) {
-        status = -3;
+        PyErr_SetString(PyExc_ValueError, "a token with no typo option");
+        status = -1;
         goto done;
     }
     if ((k = below(st, (uint32_t)ops)) < 0) {
@@ -465,29 +640,22 @@ done:
 }
 
 PyDoc_STRVAR(typos_apply_doc,
-"typos_apply(text, view, starts, words, pos) -> (str, int) | None\n\n"
+"typos_apply(text, view, starts, words, pos, refill) -> (str, int)\n\n"
 "typos on a plain text whose chosen candidates start at `starts` (ascending), drawing from the\n"
-"batch `words` (32-bit words, native order) from index `pos`: the new text and the index after\n"
-"the words read; None when the batch runs out first (the caller draws in Python instead).");
+"batch `words` (32-bit words, native order) from index `pos` (`refill`: the next batch, as\n"
+"Draws._refill): the new text and the index after the words read.");
 
 static PyObject *typos_apply(PyObject *module, PyObject *args)
 {
     (void)module;
-    PyObject *text, *starts, *words;
+    PyObject *text, *starts, *words, *refill, *seq = NULL, *parts = NULL, *result = NULL;
     const char *v;
     Py_ssize_t n, pos;
-    if (!PyArg_ParseTuple(args, "Uy#OOn", &text, &v, &n, &starts, &words, &pos))
-        return NULL;
-    Py_buffer buf;
-    if (PyObject_GetBuffer(words, &buf, PyBUF_SIMPLE) < 0)
-        return NULL;
-    PyObject *seq = NULL, *parts = NULL, *result = NULL;
     Edit *edits = NULL;
-    Stream st = {(const uint32_t *)buf.buf, buf.len / 4, pos};
-    if (pos < 0 || pos > st.len) {
-        PyErr_SetString(PyExc_ValueError, "pos outside the batch");
-        goto done;
-    }
+    Stream st;
+    if (!PyArg_ParseTuple(args, "Uy#OOnO", &text, &v, &n, &starts, &words, &pos, &refill)
+        || stream_open(&st, words, pos, refill) < 0)
+        return NULL;
     if ((seq = PySequence_Fast(starts, "starts must be a sequence")) == NULL)
         goto done;
     Py_ssize_t m = PySequence_Size(seq);
@@ -511,19 +679,8 @@ static PyObject *typos_apply(PyObject *module, PyObject *args)
             PyErr_SetString(PyExc_ValueError, "typos edits tokens of letters and joiners only");
             goto done;
         }
-        int status = typo_edit(v + s, e - s, s, &st, &edits[t]);
-        if (status == -1) { /* the batch ran out: the caller draws in Python */
-            result = Py_NewRef(Py_None);
+        if (typo_edit(v + s, e - s, s, &st, &edits[t]) < 0)
             goto done;
-        }
-        if (status == -2) {
-            PyErr_NoMemory();
-            goto done;
-        }
-        if (status == -3) {
-            PyErr_SetString(PyExc_ValueError, "a token with no typo option");
-            goto done;
-        }
         prev_end = e;
     }
     if ((parts = PyList_New(0)) == NULL)
@@ -540,22 +697,12 @@ static PyObject *typos_apply(PyObject *module, PyObject *args)
             goto done;
         at = edits[t].end;
     }
-    PyObject *rest = PyUnicode_Substring(text, at, PyUnicode_GetLength(text));
-    if (rest == NULL || PyList_Append(parts, rest) < 0) {
-        Py_XDECREF(rest);
-        goto done;
-    }
-    Py_DECREF(rest);
-    PyObject *empty = PyUnicode_FromStringAndSize("", 0);
-    PyObject *joined = empty == NULL ? NULL : PyUnicode_Join(empty, parts);
-    Py_XDECREF(empty);
-    if (joined != NULL)
-        result = Py_BuildValue("(Nn)", joined, st.pos);
+    result = join_with_rest(parts, text, at, st.pos);
 done:
     PyMem_Free(edits);
     Py_XDECREF(parts);
     Py_XDECREF(seq);
-    PyBuffer_Release(&buf);
+    PyBuffer_Release(&st.view);
     return result;
 }
 
@@ -565,6 +712,7 @@ static PyMethodDef methods[] = {
     {"stretch_sites", stretch_sites, METH_VARARGS, stretch_sites_doc},
     {"free_starts", free_starts, METH_VARARGS, free_starts_doc},
     {"title_case", title_case, METH_VARARGS, title_case_doc},
+    {"stretch_apply", stretch_apply, METH_VARARGS, stretch_apply_doc},
     {NULL, NULL, 0, NULL},
 };
 

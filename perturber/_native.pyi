@@ -1,5 +1,5 @@
 # Types of perturber._native (perturber/_native.c): the optional C twins of a few hot loops.
-from collections.abc import Sequence, Set
+from collections.abc import Callable, Sequence, Set
 
 from _typeshed import ReadableBuffer
 
@@ -9,6 +9,21 @@ def stretch_sites(
     view: bytes, spans: Sequence[tuple[int, int]], runs: Sequence[tuple[int, int]], units: Set[bytes], /
 ) -> list[int]: ...
 def typos_apply(
-    text: str, view: bytes, starts: Sequence[int], words: ReadableBuffer, pos: int, /
-) -> tuple[str, int] | None: ...
+    text: str,
+    view: bytes,
+    starts: Sequence[int],
+    words: ReadableBuffer,
+    pos: int,
+    refill: Callable[[], ReadableBuffer],
+    /,
+) -> tuple[str, int]: ...
+def stretch_apply(
+    text: str,
+    sites: Sequence[int],
+    k: int,
+    words: ReadableBuffer,
+    pos: int,
+    refill: Callable[[], ReadableBuffer],
+    /,
+) -> tuple[str, int]: ...
 def title_case(view: bytes, spans: Sequence[tuple[int, int]], units: Set[bytes], /) -> tuple[bytes, int]: ...

@@ -337,13 +337,13 @@ def _sample_sparse(rng: Draws, n: int, k: int) -> list[int]:
     return out
 
 
-def draw_natively(rng: Draws, fn: Callable[..., tuple[T, int] | None], *args) -> T | None:
-    """``fn(*args, words, pos)``, a C function (``perturber._native``) that makes ``Draws.below``
-    draws from the batch ``words`` of ``rng`` from index ``pos`` on, with ``rng`` moved past the
-    words it read; None, with ``rng`` untouched, when ``fn`` ran out of words (it returns None)
-    or ``rng`` is not a :class:`Draws`: the caller then draws in Python, the same draws.
+def draw_natively(rng: Draws, fn: Callable[..., tuple[T, int]], *args) -> T | None:
+    """``fn(*args, words, pos, refill)``, a C function (``perturber._native``) that makes
+    ``Draws.below`` draws from the batch ``words`` of ``rng`` from index ``pos`` on (calling
+    ``refill()`` for the next batch when one is used up), with ``rng`` moved past the words it
+    read; None when ``rng`` is not a :class:`Draws` (the caller then draws in Python).
 
-    >>> draw_natively(Draws(0), lambda words, pos: (words[pos] >> 31, pos + 1)) == Draws(0).below(2)
+    >>> draw_natively(Draws(0), lambda words, pos, refill: (words[pos] >> 31, pos + 1)) == Draws(0).below(2)
     True
     """
     if type(rng) is not Draws:
@@ -351,10 +351,7 @@ def draw_natively(rng: Draws, fn: Callable[..., tuple[T, int] | None], *args) ->
     buf = rng._buf
     if buf is None or rng._pos == len(buf):
         buf = rng._refill()
-    got = fn(*args, buf, rng._pos)
-    if got is None:
-        return None
-    out, rng._pos = got
+    out, rng._pos = fn(*args, buf, rng._pos, rng._refill)
     return out
 
 

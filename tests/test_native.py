@@ -126,7 +126,7 @@ def test_every_typo_of_a_word_is_the_planned_one(word):
     if C.free_starts(v, ())[0] != 1 or tmech.token_end(v, 0) != len(word):  # one token
         return
     for seed in range(64):
-        fast, pos = C.typos_apply(text, v, [0], Draws(seed)._refill(), 0)
+        fast, pos = C.typos_apply(text, v, [0], Draws(seed)._refill(), 0, _no_refill)
         rng = Draws(seed)
         assert fast == _planned_typo(word, rng) + " x" and pos == rng._pos, seed
 
@@ -213,22 +213,66 @@ def test_title_case_writes_a_new_bytes_object():
     assert view == b"a" and bytes([97]) == b"a"
 
 
+def _no_refill():
+    raise AssertionError("the batch was long enough")
+
+
 @needs_c
 @settings(max_examples=300, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(0, 40))
-def test_a_batch_that_runs_out_leaves_the_draws_to_python(seed, cut):
-    """typos_apply on a batch cut short returns None, and the caller's Draws is left as it was."""
-    text = "Mississippi committee bookkeeper balloon letters"
+def test_a_batch_that_runs_out_is_refilled(seed, cut):
+    """On a batch cut short, the C draws call refill() once for the rest of the words and give
+    what the whole batch gives (typos_apply and stretch_apply)."""
+    text = "Mississippi committee bookkeeper balloon letters Why?"
     v = view(text)
-    starts = C.typo_starts(v, (), 4)
-    full = Draws(seed)
-    words = full._refill()
-    got = C.typos_apply(text, v, starts, words[:cut], 0)
-    whole = C.typos_apply(text, v, starts, words, 0)
-    assert whole is not None and (got is None or got == whole)
-    rng = Draws(seed)
-    rng._refill()
-    assert draw_natively(rng, lambda *a: None) is None and rng._pos == 0
+    words = Draws(seed)._refill()
+    starts, sites = C.typo_starts(v, (), 4), C.stretch_sites(v, (), [(51, 52)], frozenset())
+    for fn, args in ((C.typos_apply, (text, v, starts)), (C.stretch_apply, (text, sites, 4))):
+        rest = [words[cut:]]
+        got, pos = fn(*args, words[:cut], 0, rest.pop)
+        whole, end = fn(*args, words, 0, _no_refill)
+        assert got == whole and pos == (end - cut if not rest else end)
+    with pytest.raises(ValueError, match="empty batch"):
+        C.stretch_apply(text, sites, 4, words[:0], 0, lambda: words[:0])
+    with pytest.raises(KeyError):  # an error of refill reaches the caller
+        C.typos_apply(text, v, starts, words[:0], 0, {}.popitem)
+
+
+long_texts = st.lists(
+    st.sampled_from(["alpha", "beta", "Gamma", "delta!", "x", "km", "3rd", "Why??", "ok?!"]),
+    min_size=50,
+    max_size=400,
+).map(" ".join)
+
+
+@needs_c
+@settings(max_examples=60, deadline=None)
+@given(long_texts, seeds, st.sampled_from([0.3, 0.7, 1.0]))
+def test_repeated_chars_draws_across_batches_as_python_does(text, seed, rate):
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        fast, slow = _both_ways(monkeypatch, text, "repeated_chars", {"rate": rate}, seed)
+        assert fast == slow
+
+
+@needs_c
+@settings(max_examples=20, deadline=None)
+@given(st.lists(texts | long_texts, min_size=2, max_size=6))
+def test_a_study_gives_the_same_outputs_with_and_without_the_module(some):
+    """Texts x seeds 0-2 x the four entries, the memos warm from one call to the next (cached
+    first batches, tails and first samples position the draws the C code starts from)."""
+    names = ("typos", "realistic_typos", "repeated_chars", "title_case")
+
+    def study():
+        return [perturber.apply(t, n, None, seed) for t in some for seed in (0, 1, 2) for n in names]
+
+    clear_caches()
+    fast = study()
+    clear_caches()
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(native, "c", None)
+        slow = study()
+    clear_caches()
+    assert fast == slow
 
 
 @needs_c
@@ -250,11 +294,16 @@ def test_bad_input_raises_value_errors():
     words = array("I", [0] * 8)
     for starts in ([1], [5, 0], [99], [4]):  # inside a token, descending, past the end, a space
         with pytest.raises(ValueError):
-            C.typos_apply("cats and dogs", v, starts, words, 0)
+            C.typos_apply("cats and dogs", v, starts, words, 0, _no_refill)
     with pytest.raises(ValueError):
-        C.typos_apply("cats and dogs", v, [0], words, 9)
+        C.typos_apply("cats and dogs", v, [0], words, 9, _no_refill)
     with pytest.raises(ValueError, match="letters and joiners"):
-        C.typos_apply("cats 3rd dogs", b"cats 3rd dogs", [5], words, 0)
+        C.typos_apply("cats 3rd dogs", b"cats 3rd dogs", [5], words, 0, _no_refill)
+    for sites, k in (([3, 2], 1), ([3, 99], 1), ([3], 2), ([3], -1)):  # descending, outside, k > n, k < 0
+        with pytest.raises(ValueError):
+            C.stretch_apply("cats and dogs", sites, k, words, 0, _no_refill)
+    with pytest.raises(ValueError, match="ASCII"):
+        C.stretch_apply("café", [3], 1, words, 0, _no_refill)
     with pytest.raises(TypeError):
         C.typo_starts("not bytes", (), 4)
     with pytest.raises(ValueError):
@@ -266,6 +315,6 @@ def test_draw_natively_moves_the_draws_past_the_words_read():
     text = "Quick brown foxes jumped over lazy dogs"
     rng = Draws(5)
     out = draw_natively(rng, C.typos_apply, text, view(text), [0, 6, 12])
-    again = C.typos_apply(text, view(text), [0, 6, 12], Draws(5)._refill(), 0)
+    again = C.typos_apply(text, view(text), [0, 6, 12], Draws(5)._refill(), 0, _no_refill)
     assert out == again[0] and rng._pos == again[1] > 3
     assert draw_natively(object(), C.typos_apply) is None  # not a Draws: the caller draws

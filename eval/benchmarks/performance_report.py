@@ -51,9 +51,8 @@ REASONS = {
     "realistic_typos": "its candidates and free tokens come from `perturber._native`; "
     + _SEEDING
     + "; then the eleven §5.1 mechanisms of each chosen word, in Python",
-    "repeated_chars": "its sites come from `perturber._native`; on a 2 KB paragraph the frozen §1.4 "
-    "sample of a few hundred of them (a Python step a draw), the repeat counts and the splice of "
-    "about 120 edits run in Python; and for a `!`/`?` run " + _SENTENCES,
+    "repeated_chars": "its sites, the frozen §1.4 sample of them, the repeat counts and the splice "
+    "run in `perturber._native`; for a `!`/`?` run " + _SENTENCES,
     "drop_stop_words": _SENTENCES + " (the sentence guard), and the whitespace rule of §5.10",
     "punctuation_drop": _SENTENCES,
     "sequence_spaces": "it finds inner space runs line by line outside protected spans (§5.14)",

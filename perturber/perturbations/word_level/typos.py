@@ -24,7 +24,7 @@ from ... import text as tm
 from ...data import unit_symbols
 from ...memo import loaded_once, per_text, per_word
 from ...registry import Outcome, count, perturbation, rate, unchanged
-from ...rng import Draws, below_many, chosen, draw_natively, pick, select
+from ...rng import Draws, below_many, chosen, draw_natively, pick, quota, select
 from ...text.bits import (
     Bits,
     WordTable,
@@ -934,6 +934,11 @@ def repeated_chars(text: str, rng: Draws, *, rate: float) -> Outcome:
     sites, units = _stretch_sites(text)
     if not sites:
         return unchanged(text, "no_candidates")
+    if not units and native.c is not None:  # a plain text: the choice, counts and splice in C
+        k = quota(len(sites), rate=rate)
+        out = draw_natively(rng, native.c.stretch_apply, text, sites, k)
+        if out is not None:
+            return Outcome(out, k)
     idx = chosen(len(sites), rng, rate=rate)
     if type(idx) is not range:
         idx = sorted(idx)
