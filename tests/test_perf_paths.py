@@ -125,3 +125,18 @@ def test_per_text_memoises_short_texts_only():
     short, long_ = "banana", "a" * (TEXT_MAX_CHARS + 1)
     assert (count_a(short), count_a(short)) == (3, 3) and calls == [short]
     assert count_a(long_) == count_a(long_) == TEXT_MAX_CHARS + 1 and calls.count(long_) == 2
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=texts
+    | st.lists(
+        st.sampled_from(["5", "km", "1,500.5", "-3", "555-0100", "No. 7", "2026", "x", " ", "#"]), max_size=12
+    ).map(" ".join),
+    data=st.data(),
+)
+def test_numeric_literals_ending_at_chosen_offsets_are_a_filter(text, data):
+    """``ends`` keeps the literals ending there with the exclusions they have among all of them."""
+    every = tm.numeric_literals(text, ())
+    ends = data.draw(st.sets(st.integers(0, len(text) + 1)) | st.just({n.end for n in every[::2]}))
+    assert tm.numeric_literals(text, (), ends) == [n for n in every if n.end in ends]

@@ -477,9 +477,11 @@ def _unit_at(text: str, p: int, tables: _UnitTables):
     return None
 
 
-def _unit_numbers(text: str, spans: tm.Spans) -> list:
-    """Literals eligible as unit quantities: §1.10 rules 1, 2, 4, 5, 7-9; rule 3 on the left."""
-    nums = tm.numeric_literals(text, spans)
+def _unit_numbers(text: str, spans: tm.Spans, tables: _UnitTables) -> list:
+    """Literals eligible as unit quantities: §1.10 rules 1, 2, 4, 5, 7-9; rule 3 on the left;
+    only those a unit symbol may follow (a space or NBSP at most, then a symbol's first letter)."""
+    ends = {m.start() + 1 for m in tables.hint.finditer(text)}
+    nums = tm.numeric_literals(text, spans, ends)
     out = []
     right_glued = []
     for x in nums:
@@ -491,7 +493,7 @@ def _unit_numbers(text: str, spans: tm.Spans) -> list:
         # Re-evaluate the later rules with the gluing letter masked (a NUL is neither a letter,
         # a connector nor a phone separator, so nothing else about the literal changes).
         masked_text = tm.splice(text, [(x.end, x.end + 1, "\x00") for x in right_glued])
-        masked = {(y.start, y.end): y for y in tm.numeric_literals(masked_text, spans)}
+        masked = {(y.start, y.end): y for y in tm.numeric_literals(masked_text, spans, ends)}
         for x in right_glued:
             y = masked.get((x.start, x.end))
             if y is not None and (y.excluded is None or y.excluded == "year"):
@@ -535,7 +537,7 @@ def date_unit(text: str, rng: Draws) -> Outcome:
         if year < 1 or not 1 <= month <= 12 or not 1 <= day <= calendar.monthrange(year, month)[1]:
             continue  # not a real calendar date (leap years honoured)
         sites.append((s, e, f"{tables.months[month - 1]} {day}, {m.group(1)}"))
-    for x in _unit_numbers(text, spans):
+    for x in _unit_numbers(text, spans, tables):
         if x.start > 0 and text[x.start - 1] in _CURRENCY:
             continue  # $5m is five million
         p = x.end

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re as _re
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from typing import NamedTuple
 
 import regex
@@ -62,17 +62,22 @@ def _digit(c: str) -> bool:
     return "0" <= c <= "9"
 
 
-def numeric_literals(text: str, spans: Spans | Iterable[tuple[int, int]] | None = None) -> list[Number]:
-    """Numeric literals of §1.10 with the nine exclusions applied.
+def numeric_literals(
+    text: str, spans: Spans | Iterable[tuple[int, int]] | None = None, ends: Container[int] | None = None
+) -> list[Number]:
+    """Numeric literals of §1.10 with the nine exclusions applied (``ends``: only those that end
+    at one of these offsets, their exclusions found among all the literals).
 
     >>> [(n.text, n.quantity, n.excluded) for n in numeric_literals("Pay $1,500.50 by 2026-01-15, call 555-0100")]
     [('1,500.50', True, None), ('2026', False, 'connected'), ('01', False, 'connected'), ('15', False, 'connected'), ('555', False, 'connected'), ('0100', False, 'connected')]
+    >>> [n.text for n in numeric_literals("5 km, 7 kg and 8", (), ends={7})]
+    ['7']
     """
     if _ANY_DIGIT.search(text) is None:
         return []
-    if spans is None:
+    if spans is None and ends is None:
         return list(_numeric_literals_of(text))
-    return _numeric_literals(text, as_spans(text, spans))
+    return _numeric_literals(text, as_spans(text, spans), ends)
 
 
 @per_text
@@ -81,7 +86,7 @@ def _numeric_literals_of(text: str) -> tuple[Number, ...]:
     return tuple(_numeric_literals(text, as_spans(text, None)))
 
 
-def _numeric_literals(text: str, sp: Spans) -> list[Number]:
+def _numeric_literals(text: str, sp: Spans, ends_at: Container[int] | None = None) -> list[Number]:
     n = len(text)
     # First pass keeps only ints (cheap for the garbage collector on huge inputs).
     starts: list[int] = []
@@ -116,6 +121,8 @@ def _numeric_literals(text: str, sp: Spans) -> list[Number]:
     for k in range(count):
         s = starts[k]
         e = ends[k]
+        if ends_at is not None and e not in ends_at:
+            continue
         t = text[s:e]
         neg = t[0] == "-"
         ip, _, fp = (t[1:] if neg else t).partition(".")
