@@ -1,7 +1,7 @@
 """perturber side by side with the reference implementation, then docs/performance.md (`make bench`).
 
     python eval/run_all.py run bench-side [--ref PYTHON] [--tool SIDE_BY_SIDE.py] [--texts DIR]
-                                          [--rounds 3] [--modes study,cold-questions,cold-paragraphs,warm]
+                                          [--rounds 5] [--modes study,cold-questions,cold-paragraphs,warm]
 
 The comparison needs three things outside this repository, found by default next to it (or given
 by flag or environment variable):
@@ -149,7 +149,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ref", default=read("PERTURBER_REF_PYTHON") or str(ROOT.parent / "ref-venv/bin/python"))
     ap.add_argument("--tool", default=read("PERTURBER_SIDE_BY_SIDE") or str(SHARED / "side_by_side.py"))
     ap.add_argument("--texts", default=read("PERTURBER_BENCH_TEXTS") or str(SHARED / "texts"))
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument(
+        "--rounds",
+        type=int,
+        default=5,
+        help="rounds per entry (each figure: the smallest per-round median; more rounds, less of a shared machine's noise)",
+    )
     ap.add_argument("--modes", default=",".join(MODES))
     ap.add_argument("--docs", default=str(ROOT / "docs" / "performance.md"))
     a = ap.parse_args(argv)
