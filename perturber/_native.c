@@ -131,6 +131,18 @@ static TokenClasses token_classes(const char *v, Py_ssize_t s, Py_ssize_t e)
     return t;
 }
 
+/* The token [s, e) (classes t) is one of `units` (a set of bytes; unit symbols are one to three
+ * letters): 1 or 0, or -1 with an exception set. */
+static int is_unit(const char *v, Py_ssize_t s, Py_ssize_t e, TokenClasses t, PyObject *units)
+{
+    if (e - s > 3 || (t.all & JOINER))
+        return 0;
+    PyObject *word = PyBytes_FromStringAndSize(v + s, e - s);
+    int found = word == NULL ? -1 : PySet_Contains(units, word);
+    Py_XDECREF(word);
+    return found;
+}
+
 /* Append the int i to the list; -1 on error. */
 static int append_index(PyObject *list, Py_ssize_t i)
 {
@@ -192,15 +204,11 @@ static PyObject *stretch_sites(PyObject *module, PyObject *args)
         TokenClasses t = token_classes(v, s, e);
         if (e - s < 2 || (t.all & DIGIT) || (t.late & UPPER) || !is_free(v, n, s, e, &spans))
             continue;
-        if (e - s <= 3 && !(t.all & JOINER)) { /* a unit symbol is two or three letters */
-            PyObject *word = PyBytes_FromStringAndSize(v + s, e - s);
-            int found = word == NULL ? -1 : PySet_Contains(units, word);
-            Py_XDECREF(word);
-            if (found < 0)
-                goto done;
-            if (found)
-                continue;
-        }
+        int unit = is_unit(v, s, e, t, units);
+        if (unit < 0)
+            goto done;
+        if (unit)
+            continue;
         flags[e - 1] = 1;
     }
     for (Py_ssize_t i = 0; i < runs.count; i++) {
@@ -274,12 +282,7 @@ static PyObject *title_case(PyObject *module, PyObject *args)
             continue;
         int changed = 0;
         if (!IS(v[s], UPPER)) {
-            int unit = 0;
-            if (e - s <= 3 && !(t.all & JOINER)) { /* a unit symbol is one to three letters */
-                PyObject *word = PyBytes_FromStringAndSize(v + s, e - s);
-                unit = word == NULL ? -1 : PySet_Contains(units, word);
-                Py_XDECREF(word);
-            }
+            int unit = is_unit(v, s, e, t, units);
             if (unit < 0) {
                 Py_CLEAR(out);
                 break;
