@@ -422,7 +422,7 @@ def title_case(text: str, rng: Draws) -> Outcome:
     plain = (text.encode("ascii"), []) if text.isascii() else _few_non_ascii_view(text)
     if plain is not None and native.c is not None:  # the C walk over the view's tokens
         v, non_ascii_at = plain
-        spans = tm.protected_spans(text) if may_protect(v) else ()
+        spans = tm.view_spans(text, v)
         out, edited = native.c.title_case(v, spans, _title_units()[0])
         if not edited:
             return unchanged(text, "no_change")

@@ -29,7 +29,7 @@ from .case import apostrophe_style, apply_apostrophe, case_class, is_cased_lette
 from .chars import HSPACE, JOINERS, WHITESPACE, ascii_words, is_mark, is_word_char, non_ascii
 from .lines import Line, closes_fence, fence_opening, lines, newline_style
 from .numbers import Number, numeric_literals
-from .spans import Spans, protected_spans
+from .spans import Spans, protected_spans, view_spans
 from .splice import splice, splice_at
 from .tokens import (
     Token,
@@ -68,6 +68,7 @@ __all__ = [
     "is_bound",
     "free_tokens",
     "protected_spans",
+    "view_spans",
     "Spans",
     "is_cased_letter",
     "case_class",

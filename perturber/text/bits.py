@@ -29,7 +29,7 @@ import regex
 from ..memo import per_text
 from ..rng import positions as _all_positions
 from .chars import non_ascii
-from .spans import may_protect, protected_spans
+from .spans import may_protect, view_spans
 
 __all__ = [
     "Bits",
@@ -177,7 +177,7 @@ def bits(text: str) -> Bits | None:
     binder = (x >> 2) & ones
     dot = (x >> 3) & ones
     bound = start & (binder | dot & after_word) >> 4 | end & (binder | dot & before_word) << 4
-    spans = protected_spans(text) if may_protect(v) else ()
+    spans = view_spans(text, v)
     if spans:
         bound |= tok & _span_lanes(spans, n)
     full = tok * 15

@@ -309,6 +309,16 @@ def may_protect(v: bytes) -> bool:
     return _W_DOT.search(v) is not None
 
 
+def view_spans(text: str, v: bytes) -> Sequence[tuple[int, int]]:
+    """The protected spans of ``text`` (:func:`protected_spans`), or none without a search when
+    its view ``v`` holds no character one needs (:func:`may_protect`).
+
+    >>> view_spans("see `x` now", b"see `x` now"), view_spans("plain", b"plain")
+    (((4, 7),), ())
+    """
+    return protected_spans(text) if may_protect(v) else ()
+
+
 _NOT_PROTECT_LEADS = bytes(byte for byte in range(256) if byte not in b"`@{[~:")
 _W_DOT = _re.compile(rb"\.(?<=[wW][wW][wW]\.)")
 

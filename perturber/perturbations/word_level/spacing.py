@@ -353,7 +353,7 @@ def _alpha_lanes(text: str) -> tuple[ByteTokens, int] | None:
     v = view(text)
     if v is None:
         return None
-    t = byte_tokens(v, _WORD_CLASSES, tm.protected_spans(text) if may_protect(v) else ())
+    t = byte_tokens(v, _WORD_CLASSES, tm.view_spans(text, v))
     return t, free_starts(t, t.x >> 4 & t.tok)  # the digit bit, at bit 0
 
 

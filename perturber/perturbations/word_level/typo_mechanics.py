@@ -16,7 +16,7 @@ import regex
 from ... import native
 from ... import text as tm
 from ...memo import per_text
-from ...text.bits import may_protect, token_end, view
+from ...text.bits import token_end, view
 from ...text.byte_lanes import (
     ByteTokens,
     Flags,
@@ -114,7 +114,7 @@ def typo_lanes(text: str) -> TypoLanes | None:
     v = view(text)
     if v is None:
         return None
-    t = byte_tokens(v, _TYPO_CLASSES, tm.protected_spans(text) if may_protect(v) else ())
+    t = byte_tokens(v, _TYPO_CLASSES, tm.view_spans(text, v))
     return TypoLanes(v, t, free_starts(t, 0))
 
 
@@ -132,7 +132,8 @@ def _typo_starts_plain(lanes: TypoLanes, min_letters: int) -> Flags:
 def typo_starts(text: str, min_letters: int) -> Sequence[int]:
     """Starts of the typo candidates of ``text``, ascending: the free alpha tokens with at least
     ``min_letters`` letters, case class lower or title, not glued (memoised like the text
-    model's tokens; in a plain text, :class:`Flags` that locate only the starts a draw picks).
+    model's tokens; in a plain text, a list from the C scan of ``perturber._native``, or without
+    it :class:`Flags` that locate only the starts a draw picks).
 
     >>> list(typo_starts("The cat sat on 3 mats, Bob.", 3)), typo_starts("Café au lait", 3)
     ([0, 4, 8, 17, 23], (0, 8))
@@ -141,7 +142,7 @@ def typo_starts(text: str, min_letters: int) -> Sequence[int]:
         v = view(text)
         if v is None:
             return _typo_starts_general(text, min_letters)
-        return native.c.typo_starts(v, tm.protected_spans(text) if may_protect(v) else (), min_letters)
+        return native.c.typo_starts(v, tm.view_spans(text, v), min_letters)
     lanes = typo_lanes(text)
     if lanes is None:
         return _typo_starts_general(text, min_letters)
@@ -155,7 +156,7 @@ def _free_starts(text: str) -> tuple[bytes | None, bytes]:
         v = view(text)
         if v is None:
             return None, b""
-        return v, native.c.free_starts(v, tm.protected_spans(text) if may_protect(v) else ())
+        return v, native.c.free_starts(v, tm.view_spans(text, v))
     lanes = typo_lanes(text)
     if lanes is None:
         return None, b""
@@ -164,7 +165,7 @@ def _free_starts(text: str) -> tuple[bytes | None, bytes]:
 
 class Tokens:
     """The word tokens of one text looked up by their start, for one call: in a plain text,
-    in its view, and free when a start lane of its free tokens (:func:`typo_lanes`); in any
+    in its view, and free when flagged at the start of a free token (:func:`_free_starts`); in any
     other, by the token pattern, the protected spans found once.
 
     >>> tokens = Tokens("say don't go")

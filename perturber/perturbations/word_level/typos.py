@@ -967,7 +967,7 @@ def _stretch_sites(text: str) -> tuple[Sequence[int], tuple[str, ...]]:
     """
     v = view(text)
     if v is not None:
-        spans = tm.protected_spans(text) if may_protect(v) else ()
+        spans = tm.view_spans(text, v)
         runs = _terminal_runs(text, spans)
         if native.c is not None:
             return native.c.stretch_sites(v, spans, runs, _stretch_units()), ()
