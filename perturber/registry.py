@@ -287,6 +287,9 @@ class Perturbation:
     #: A seedless entry whose outcome is worth keeping per text and params: ``apply`` keeps it
     #: in the entry's own per-text memo (a study repeats each text with several seeds).
     memoise_outcome: bool = field(default=False, repr=False, compare=False)
+    #: Whether the function is given a ``Draws`` (seed-sensitive and model-backed entries); a
+    #: seedless deterministic entry is given None.
+    draws: bool = field(default=True, repr=False, compare=False)
 
     @property
     def kind(self) -> str:
@@ -408,7 +411,8 @@ def perturbation(
     graded_family: str | None = None,
     memoise_outcome: bool = False,
 ):
-    """Declare a perturbation. The decorated function is called as ``fn(text, rng, **params)``.
+    """Declare a perturbation. The decorated function is called as ``fn(text, rng, **params)``,
+    ``rng`` a ``Draws`` over the call's seed, or None for a seedless deterministic entry.
 
     The intensity defaults to the ``rate``/``count`` parameter when there is one. ``skip_empty``
     and ``skip_zero_intensity`` (default on) let ``apply`` answer those cases without a call.
@@ -474,6 +478,7 @@ def perturbation(
             gate=gate,
             graded_family=graded_family,
             memoise_outcome=memoise_outcome,
+            draws=seed_sensitive or model_backed,
         )
         return function
 

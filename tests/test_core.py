@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import perturber
-from perturber import registry
+from perturber import core, registry
 from perturber.core import MAX_SEED
 from perturber.rng import Draws, quota, select
 
@@ -155,6 +155,31 @@ def test_text_validation():
     with pytest.raises(perturber.InputTooLarge):
         perturber.apply("x" * 11, "baseline", limits=ten)
     assert perturber.apply("x" * 11, "baseline").text == "x" * 11  # the defaults are untouched
+
+
+def test_a_text_checked_once_is_still_checked_for_size_and_a_new_text_for_surrogates():
+    clean = "caf\u00e9 \u2019" * 3  # non-ASCII: the surrogate pass runs once, then the memo answers
+    assert perturber.perturb(clean, "baseline") == clean and core._last_clean == clean
+    assert perturber.perturb("".join(clean), "baseline", seed=1) == clean  # an equal new object
+    with pytest.raises(perturber.InputTooLarge):
+        perturber.perturb(clean, "baseline", limits=perturber.Limits(max_text_chars=len(clean) - 1))
+    for bad in (clean[:-1] + "\udc00", "\ud800" + clean[1:]):  # same length, one code point apart
+        with pytest.raises(perturber.InvalidParams, match="lone surrogate"):
+            perturber.perturb(bad, "baseline")
+        with pytest.raises(perturber.InvalidParams, match="lone surrogate"):
+            perturber.apply(bad, "quotes")
+    assert core._last_clean == clean
+
+
+def test_a_seedless_deterministic_entry_is_given_no_draws(monkeypatch):
+    for spec in registry.entries():
+        assert spec.draws == (spec.seed_sensitive or spec.model_backed), spec.key
+    made = []
+    monkeypatch.setattr(core, "Draws", lambda seed: made.append(seed) or Draws(seed))
+    assert perturber.perturb("a b", "upper_case", seed=3) == "A B" and made == []
+    assert perturber.perturb("a b", "spaces", seed=4) == "      a b      " and made == []
+    perturber.perturb("a b c d", "typos", seed=5)
+    assert made == [5]
 
 
 def test_magnitude_cost_guard():
