@@ -388,22 +388,18 @@ static long below(Stream *st, uint32_t n)
     }
 }
 
-/* The indices perturber.rng.chosen draws when it picks k of n (0 <= k <= n): the frozen partial
- * Fisher-Yates of §1.4 in draw order (no draw when k is 0 or n), into `out`; -1 on error. */
-static int sample_range(Stream *st, Py_ssize_t n, Py_ssize_t k, Py_ssize_t *out)
+/* Draws.sample(range(n), k) (0 <= k <= n < 2**32): the frozen partial Fisher-Yates of §1.4, in
+ * draw order, into `out`; -1 on error. The pool is kept as the positions that moved (value + 1,
+ * 0: still its own index) in zeroed memory, so a few draws out of a long range touch little. */
+static int sample_draws(Stream *st, Py_ssize_t n, Py_ssize_t k, Py_ssize_t *out)
 {
-    if (k == 0 || k == n) {
-        for (Py_ssize_t i = 0; i < k; i++)
-            out[i] = i;
+    if (k == 0)
         return 0;
-    }
-    Py_ssize_t *pool = PyMem_Malloc(sizeof(Py_ssize_t) * n);
-    if (pool == NULL) {
+    uint32_t *moved = PyMem_Calloc((size_t)n, sizeof(uint32_t));
+    if (moved == NULL) {
         PyErr_NoMemory();
         return -1;
     }
-    for (Py_ssize_t i = 0; i < n; i++)
-        pool[i] = i;
     int status = 0;
     for (Py_ssize_t i = 0; i < k; i++) {
         long r = below(st, (uint32_t)(n - i));
@@ -411,11 +407,68 @@ static int sample_range(Stream *st, Py_ssize_t n, Py_ssize_t k, Py_ssize_t *out)
             status = -1;
             break;
         }
-        out[i] = pool[i + r];
-        pool[i + r] = pool[i];
+        Py_ssize_t j = i + r;
+        out[i] = moved[j] ? (Py_ssize_t)moved[j] - 1 : j;
+        moved[j] = moved[i] ? moved[i] : (uint32_t)i + 1; /* the swap; position i is not read again */
     }
-    PyMem_Free(pool);
+    PyMem_Free(moved);
     return status;
+}
+
+/* The indices perturber.rng.chosen draws when it picks k of n (0 <= k <= n): no draw when k is 0
+ * or n (range(k)), else sample_draws; -1 on error. */
+static int sample_range(Stream *st, Py_ssize_t n, Py_ssize_t k, Py_ssize_t *out)
+{
+    if (k == 0 || k == n) {
+        for (Py_ssize_t i = 0; i < k; i++)
+            out[i] = i;
+        return 0;
+    }
+    return sample_draws(st, n, k, out);
+}
+
+/* The largest range sample_indices takes: its pool costs 4 bytes an index. */
+#define MAX_SAMPLE_RANGE ((Py_ssize_t)1 << 28)
+
+PyDoc_STRVAR(sample_indices_doc,
+"sample_indices(n, k, words, pos, refill) -> (list[int], int)\n\n"
+"perturber.rng.Draws.sample(range(n), k) (0 <= k <= n <= 2**28), drawing from the batch `words`\n"
+"from index `pos` (`refill`: the next batch, as Draws._refill): the k indices in draw order and\n"
+"the index after the words read.");
+
+static PyObject *sample_indices(PyObject *module, PyObject *args)
+{
+    (void)module;
+    PyObject *words, *refill, *list = NULL;
+    Py_ssize_t n, k, pos, *out = NULL;
+    Stream st;
+    if (!PyArg_ParseTuple(args, "nnOnO", &n, &k, &words, &pos, &refill))
+        return NULL;
+    if (k < 0 || k > n || n > MAX_SAMPLE_RANGE) {
+        PyErr_Format(PyExc_ValueError, "sample of %zd out of %zd", k, n);
+        return NULL;
+    }
+    if (stream_open(&st, words, pos, refill) < 0)
+        return NULL;
+    out = PyMem_Malloc(sizeof(Py_ssize_t) * (k > 0 ? k : 1));
+    if (out == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (sample_draws(&st, n, k, out) < 0 || (list = PyList_New(k)) == NULL)
+        goto done;
+    for (Py_ssize_t i = 0; i < k; i++) {
+        PyObject *index = PyLong_FromSsize_t(out[i]);
+        if (index == NULL) {
+            Py_CLEAR(list);
+            goto done;
+        }
+        PyList_SetItem(list, i, index); /* steals the reference; cannot fail here */
+    }
+done:
+    PyMem_Free(out);
+    PyBuffer_Release(&st.view);
+    return list == NULL ? NULL : Py_BuildValue("(Nn)", list, st.pos);
 }
 
 static int ascending(const void *a, const void *b)
@@ -735,6 +788,7 @@ static PyMethodDef methods[] = {
     {"free_starts", free_starts, METH_VARARGS, free_starts_doc},
     {"title_case", title_case, METH_VARARGS, title_case_doc},
     {"stretch_apply", stretch_apply, METH_VARARGS, stretch_apply_doc},
+    {"sample_indices", sample_indices, METH_VARARGS, sample_indices_doc},
     {NULL, NULL, 0, NULL},
 };
 

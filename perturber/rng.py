@@ -16,6 +16,9 @@ then builds no generator either when a study repeats its seeds. The first sample
 seed draws (``chosen``: k of n candidates) is kept too, by (seed, n, k), with the words it read:
 on text after text a study draws the same counts out of the same sizes.
 
+A sample of k of n (the frozen partial Fisher-Yates of ``Draws.sample``) runs in the C module
+``perturber._native`` when it is built, over the same words; the Python paths below are its twin.
+
 ``below_many(rng, n, k)`` makes ``k`` draws of ``below(n)`` in one pass (small ranges through
 the words' top bytes and ``bytes.translate``).
 
@@ -33,6 +36,7 @@ from collections.abc import Callable, Sequence
 from operator import itemgetter
 from typing import TypeVar
 
+from . import native
 from .memo import Memo, loaded_once, per_value
 
 T = TypeVar("T")
@@ -217,6 +221,9 @@ class Draws:
         >>> Draws(2).sample_range(50, 2) == Draws(2).sample(range(50), 2)
         True
         """
+        drawn = _sample_natively(self, n, k)
+        if drawn is not None:
+            return drawn
         if 16 * k < n:
             return _sample_sparse(self, n, k)
         return self.sample(positions(n), k)
@@ -241,6 +248,9 @@ class Draws:
             return pool[:k]
         if k == 0:
             return []
+        drawn = _sample_natively(self, n, k)
+        if drawn is not None:
+            return list(pick(pool, drawn)) if k > 1 else [pool[drawn[0]]]
         if n < 256:
             return _sample_small(self, pool, n, k)
         buf = self._buf
@@ -280,6 +290,22 @@ class Draws:
 
 # By bit length b <= 8: the table of a word's top byte t to its draw t >> (8 - b).
 _TOP_DRAWS = [bytes(t >> (8 - b) for t in range(256)) for b in range(9)]
+
+
+def _sample_natively(rng: Draws, n: int, k: int) -> list[int] | None:
+    """``rng.sample(range(n), k)`` in the C module (``perturber._native.sample_indices``), or None
+    without it (or past its range; the Python paths then draw the same indices).
+
+    >>> _sample_natively(Draws(3), 10, 4) in ([3, 9, 4, 5], None)
+    True
+    """
+    c = native.c
+    if c is None or n > _NATIVE_SAMPLE_MAX:
+        return None
+    return draw_natively(rng, c.sample_indices, n, k)
+
+
+_NATIVE_SAMPLE_MAX = 1 << 28  # the C sample keeps 4 bytes per index of the range
 
 
 def _sample_small(rng: Draws, pool: list, n: int, k: int) -> list:

@@ -318,3 +318,54 @@ def test_draw_natively_moves_the_draws_past_the_words_read():
     again = C.typos_apply(text, view(text), [0, 6, 12], Draws(5)._refill(), 0, _no_refill)
     assert out == again[0] and rng._pos == again[1] > 3
     assert draw_natively(object(), C.typos_apply) is None  # not a Draws: the caller draws
+
+
+def _pure_sample(seed: int, n: int, k: int, monkeypatch) -> tuple[list[int], int]:
+    """``Draws(seed).sample_range(n, k)`` without the module, and the draw after it."""
+    with monkeypatch.context() as m:
+        m.setattr(native, "c", None)
+        rng = Draws(seed)
+        return rng.sample_range(n, k), rng.below(1 << 20)
+
+
+sizes = st.integers(1, 3000).flatmap(lambda n: st.tuples(st.just(n), st.integers(0, n)))
+
+
+@needs_c
+@settings(max_examples=400, deadline=None)
+@given(
+    st.integers(0, 2**32 - 1),
+    sizes | st.sampled_from([(1, 1), (255, 255), (256, 2), (5000, 3), (3000, 2000)]),
+)
+def test_sample_indices_are_the_pure_samples(seed, size):
+    """Dense and sparse ranges, the full shuffle (k = n: a sample draws even then), and samples that
+    read past the first batches: the same indices in the same order, the stream left at the same
+    word, from ``sample_range`` and from ``sample`` of a sequence."""
+    n, k = size
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        want = _pure_sample(seed, n, k, monkeypatch)
+    rng = Draws(seed)
+    assert (rng.sample_range(n, k), rng.below(1 << 20)) == want
+    rng = Draws(seed)
+    assert (rng.sample([f"x{i}" for i in range(n)], k), rng.below(1 << 20)) == (
+        [f"x{i}" for i in want[0]],
+        want[1],
+    )
+
+
+@needs_c
+def test_sample_indices_bad_input_and_a_short_batch():
+    words = Draws(9)._refill()
+    for n, k in ((3, 4), (3, -1), (1 << 29, 1)):
+        with pytest.raises(ValueError, match=f"sample of {k} out of {n}"):
+            C.sample_indices(n, k, words, 0, _no_refill)
+    rest = [words[5:]]
+    got, pos = C.sample_indices(40, 30, words[:5], 0, rest.pop)
+    whole, end = C.sample_indices(40, 30, words, 0, _no_refill)
+    assert got == whole and not rest and pos == end - 5
+    assert C.sample_indices(7, 0, words, 3, _no_refill) == ([], 3)
+    rng = Draws(9)  # past the module's range, Python draws (the same indices as always)
+    assert (
+        rng.sample_range(1 << 29, 2) == Draws(9).sample_range(1 << 29, 2)
+        and len(set(rng.sample_range(9, 9))) == 9
+    )
