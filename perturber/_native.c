@@ -270,6 +270,72 @@ static PyObject *free_starts(PyObject *module, PyObject *args)
     return out;
 }
 
+/* A free token [s, e) without a digit (word_merge and word_split take only these). */
+static int is_free_alpha(const char *v, Py_ssize_t n, Py_ssize_t s, Py_ssize_t e, const Pairs *spans)
+{
+    for (Py_ssize_t q = s; q < e; q++)
+        if (IS(v[q], DIGIT))
+            return 0;
+    return is_free(v, n, s, e, spans);
+}
+
+PyDoc_STRVAR(split_starts_doc,
+"split_starts(view, spans) -> list[int]\n\n"
+"The starts of the tokens word_split may split in a plain text (spacing._split_starts): free\n"
+"tokens (none bound, none in a protected span of `spans`) without a digit that hold two adjacent\n"
+"word characters, the first not the token's first code point, the second not its last.");
+
+static PyObject *split_starts(PyObject *module, PyObject *args)
+{
+    (void)module;
+    const char *v;
+    PyObject *py_view, *py_spans;
+    Py_ssize_t n, e;
+    Pairs spans;
+    if (!PyArg_ParseTuple(args, "OO", &py_view, &py_spans) || read_view(py_view, &v, &n) < 0
+        || read_pairs(py_spans, &spans) < 0)
+        return NULL;
+    PyObject *out = PyList_New(0);
+    for (Py_ssize_t s = next_token(v, n, 0, &e); out != NULL && s < n; s = next_token(v, n, e, &e)) {
+        int splits = 0;
+        for (Py_ssize_t q = s + 2; q <= e - 2 && !splits; q++)
+            splits = IS(v[q - 1], WORD) && IS(v[q], WORD);
+        if (splits && is_free_alpha(v, n, s, e, &spans) && append_index(out, s) < 0)
+            Py_CLEAR(out);
+    }
+    PyMem_Free(spans.at);
+    return out;
+}
+
+PyDoc_STRVAR(merge_lefts_doc,
+"merge_lefts(view, spans) -> list[int]\n\n"
+"The starts of the left tokens of the gaps word_merge may delete in a plain text\n"
+"(spacing._merge_lefts): a free token without a digit (none bound, none in a protected span of\n"
+"`spans`), then one U+0020, then another such token.");
+
+static PyObject *merge_lefts(PyObject *module, PyObject *args)
+{
+    (void)module;
+    const char *v;
+    PyObject *py_view, *py_spans;
+    Py_ssize_t n, e;
+    Pairs spans;
+    if (!PyArg_ParseTuple(args, "OO", &py_view, &py_spans) || read_view(py_view, &v, &n) < 0
+        || read_pairs(py_spans, &spans) < 0)
+        return NULL;
+    PyObject *out = PyList_New(0);
+    Py_ssize_t left = -1, left_end = -1; /* the last free alpha token, when it is the last token */
+    for (Py_ssize_t s = next_token(v, n, 0, &e); out != NULL && s < n; s = next_token(v, n, e, &e)) {
+        int alpha = is_free_alpha(v, n, s, e, &spans);
+        if (alpha && left >= 0 && s == left_end + 1 && v[left_end] == ' ' && append_index(out, left) < 0)
+            Py_CLEAR(out);
+        left = alpha ? s : -1;
+        left_end = e;
+    }
+    PyMem_Free(spans.at);
+    return out;
+}
+
 PyDoc_STRVAR(title_case_doc,
 "title_case(view, spans, units) -> (bytes, int)\n\n"
 "title_case on a plain text's view (character._title_view): the view with the letters to\n"
@@ -789,6 +855,8 @@ static PyMethodDef methods[] = {
     {"title_case", title_case, METH_VARARGS, title_case_doc},
     {"stretch_apply", stretch_apply, METH_VARARGS, stretch_apply_doc},
     {"sample_indices", sample_indices, METH_VARARGS, sample_indices_doc},
+    {"split_starts", split_starts, METH_VARARGS, split_starts_doc},
+    {"merge_lefts", merge_lefts, METH_VARARGS, merge_lefts_doc},
     {NULL, NULL, 0, NULL},
 };
 

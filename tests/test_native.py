@@ -17,7 +17,7 @@ from perturber import settings as config
 from perturber import text as tm
 from perturber.memo import clear_caches
 from perturber.perturbations.word_level import typo_mechanics as tmech
-from perturber.perturbations.word_level import typos
+from perturber.perturbations.word_level import spacing, typos
 from perturber.rng import Draws, draw_natively
 from perturber.text.bits import may_protect, view
 from perturber.text.byte_lanes import Flags
@@ -97,6 +97,10 @@ def test_scans_honour_any_protected_span(case, k):
     assert C.free_starts(v, spans) == lanes.free.to_bytes(len(v), "big")
     pure = Flags.of_bytes(typos._stretch_ends(v, spans, []))
     assert C.stretch_sites(v, spans, [], typos._stretch_units()) == list(pure)
+    t = spacing.byte_tokens(v, spacing._WORD_CLASSES, spans)
+    alpha = spacing.free_starts(t, t.x >> 4 & t.tok)
+    assert C.split_starts(v, spans) == list(spacing._split_starts_plain(t, alpha))
+    assert C.merge_lefts(v, spans) == list(spacing._merge_lefts_plain(t, alpha))
 
 
 words = (
@@ -158,9 +162,9 @@ def _both_ways(monkeypatch, text, name, params, seed):
 @needs_c
 @settings(max_examples=500, deadline=None)
 @given(texts, seeds, st.integers(1, 40))
-def test_typo_entries_are_the_same_with_and_without_the_module(text, seed, count):
+def test_count_entries_are_the_same_with_and_without_the_module(text, seed, count):
     with pytest.MonkeyPatch.context() as monkeypatch:
-        for name in ("typos", "realistic_typos"):
+        for name in ("typos", "realistic_typos", "word_split", "word_merge"):
             fast, slow = _both_ways(monkeypatch, text, name, {"count": count}, seed)
             assert fast == slow, name
 
@@ -260,7 +264,7 @@ def test_repeated_chars_draws_across_batches_as_python_does(text, seed, rate):
 def test_a_study_gives_the_same_outputs_with_and_without_the_module(some):
     """Texts x seeds 0-2 x the four entries, the memos warm from one call to the next (cached
     first batches, tails and first samples position the draws the C code starts from)."""
-    names = ("typos", "realistic_typos", "repeated_chars", "title_case")
+    names = ("typos", "realistic_typos", "repeated_chars", "title_case", "word_split", "word_merge", "random_case")
 
     def study():
         return [perturber.apply(t, n, None, seed) for t in some for seed in (0, 1, 2) for n in names]

@@ -41,6 +41,9 @@ def test_word_merge_lefts(text):
 @given(any_texts)
 def test_word_split_candidates(text):
     assert list(spacing._split_starts.__wrapped__(text)) == list(spacing._split_starts_general(text))
+    lanes = spacing._alpha_lanes(text)
+    if lanes is not None and not any(c in text for c in '"{['):
+        assert list(spacing._split_starts_plain(*lanes)) == list(spacing._split_starts_general(text))
 
 
 # Units and the words their filter must tell from them (he, his, or, set), hyphenated and

@@ -116,6 +116,8 @@ def newline_style(text: str) -> str:
     >>> newline_style("a\\r\\nb\\n"), newline_style("a\\rb\\r\\n"), newline_style("a")
     ('\\r\\n', '\\n', '\\n')
     """
+    if "\r" not in text:  # a C-level find: only a text with a CR can have CRLF first
+        return "\n"
     m = _LB.search(text)
     return "\r\n" if m is not None and m.end() - m.start() == 2 else "\n"
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import regex
 
-from ... import jsontext
+from ... import jsontext, native
 from ... import text as tm
 from ...data import load_table
 from ...memo import loaded_once, per_text
@@ -336,6 +336,10 @@ def _merge_lefts(text: str) -> Sequence[int]:
     gaps between two free alpha tokens."""
     if " " not in text:
         return ()
+    c = native.c  # the C twin of _merge_lefts_plain, when built
+    v = view(text) if c is not None else None
+    if v is not None:
+        return c.merge_lefts(v, tm.view_spans(text, v))
     lanes = _alpha_lanes(text)
     return _merge_lefts_general(text) if lanes is None else _merge_lefts_plain(*lanes)
 
@@ -453,13 +457,21 @@ def word_split(text: str, rng: Draws, *, count: int) -> Outcome:
 @per_text
 def _split_starts(text: str) -> Sequence[int]:
     """Starts of the free alpha tokens that have a split point (none inside a JSON document)."""
-    lanes = None if '"' in text or "{" in text or "[" in text else _alpha_lanes(text)  # maybe JSON
-    if lanes is None:
+    if '"' in text or "{" in text or "[" in text:  # maybe JSON
         return _split_starts_general(text)
-    t, alpha = lanes
-    # A split point of an alpha token (whose letters are its word characters, each a cluster):
-    # between two letters, the first not the token's start (so 2 letters before) and the
-    # second not its end (so 2 after), wherever its joiners are.
+    c = native.c  # the C twin of the masks below, when built
+    v = view(text) if c is not None else None
+    if v is not None:
+        return c.split_starts(v, tm.view_spans(text, v))
+    lanes = _alpha_lanes(text)
+    return _split_starts_general(text) if lanes is None else _split_starts_plain(*lanes)
+
+
+def _split_starts_plain(t: ByteTokens, alpha: int) -> Sequence[int]:
+    """:func:`_split_starts_general` of a plain text, from its token masks. A split point of an
+    alpha token (whose letters are its word characters, each a cluster): between two letters,
+    the first not the token's start (so 2 letters before) and the second not its end (so 2
+    after), wherever its joiners are."""
     word = t.x & t.ones
     letter = word ^ t.x >> 4 & word  # no digit bit
     points = letter & letter >> 8 & ~(t.start >> 8) & ~t.end
