@@ -16,8 +16,8 @@ from perturber import native
 from perturber import settings as config
 from perturber import text as tm
 from perturber.memo import clear_caches
-from perturber.perturbations.word_level import typo_mechanics as tmech
 from perturber.perturbations.word_level import spacing, typos
+from perturber.perturbations.word_level import typo_mechanics as tmech
 from perturber.rng import Draws, draw_natively
 from perturber.text.bits import may_protect, view
 from perturber.text.byte_lanes import Flags
