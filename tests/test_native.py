@@ -264,7 +264,15 @@ def test_repeated_chars_draws_across_batches_as_python_does(text, seed, rate):
 def test_a_study_gives_the_same_outputs_with_and_without_the_module(some):
     """Texts x seeds 0-2 x the four entries, the memos warm from one call to the next (cached
     first batches, tails and first samples position the draws the C code starts from)."""
-    names = ("typos", "realistic_typos", "repeated_chars", "title_case", "word_split", "word_merge", "random_case")
+    names = (
+        "typos",
+        "realistic_typos",
+        "repeated_chars",
+        "title_case",
+        "word_split",
+        "word_merge",
+        "random_case",
+    )
 
     def study():
         return [perturber.apply(t, n, None, seed) for t in some for seed in (0, 1, 2) for n in names]
