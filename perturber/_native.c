@@ -31,6 +31,8 @@ static void init_classes(void)
 
 #define IS(c, cls) (CLASSES[(unsigned char)(c)] & (cls))
 
+static char lower(char c) { return (c >= 'A' && c <= 'Z') ? (char)(c + 32) : c; }
+
 /* The end of the token that starts at the word character v[s] (§1.6 in a view: word characters
  * and joiners with a word character on both sides). */
 static Py_ssize_t token_end(const char *v, Py_ssize_t n, Py_ssize_t s)
@@ -333,6 +335,44 @@ static PyObject *merge_lefts(PyObject *module, PyObject *args)
         left_end = e;
     }
     PyMem_Free(spans.at);
+    return out;
+}
+
+PyDoc_STRVAR(free_words_doc,
+"free_words(view, words, folded, longest) -> list[tuple[int, int]]\n\n"
+"(start, end), ascending, of the free tokens (none bound) of the view of a plain text that holds\n"
+"no protected span whose text (lower-cased when `folded`) is one of `words` (a set of bytes,\n"
+"none longer than `longest`): bits.free_word_spans.");
+
+static PyObject *free_words(PyObject *module, PyObject *args)
+{
+    (void)module;
+    const char *v;
+    PyObject *py_view, *words;
+    Py_ssize_t n, e, longest;
+    int folded;
+    Pairs none = {NULL, 0};
+    char low[64];
+    if (!PyArg_ParseTuple(args, "OOpn", &py_view, &words, &folded, &longest) || read_view(py_view, &v, &n) < 0)
+        return NULL;
+    if (longest < 0 || longest > (Py_ssize_t)sizeof(low)) {
+        PyErr_SetString(PyExc_ValueError, "longest must be between 0 and 64");
+        return NULL;
+    }
+    PyObject *out = PyList_New(0);
+    for (Py_ssize_t s = next_token(v, n, 0, &e); out != NULL && s < n; s = next_token(v, n, e, &e)) {
+        if (e - s > longest || !is_free(v, n, s, e, &none))
+            continue;
+        for (Py_ssize_t q = s; q < e; q++)
+            low[q - s] = folded ? lower(v[q]) : v[q];
+        PyObject *token = PyBytes_FromStringAndSize(low, e - s);
+        int found = token == NULL ? -1 : PySet_Contains(words, token);
+        Py_XDECREF(token);
+        PyObject *span = found == 1 ? Py_BuildValue("(nn)", s, e) : NULL;
+        if (found < 0 || (found == 1 && (span == NULL || PyList_Append(out, span) < 0)))
+            Py_CLEAR(out);
+        Py_XDECREF(span);
+    }
     return out;
 }
 
@@ -640,7 +680,6 @@ done:
 enum { SWAP, DELETE, DUPLICATE, SUBSTITUTE, OPS };
 #define SMALL_WORD 64
 
-static char lower(char c) { return (c >= 'A' && c <= 'Z') ? (char)(c + 32) : c; }
 static char shift(char c, int d) { return (char)((c - 'a' + d + 26) % 26 + 'a'); }
 
 typedef struct {
@@ -857,6 +896,7 @@ static PyMethodDef methods[] = {
     {"sample_indices", sample_indices, METH_VARARGS, sample_indices_doc},
     {"split_starts", split_starts, METH_VARARGS, split_starts_doc},
     {"merge_lefts", merge_lefts, METH_VARARGS, merge_lefts_doc},
+    {"free_words", free_words, METH_VARARGS, free_words_doc},
     {NULL, NULL, 0, NULL},
 };
 

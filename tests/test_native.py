@@ -19,6 +19,7 @@ from perturber.memo import clear_caches
 from perturber.perturbations.word_level import spacing, typos
 from perturber.perturbations.word_level import typo_mechanics as tmech
 from perturber.rng import Draws, draw_natively
+from perturber.text import bits as B
 from perturber.text.bits import may_protect, view
 from perturber.text.byte_lanes import Flags
 
@@ -101,6 +102,29 @@ def test_scans_honour_any_protected_span(case, k):
     alpha = spacing.free_starts(t, t.x >> 4 & t.tok)
     assert C.split_starts(v, spans) == list(spacing._split_starts_plain(t, alpha))
     assert C.merge_lefts(v, spans) == list(spacing._merge_lefts_plain(t, alpha))
+
+
+def _finders():
+    return [spacing._stop_finder(), typos._confusable_words().finder]
+
+
+stop_texts = st.lists(
+    st.sampled_from(["The", "a", "of", "is", "it's", "don't", "their", "There", "to", "too", "x"])
+    | st.sampled_from([" ", ", ", ".", "-", "'", "_", "/", ". ", ":", "a.b", "3", "\n", "’"]),
+    max_size=14,
+).map("".join)
+
+
+@needs_c
+@settings(max_examples=600, deadline=None)
+@given(texts | stop_texts)
+def test_free_words_are_the_pattern_matches(text):
+    v = view(text)
+    if v is None or may_protect(v):
+        return
+    for finder in _finders():
+        got = C.free_words(v, finder.words, finder.folded, finder.longest)
+        assert got == B._free_word_spans_by_pattern(v, finder)
 
 
 words = (

@@ -26,6 +26,7 @@ from typing import NamedTuple
 
 import regex
 
+from .. import native
 from ..memo import per_text
 from ..rng import positions as _all_positions
 from .chars import non_ascii
@@ -595,6 +596,9 @@ class WordFinder(NamedTuple):
 
     table: bytes  # ``bytes.translate``: a byte after which a token may start -> " " (lower-cased letters when folded)
     pattern: re.Pattern[bytes]  # " ", then one of the words as a whole token that nothing binds
+    words: frozenset[bytes]  # the words (lower-cased when folded), for the C twin
+    folded: bool
+    longest: int  # the length of the longest word
 
 
 def free_word_finder(words: Iterable[str], folded: bool = False) -> WordFinder:
@@ -610,7 +614,15 @@ def free_word_finder(words: Iterable[str], folded: bool = False) -> WordFinder:
             bytes.maketrans(string.ascii_uppercase.encode(), string.ascii_lowercase.encode())
         )
     tail = rf"(?![{word}{binders}])(?!['\-.:][{word}])"
-    return WordFinder(table, re.compile((" " + _alternation(sorted(words)) + tail).encode("ascii")))
+    words = sorted(words)
+    assert all(_ONE_TOKEN.fullmatch(w) for w in words)  # so a token walk finds them (the C twin)
+    pattern = re.compile((" " + _alternation(words) + tail).encode("ascii"))
+    return WordFinder(
+        table, pattern, frozenset(w.encode("ascii") for w in words), folded, max(map(len, words))
+    )
+
+
+_ONE_TOKEN = re.compile(r"[A-Za-z0-9]+(?:['\-][A-Za-z0-9]+)*")  # a word token of §1.6, ASCII
 
 
 def _alternation(words: list[str]) -> str:
@@ -637,11 +649,20 @@ def free_word_spans(v: bytes, finder: WordFinder) -> list[tuple[int, int]]:
     """``(start, end)``, ascending, of the free tokens of the view ``v`` of a plain text that
     may hold no protected span (``not may_protect(v)``) that are the finder's words: in the
     view translated by its table (a joiner, ``.`` or ``:`` after no word character lets a
-    token start after it too, and becomes ``" "``), after a leading ``" "``.
+    token start after it too, and becomes ``" "``), after a leading ``" "``; with the C module
+    built, by its token walk (``free_words``) instead.
 
     >>> free_word_spans(b"The cat, a.b, the_x and -a", free_word_finder(["a", "the"], folded=True))
     [(0, 3), (25, 26)]
     """
+    c = native.c
+    if c is not None:
+        return c.free_words(v, finder.words, finder.folded, finder.longest)
+    return _free_word_spans_by_pattern(v, finder)
+
+
+def _free_word_spans_by_pattern(v: bytes, finder: WordFinder) -> list[tuple[int, int]]:
+    """:func:`free_word_spans` by the finder's pattern (the pure-Python twin of ``free_words``)."""
     t = b" " + v.translate(finder.table)
     if b"'" in t or b"-" in t or b"." in t or b":" in t:
         t = _LONE_JOINER.sub(b" ", t)
