@@ -234,8 +234,8 @@ def render(runs: dict, ours_alone: dict | None, memory: list | None) -> str:
         "between about 0.8 and 1.25 as ties. "
         + (
             "This library ran with `perturber._native`, its C module (the wheels for Linux x86_64 "
-            "and aarch64 carry it; elsewhere `typos`, `realistic_typos`, `repeated_chars`, "
-            "`title_case`, `word_split`, `word_merge` and the sample of k of n sites run "
+            "and aarch64 carry it; elsewhere its loops (token walks, word look-ups, the sample "
+            "of k of n sites) run "
             "their pure-Python twins, slower on a new text, with the same outputs)."
             if native.c is not None
             else "This library ran without `perturber._native` (pure Python throughout)."
