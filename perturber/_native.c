@@ -376,6 +376,58 @@ static PyObject *free_words(PyObject *module, PyObject *args)
     return out;
 }
 
+PyDoc_STRVAR(wrap_breaks_doc,
+"wrap_breaks(view, s, start, last, width, pw) -> list[tuple[int, int]]\n\n"
+"formatting._jump_breaks of an ASCII text (`view`: its bytes) whose only horizontal whitespace is\n"
+"U+0020: the runs of spaces at which greedy packing breaks the line that starts at `s`, whose\n"
+"chunks start at `start` and whose content ends at `last` (`width` columns, continuation lines\n"
+"starting at column `pw`).");
+
+static PyObject *wrap_breaks(PyObject *module, PyObject *args)
+{
+    (void)module;
+    const char *v;
+    PyObject *py_view;
+    Py_ssize_t n, s, start, last, width, pw;
+    if (!PyArg_ParseTuple(args, "Onnnnn", &py_view, &s, &start, &last, &width, &pw)
+        || read_view(py_view, &v, &n) < 0)
+        return NULL;
+    if (!(0 <= s && s < start && start <= last && last <= n) || width < 1 || pw < 0) {
+        PyErr_SetString(PyExc_ValueError, "need 0 <= s < start <= last <= len(view), width >= 1, pw >= 0");
+        return NULL;
+    }
+    PyObject *out = PyList_New(0);
+    Py_ssize_t cur = start; /* the start of the first run the line can still break at */
+    while (cur < last && v[cur] != ' ')
+        cur++;
+    if (cur == last)
+        return out;
+    Py_ssize_t origin = s, col = 0; /* the current line's first offset and its column */
+    while (out != NULL && cur >= 0) {
+        Py_ssize_t lim = origin + width - col; /* a chunk may end here */
+        if (last <= lim)
+            break;
+        Py_ssize_t after = -1; /* the first run that starts past the limit */
+        for (Py_ssize_t p = (lim > cur ? lim : cur) + 1; p < last && after < 0; p++)
+            if (v[p] == ' ' && v[p - 1] != ' ')
+                after = p;
+        Py_ssize_t q = (after < 0 ? last : after) - 1; /* the last space of the run before it */
+        while (v[q] != ' ')
+            q--;
+        Py_ssize_t rs = q;
+        while (rs > 0 && v[rs - 1] == ' ')
+            rs--;
+        PyObject *brk = Py_BuildValue("(nn)", rs, q + 1);
+        if (brk == NULL || PyList_Append(out, brk) < 0)
+            Py_CLEAR(out);
+        Py_XDECREF(brk);
+        origin = q + 1;
+        col = pw;
+        cur = after;
+    }
+    return out;
+}
+
 PyDoc_STRVAR(title_case_doc,
 "title_case(view, spans, units) -> (bytes, int)\n\n"
 "title_case on a plain text's view (character._title_view): the view with the letters to\n"
@@ -897,6 +949,7 @@ static PyMethodDef methods[] = {
     {"split_starts", split_starts, METH_VARARGS, split_starts_doc},
     {"merge_lefts", merge_lefts, METH_VARARGS, merge_lefts_doc},
     {"free_words", free_words, METH_VARARGS, free_words_doc},
+    {"wrap_breaks", wrap_breaks, METH_VARARGS, wrap_breaks_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -10,8 +10,9 @@ PACKAGE = ROOT / "perturber"
 
 
 def _modules() -> dict[str, pathlib.Path]:
+    """Every module of the package by name; a compiled module by its stub (``_native.pyi``)."""
     out = {}
-    for path in PACKAGE.rglob("*.py"):
+    for path in [*PACKAGE.rglob("*.py"), *PACKAGE.rglob("*.pyi")]:
         parts = list(path.relative_to(ROOT).with_suffix("").parts)
         if parts[-1] == "__init__":
             parts.pop()

@@ -9,7 +9,7 @@ from helpers import NoDraws, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from perturber import registry
+from perturber import native, registry
 from perturber import text as tm
 from perturber.errors import InvalidParams
 from perturber.perturbations import formatting
@@ -547,3 +547,5 @@ def test_line_wrap_jumps_to_the_breaks_the_scan_finds(line, width, pw, indent):
     runs = formatting._runs(text, first.end(), len(text), tm.Spans(), None)
     scan = formatting._scan_breaks(runs, None, 0, last, width, pw) if runs else []
     assert formatting._jump_breaks(text, 0, first.end(), last, width, pw) == scan
+    if native.c is not None and text.isascii():  # the C twin, on an ASCII text's bytes
+        assert native.c.wrap_breaks(text.encode("ascii"), 0, first.end(), last, width, pw) == scan

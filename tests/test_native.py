@@ -286,7 +286,7 @@ def test_repeated_chars_draws_across_batches_as_python_does(text, seed, rate):
 @settings(max_examples=20, deadline=None)
 @given(st.lists(texts | long_texts, min_size=2, max_size=6))
 def test_a_study_gives_the_same_outputs_with_and_without_the_module(some):
-    """Texts x seeds 0-2 x the four entries, the memos warm from one call to the next (cached
+    """Texts x seeds 0-2 x the entries with C paths, the memos warm from one call to the next (cached
     first batches, tails and first samples position the draws the C code starts from)."""
     names = (
         "typos",
@@ -296,6 +296,9 @@ def test_a_study_gives_the_same_outputs_with_and_without_the_module(some):
         "word_split",
         "word_merge",
         "random_case",
+        "drop_stop_words",
+        "confusable_words",
+        "line_wrap",
     )
 
     def study():

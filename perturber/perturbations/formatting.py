@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 
+from .. import native
 from .. import text as tm
 from ..memo import per_text
 from ..registry import Outcome, Param, choice, perturbation, rate, unchanged
@@ -266,10 +267,16 @@ def line_wrap(text: str, rng: Draws, *, width: int) -> Outcome:
             prefix, pw = "", 0
         if spaces_only is None:
             spaces_only = starts is None and not _protected(text) and _hspace_is_space(text)
+            c = native.c  # its twin of _jump_breaks takes an ASCII text's bytes
+            wrap = c.wrap_breaks if spaces_only and c is not None and text.isascii() else None
+            ascii_bytes = text.encode("ascii") if wrap is not None else b""
         if spaces_only:
             if _HS_RUN.search(text, first.end(), last) is None:
                 continue
-            breaks = _jump_breaks(text, s, first.end(), last, width, pw)
+            if wrap is not None:
+                breaks = wrap(ascii_bytes, s, first.end(), last, width, pw)
+            else:
+                breaks = _jump_breaks(text, s, first.end(), last, width, pw)
         else:
             if spans is None:
                 spans = _protected(text)
