@@ -338,7 +338,7 @@ def _merge_lefts(text: str) -> Sequence[int]:
         return ()
     c = native.c  # the C twin of _merge_lefts_plain, when built
     v = view(text) if c is not None else None
-    if v is not None:
+    if c is not None and v is not None:
         return c.merge_lefts(v, tm.view_spans(text, v))
     lanes = _alpha_lanes(text)
     return _merge_lefts_general(text) if lanes is None else _merge_lefts_plain(*lanes)
@@ -459,9 +459,9 @@ def _split_starts(text: str) -> Sequence[int]:
     """Starts of the free alpha tokens that have a split point (none inside a JSON document)."""
     if '"' in text or "{" in text or "[" in text:  # maybe JSON
         return _split_starts_general(text)
-    c = native.c  # the C twin of the masks below, when built
+    c = native.c  # the C twin of _split_starts_plain, when built
     v = view(text) if c is not None else None
-    if v is not None:
+    if c is not None and v is not None:
         return c.split_starts(v, tm.view_spans(text, v))
     lanes = _alpha_lanes(text)
     return _split_starts_general(text) if lanes is None else _split_starts_plain(*lanes)
