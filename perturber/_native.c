@@ -109,6 +109,16 @@ static int read_pairs(PyObject *pairs, Pairs *out)
     return 0;
 }
 
+/* The (view, spans) arguments of a token walk: 0, or -1 with an exception set (spans->at is then
+ * not held). */
+static int read_view_and_spans(PyObject *args, const char **v, Py_ssize_t *n, Pairs *spans)
+{
+    PyObject *py_view, *py_spans;
+    if (!PyArg_ParseTuple(args, "OO", &py_view, &py_spans) || read_view(py_view, v, n) < 0)
+        return -1;
+    return read_pairs(py_spans, spans);
+}
+
 /* A token [s, e) is free: it touches no binder, no "." / ":" with a word character on its far
  * side, and no protected span of `spans`. */
 static int is_free(const char *v, Py_ssize_t n, Py_ssize_t s, Py_ssize_t e, const Pairs *spans)
@@ -254,12 +264,9 @@ static PyObject *free_starts(PyObject *module, PyObject *args)
 {
     (void)module;
     const char *v;
-    PyObject *py_view;
     Py_ssize_t n, e;
-    PyObject *py_spans;
     Pairs spans;
-    if (!PyArg_ParseTuple(args, "OO", &py_view, &py_spans) || read_view(py_view, &v, &n) < 0
-        || read_pairs(py_spans, &spans) < 0)
+    if (read_view_and_spans(args, &v, &n, &spans) < 0)
         return NULL;
     PyObject *out = PyBytes_FromStringAndSize(NULL, n);
     char *flags = out == NULL ? NULL : PyBytes_AsString(out);
@@ -291,11 +298,9 @@ static PyObject *split_starts(PyObject *module, PyObject *args)
 {
     (void)module;
     const char *v;
-    PyObject *py_view, *py_spans;
     Py_ssize_t n, e;
     Pairs spans;
-    if (!PyArg_ParseTuple(args, "OO", &py_view, &py_spans) || read_view(py_view, &v, &n) < 0
-        || read_pairs(py_spans, &spans) < 0)
+    if (read_view_and_spans(args, &v, &n, &spans) < 0)
         return NULL;
     PyObject *out = PyList_New(0);
     for (Py_ssize_t s = next_token(v, n, 0, &e); out != NULL && s < n; s = next_token(v, n, e, &e)) {
@@ -319,11 +324,9 @@ static PyObject *merge_lefts(PyObject *module, PyObject *args)
 {
     (void)module;
     const char *v;
-    PyObject *py_view, *py_spans;
     Py_ssize_t n, e;
     Pairs spans;
-    if (!PyArg_ParseTuple(args, "OO", &py_view, &py_spans) || read_view(py_view, &v, &n) < 0
-        || read_pairs(py_spans, &spans) < 0)
+    if (read_view_and_spans(args, &v, &n, &spans) < 0)
         return NULL;
     PyObject *out = PyList_New(0);
     Py_ssize_t left = -1, left_end = -1; /* the last free alpha token, when it is the last token */

@@ -336,10 +336,9 @@ def _merge_lefts(text: str) -> Sequence[int]:
     gaps between two free alpha tokens."""
     if " " not in text:
         return ()
-    c = native.c  # the C twin of _merge_lefts_plain, when built
-    v = view(text) if c is not None else None
-    if c is not None and v is not None:
-        return c.merge_lefts(v, tm.view_spans(text, v))
+    found = _token_walk(text, "merge_lefts")  # the C twin of _merge_lefts_plain, when built
+    if found is not None:
+        return found
     lanes = _alpha_lanes(text)
     return _merge_lefts_general(text) if lanes is None else _merge_lefts_plain(*lanes)
 
@@ -347,6 +346,14 @@ def _merge_lefts(text: str) -> Sequence[int]:
 # A view byte's lane for word_merge and word_split: its token classes, 16 a digit, 32 U+0020.
 _DIGIT, _SPACE = 16, 32
 _WORD_CLASSES = class_table({**dict.fromkeys("0123456789", _DIGIT), " ": _SPACE})
+
+
+def _token_walk(text: str, name: str) -> list[int] | None:
+    """``native.c.<name>(view, spans)`` of a plain text (a token walk of the C module), or None
+    when the module is not built or the text is not plain."""
+    c = native.c
+    v = view(text) if c is not None else None
+    return None if v is None else getattr(c, name)(v, tm.view_spans(text, v))
 
 
 @per_text
@@ -459,10 +466,9 @@ def _split_starts(text: str) -> Sequence[int]:
     """Starts of the free alpha tokens that have a split point (none inside a JSON document)."""
     if '"' in text or "{" in text or "[" in text:  # maybe JSON
         return _split_starts_general(text)
-    c = native.c  # the C twin of _split_starts_plain, when built
-    v = view(text) if c is not None else None
-    if c is not None and v is not None:
-        return c.split_starts(v, tm.view_spans(text, v))
+    found = _token_walk(text, "split_starts")  # the C twin of _split_starts_plain, when built
+    if found is not None:
+        return found
     lanes = _alpha_lanes(text)
     return _split_starts_general(text) if lanes is None else _split_starts_plain(*lanes)
 
