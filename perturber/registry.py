@@ -288,8 +288,11 @@ class Perturbation:
     #: in the entry's own per-text memo (a study repeats each text with several seeds).
     memoise_outcome: bool = field(default=False, repr=False, compare=False)
     #: Whether the function is given a ``Draws`` (seed-sensitive and model-backed entries); a
-    #: seedless deterministic entry is given None.
-    draws: bool = field(default=True, repr=False, compare=False)
+    #: seedless deterministic entry is given None. Derived, kept as a field for the hot path.
+    draws: bool = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "draws", self.seed_sensitive or self.model_backed)
 
     @property
     def kind(self) -> str:
@@ -478,7 +481,6 @@ def perturbation(
             gate=gate,
             graded_family=graded_family,
             memoise_outcome=memoise_outcome,
-            draws=seed_sensitive or model_backed,
         )
         return function
 

@@ -250,7 +250,7 @@ class Draws:
             return []
         drawn = _sample_natively(self, n, k)
         if drawn is not None:
-            return list(pick(pool, drawn)) if k > 1 else [pool[drawn[0]]]
+            return list(pick(pool, drawn))
         if n < 256:
             return _sample_small(self, pool, n, k)
         buf = self._buf

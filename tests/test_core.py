@@ -1,5 +1,6 @@
 """The primitive, the registry, validation, seeds, draws and errors (docs/spec/catalog.md §1)."""
 
+import dataclasses
 import json
 import random
 import subprocess
@@ -269,7 +270,7 @@ def test_list_and_describe():
 def test_catalog_digest_depends_on_versions(monkeypatch):
     before = perturber.catalog_digest()
     spec = registry.get("quotes")
-    bumped = registry.Perturbation(**{**spec.__dict__, "version": spec.version + 1})
+    bumped = dataclasses.replace(spec, version=spec.version + 1)
     monkeypatch.setitem(registry._REGISTRY, ("native", "quotes"), bumped)
     assert perturber.catalog_digest() != before
 
