@@ -431,6 +431,90 @@ static PyObject *wrap_breaks(PyObject *module, PyObject *args)
     return out;
 }
 
+/* For punctuation_spaces: ASCII punctuation without "_" ([!-/:-@[-^`{-~]), the ASCII characters
+ * str.isspace() accepts, and the digits. */
+static int is_punct(char c) { return (c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '^') || c == '`' || (c >= '{' && c <= '~'); }
+static int is_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r') || (c >= '\x1c' && c <= '\x1f'); }
+static int is_digit(char c) { return c >= '0' && c <= '9'; }
+
+PyDoc_STRVAR(punct_spaces_doc,
+"punct_spaces(text, exempt) -> (bytes, int)\n\n"
+"punctuation_spaces on an ASCII text (its bytes): a space inserted before and after each run of\n"
+"punctuation, or each part of a run between the code points flagged in `exempt` (one byte per\n"
+"code point), where no whitespace is; a lone character between two digits is left alone. The new\n"
+"text and the number of spaces inserted.");
+
+static PyObject *punct_spaces(PyObject *module, PyObject *args)
+{
+    (void)module;
+    const char *v;
+    PyObject *py_text, *py_exempt;
+    Py_buffer ex;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "OO", &py_text, &py_exempt) || read_view(py_text, &v, &n) < 0
+        || PyObject_GetBuffer(py_exempt, &ex, PyBUF_SIMPLE) < 0)
+        return NULL;
+    if (ex.len != n) {
+        PyErr_SetString(PyExc_ValueError, "exempt must hold one byte per code point");
+        PyBuffer_Release(&ex);
+        return NULL;
+    }
+    const char *x = ex.buf;
+    Py_ssize_t *at = PyMem_Malloc(sizeof(Py_ssize_t) * (2 * n + 1)), k = 0;
+    if (at == NULL) {
+        PyBuffer_Release(&ex);
+        return PyErr_NoMemory();
+    }
+#define INSERT_AT(p) (at[k++] = (p)) /* ascending: a run's end is before the next run's start */
+    for (Py_ssize_t p = 0; p < n;) {
+        if (!is_punct(v[p])) {
+            p++;
+            continue;
+        }
+        Py_ssize_t s = p, exempt = 0;
+        for (; p < n && is_punct(v[p]); p++)
+            exempt |= x[p];
+        Py_ssize_t e = p;
+        if (!exempt) {
+            if (e - s == 1 && s > 0 && s < n - 1 && is_digit(v[s - 1]) && is_digit(v[s + 1]))
+                continue;
+            if (s > 0 && !is_space(v[s - 1]))
+                INSERT_AT(s);
+            if (e < n && !is_space(v[e]))
+                INSERT_AT(e);
+            continue;
+        }
+        Py_ssize_t a = s; /* the sub-runs [a, i) between exempt code points */
+        for (Py_ssize_t i = s; i <= e; i++) {
+            if (i < e && !x[i])
+                continue;
+            if (a < i) {
+                if (a > 0 && !is_space(v[a - 1]))
+                    INSERT_AT(a);
+                if (i < n && !is_space(v[i]))
+                    INSERT_AT(i);
+            }
+            a = i + 1;
+        }
+    }
+#undef INSERT_AT
+    PyBuffer_Release(&ex);
+    PyObject *out = PyBytes_FromStringAndSize(NULL, n + k);
+    char *w = out == NULL ? NULL : PyBytes_AsString(out);
+    if (w != NULL) {
+        Py_ssize_t from = 0;
+        for (Py_ssize_t j = 0; j < k; j++) {
+            memcpy(w, v + from, at[j] - from);
+            w += at[j] - from;
+            *w++ = ' ';
+            from = at[j];
+        }
+        memcpy(w, v + from, n - from);
+    }
+    PyMem_Free(at);
+    return out == NULL ? NULL : Py_BuildValue("(Nn)", out, k);
+}
+
 PyDoc_STRVAR(title_case_doc,
 "title_case(view, spans, units) -> (bytes, int)\n\n"
 "title_case on a plain text's view (character._title_view): the view with the letters to\n"
@@ -953,6 +1037,7 @@ static PyMethodDef methods[] = {
     {"merge_lefts", merge_lefts, METH_VARARGS, merge_lefts_doc},
     {"free_words", free_words, METH_VARARGS, free_words_doc},
     {"wrap_breaks", wrap_breaks, METH_VARARGS, wrap_breaks_doc},
+    {"punct_spaces", punct_spaces, METH_VARARGS, punct_spaces_doc},
     {NULL, NULL, 0, NULL},
 };
 

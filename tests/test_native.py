@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_bits import any_texts
-from test_perf_word import seeds, wordy_texts
+from test_perf_word import ascii_texts, seeds, wordy_texts
 from test_typo_fast_paths import stretch_texts
 
 import perturber
@@ -200,6 +200,32 @@ def test_repeated_chars_is_the_same_with_and_without_the_module(text, seed, rate
     with pytest.MonkeyPatch.context() as monkeypatch:
         fast, slow = _both_ways(monkeypatch, text, "repeated_chars", {"rate": rate}, seed)
         assert fast == slow
+
+
+punctuated = (
+    ascii_texts
+    | texts
+    | st.sampled_from(
+        ["3-4 (ok)!! x", "e.g. U.S.A. - -5", "see https://ex.com/a?b=1, ok", "`a.b`,c", "1,000.5"]
+    )
+)
+
+
+@needs_c
+@settings(max_examples=600, deadline=None)
+@given(punctuated)
+def test_punctuation_spaces_is_the_same_with_and_without_the_module(text):
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        fast, slow = _both_ways(monkeypatch, text, "punctuation_spaces", {}, 0)
+        assert fast == slow
+
+
+@needs_c
+def test_punct_spaces_needs_one_exempt_byte_per_code_point():
+    with pytest.raises(ValueError, match="one byte per code point"):
+        C.punct_spaces(b"a,b", bytearray(2))
+    assert C.punct_spaces(b"a,b", bytearray(3)) == (b"a , b", 2)
+    assert C.punct_spaces(b"a,b", bytearray(b"\x00\x01\x00")) == (b"a,b", 0)
 
 
 title_texts = texts | st.lists(

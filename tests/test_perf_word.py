@@ -274,10 +274,10 @@ def test_ascii_punctuation_patterns_match_the_unicode_ones(text):
     for fast, slow in [
         (spacing._ASCII_PUNCT_RUN, spacing._PUNCT_RUN),
         (spacing._ASCII_IN_TOKEN_JOINER, spacing._IN_TOKEN_JOINER),
-        (spacing._ASCII_DOTTED, spacing._DOTTED),
         (spacing._ASCII_SIGN, spacing._SIGN),
     ]:
         assert [m.span() for m in fast.finditer(text)] == [m.span() for m in slow.finditer(text)]
+    assert spacing._dotted_spans(text, True) == spacing._dotted_spans(text, False)
 
 
 def test_ascii_punctuation_run_class_is_the_unicode_class_on_ascii():

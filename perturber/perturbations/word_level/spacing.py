@@ -524,8 +524,39 @@ _SIGN = regex.compile(r"(?<![\p{L}\p{N}])-(?=[0-9])")
 # [0-9] and there are no marks), each starting with what it consumes so the scan skips ahead.
 _ASCII_PUNCT_RUN = re.compile(r"[!-/:-@\[-^`{-~]+")
 _ASCII_IN_TOKEN_JOINER = re.compile(r"['\-](?<=[A-Za-z0-9].)(?=[A-Za-z0-9])")
-_ASCII_DOTTED = re.compile(r"[A-Za-z]\.(?<![A-Za-z0-9]..)(?<![A-Za-z0-9]['\-]..)(?:[A-Za-z]\.)+")
+# (_ASCII_DOTTED is led by the "." after the first letter, which it checks behind: a pattern led by
+# a letter class is tried at every letter; a match starts one code point before its span.)
+_ASCII_DOTTED = re.compile(r"\.(?<=[A-Za-z]\.)(?<![A-Za-z0-9]..)(?<![A-Za-z0-9]['\-]..)(?:[A-Za-z]\.)+")
 _ASCII_SIGN = re.compile(r"-(?<![A-Za-z0-9]-)(?=[0-9])")
+
+
+def _punctuation_exempt(text: str, is_ascii: bool) -> bytearray:
+    """1 for each code point of ``text`` that punctuation_spaces leaves alone: in a protected
+    span, a joiner inside a word token, a dotted abbreviation, the sign of a number."""
+    ex = bytearray(len(text))
+    for s, e in tm.protected_spans(text):
+        ex[s:e] = b"\x01" * (e - s)
+    for m in (_ASCII_IN_TOKEN_JOINER if is_ascii else _IN_TOKEN_JOINER).finditer(text):
+        ex[m.start()] = 1
+    if "." in text:
+        for s, e in _dotted_spans(text, is_ascii):
+            ex[s:e] = b"\x01" * (e - s)
+    if "-" in text:
+        for m in (_ASCII_SIGN if is_ascii else _SIGN).finditer(text):
+            ex[m.start()] = 1
+    return ex
+
+
+def _dotted_spans(text: str, is_ascii: bool) -> list[tuple[int, int]]:
+    """The spans of ``_DOTTED`` (``_ASCII_DOTTED`` for an ASCII text, whose matches start at the
+    first letter's ".").
+
+    >>> _dotted_spans("at 5 p.m. in the U.S.A.", True)
+    [(5, 9), (17, 23)]
+    """
+    if is_ascii:
+        return [(m.start() - 1, m.end()) for m in _ASCII_DOTTED.finditer(text)]
+    return [m.span() for m in _DOTTED.finditer(text)]
 
 
 @perturbation(
@@ -545,22 +576,19 @@ def punctuation_spaces(text: str, rng: Draws) -> Outcome:
     'Wait ... really ?! It costs $ 12.50 ( e.g. today ).'
     """
     is_ascii = text.isascii()
+    c = native.c
+    if (
+        is_ascii and c is not None
+    ):  # the C twin of the loops below (an ASCII text has one cluster a code point)
+        if _ASCII_PUNCT_RUN.search(text) is None:
+            return unchanged(text, "no_candidates")
+        spaced, edits = c.punct_spaces(text.encode("ascii"), _punctuation_exempt(text, True))
+        return Outcome(spaced.decode("ascii"), edits) if edits else unchanged(text, "no_candidates")
     runs = [m.span() for m in (_ASCII_PUNCT_RUN if is_ascii else _PUNCT_RUN).finditer(text)]
     if not runs:
         return unchanged(text, "no_candidates")
     n = len(text)
-    ex = bytearray(n)
-    for s, e in tm.protected_spans(text):
-        ex[s:e] = b"\x01" * (e - s)
-    for m in (_ASCII_IN_TOKEN_JOINER if is_ascii else _IN_TOKEN_JOINER).finditer(text):
-        ex[m.start()] = 1
-    if "." in text:
-        for m in (_ASCII_DOTTED if is_ascii else _DOTTED).finditer(text):
-            s, e = m.span()
-            ex[s:e] = b"\x01" * (e - s)
-    if "-" in text:
-        for m in (_ASCII_SIGN if is_ascii else _SIGN).finditer(text):
-            ex[m.start()] = 1
+    ex = _punctuation_exempt(text, is_ascii)
     positions = []
     for s, e in runs:
         if ex.find(1, s, e) == -1:
