@@ -515,6 +515,90 @@ static PyObject *punct_spaces(PyObject *module, PyObject *args)
     return out == NULL ? NULL : Py_BuildValue("(Nn)", out, k);
 }
 
+/* The ASCII characters of perturber.text.HSPACE (horizontal whitespace: str.isspace() but not a line
+ * break), and the ends of a unit of §1.9 in an ASCII text. */
+static int is_hspace(char c) { return c == ' ' || c == '\t' || c == '\x0b' || c == '\x0c' || (c >= '\x1c' && c <= '\x1f'); }
+static int is_unit_end(char c) { return c == '.' || c == '!' || c == '?' || c == '\r' || c == '\n'; }
+
+PyDoc_STRVAR(drop_groups_doc,
+"drop_groups(text, spans) -> bytes | None\n\n"
+"drop_stop_words on an ASCII text (its bytes) whose dropped tokens are `spans` (ascending): None\n"
+"when a stop word may be alone in its unit with other stop words only (a unit between two of\n"
+". ! ? CR LF holds a dropped token and no other word character: the units decide), else the\n"
+"text without its groups of dropped tokens (tokens apart by horizontal whitespace only), each\n"
+"with the run of horizontal whitespace before it when it has one and does not start its line,\n"
+"else with the run after it (spacing._removal_edits).");
+
+static PyObject *drop_groups(PyObject *module, PyObject *args)
+{
+    (void)module;
+    const char *v;
+    Py_ssize_t n;
+    Pairs spans;
+    if (read_view_and_spans(args, &v, &n, &spans) < 0)
+        return NULL;
+    PyObject *out = NULL;
+    char *dropped = PyMem_Calloc(n > 0 ? n : 1, 1); /* 1 in a dropped token, then 2 in a deleted range */
+    if (dropped == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < spans.count; i++) {
+        Py_ssize_t a = spans.at[2 * i], b = spans.at[2 * i + 1];
+        if (a < 0 || b > n || a >= b || (i > 0 && a < spans.at[2 * i - 1])) {
+            PyErr_SetString(PyExc_ValueError, "spans must be ascending, non-empty and inside the text");
+            goto done;
+        }
+        memset(dropped + a, 1, b - a);
+    }
+    int has_drop = 0, has_word = 0; /* in the current unit */
+    for (Py_ssize_t p = 0; p <= n; p++) {
+        if (p == n || is_unit_end(v[p])) {
+            if (has_drop && !has_word) {
+                out = Py_NewRef(Py_None);
+                goto done;
+            }
+            has_drop = has_word = 0;
+        } else if (dropped[p])
+            has_drop = 1;
+        else if (IS(v[p], WORD))
+            has_word = 1;
+    }
+    for (Py_ssize_t i = 0; i < spans.count;) {
+        Py_ssize_t j = i; /* the group: spans i..j apart by horizontal whitespace only (tokens: never adjacent) */
+        for (; j + 1 < spans.count; j++) {
+            Py_ssize_t q = spans.at[2 * j + 1], next = spans.at[2 * j + 2];
+            while (q < next && is_hspace(v[q]))
+                q++;
+            if (q != next)
+                break;
+        }
+        Py_ssize_t gs = spans.at[2 * i], ge = spans.at[2 * j + 1], rs = gs, re = ge;
+        while (rs > 0 && is_hspace(v[rs - 1]))
+            rs--;
+        if (rs < gs && rs > 0 && v[rs - 1] != '\r' && v[rs - 1] != '\n')
+            gs = rs;
+        else
+            while (re < n && is_hspace(v[re]))
+                re++;
+        memset(dropped + gs, 2, re - gs);
+        i = j + 1;
+    }
+    Py_ssize_t kept = 0;
+    for (Py_ssize_t p = 0; p < n; p++)
+        kept += dropped[p] != 2;
+    out = PyBytes_FromStringAndSize(NULL, kept);
+    char *w = out == NULL ? NULL : PyBytes_AsString(out);
+    if (w != NULL)
+        for (Py_ssize_t p = 0; p < n; p++)
+            if (dropped[p] != 2)
+                *w++ = v[p];
+done:
+    PyMem_Free(dropped);
+    PyMem_Free(spans.at);
+    return out;
+}
+
 PyDoc_STRVAR(title_case_doc,
 "title_case(view, spans, units) -> (bytes, int)\n\n"
 "title_case on a plain text's view (character._title_view): the view with the letters to\n"
@@ -1038,6 +1122,7 @@ static PyMethodDef methods[] = {
     {"free_words", free_words, METH_VARARGS, free_words_doc},
     {"wrap_breaks", wrap_breaks, METH_VARARGS, wrap_breaks_doc},
     {"punct_spaces", punct_spaces, METH_VARARGS, punct_spaces_doc},
+    {"drop_groups", drop_groups, METH_VARARGS, drop_groups_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_bits import any_texts
-from test_perf_word import ascii_texts, seeds, wordy_texts
+from test_perf_word import ascii_texts, plain_stop_texts, seeds, stop_texts, wordy_texts
 from test_typo_fast_paths import stretch_texts
 
 import perturber
@@ -108,7 +108,7 @@ def _finders():
     return [spacing._stop_finder(), typos._confusable_words().finder]
 
 
-stop_texts = st.lists(
+finder_texts = st.lists(
     st.sampled_from(["The", "a", "of", "is", "it's", "don't", "their", "There", "to", "too", "x"])
     | st.sampled_from([" ", ", ", ".", "-", "'", "_", "/", ". ", ":", "a.b", "3", "\n", "’"]),
     max_size=14,
@@ -117,7 +117,7 @@ stop_texts = st.lists(
 
 @needs_c
 @settings(max_examples=600, deadline=None)
-@given(texts | stop_texts)
+@given(texts | finder_texts)
 def test_free_words_are_the_pattern_matches(text):
     v = view(text)
     if v is None or may_protect(v):
@@ -200,6 +200,47 @@ def test_repeated_chars_is_the_same_with_and_without_the_module(text, seed, rate
     with pytest.MonkeyPatch.context() as monkeypatch:
         fast, slow = _both_ways(monkeypatch, text, "repeated_chars", {"rate": rate}, seed)
         assert fast == slow
+
+
+ascii_stop_texts = (
+    (stop_texts | plain_stop_texts | finder_texts | st.sampled_from(["x\r the a.\r\nof 5", "y \r\n\tthe x"]))
+    .map(lambda t: t.replace("’", "'").replace("\u00a0", "\x1c").replace("\u3000", "\t").replace("…", "..."))
+    .filter(str.isascii)
+)
+
+
+@needs_c
+@settings(max_examples=600, deadline=None)
+@given(ascii_stop_texts, st.randoms(use_true_random=False))
+def test_drop_groups_is_the_marked_passes(text, random):
+    """Any choice of dropped tokens: None where a unit may hold stop words only, else the text the
+    marked passes leave."""
+    spans = [(t.start, t.end) for t in tm.word_tokens(text) if random.random() < 0.5]
+    if not spans or "\x00" in text:
+        return
+    marked = spacing._marked(text, spans)
+    want = None if spacing._exposed(marked) else spacing._without_marked(marked).encode("ascii")
+    assert C.drop_groups(text.encode("ascii"), spans) == want
+
+
+@needs_c
+@settings(max_examples=400, deadline=None)
+@given(ascii_stop_texts | plain_stop_texts)
+def test_drop_stop_words_is_the_same_with_and_without_the_module(text):
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        fast, slow = _both_ways(monkeypatch, text, "drop_stop_words", {}, 0)
+        assert fast == slow
+
+
+@needs_c
+def test_drop_groups_refuses_bad_spans():
+    for spans in ([(2, 1)], [(0, 9)], [(4, 5), (0, 1)], [(-1, 1)]):
+        with pytest.raises(ValueError, match="ascending"):
+            C.drop_groups(b"a b c", spans)
+    assert C.drop_groups(b"x a b y", [(2, 3), (4, 5)]) == b"x y"
+    assert C.drop_groups(b"x. a b. y", [(3, 4), (5, 6)]) is None  # a unit of stop words only
+    assert C.drop_groups(b"the 5.", [(0, 3)]) == b"5."  # a digit is a word character
+    assert C.drop_groups(b"x\r the\ty", [(3, 6)]) == b"x\r y"  # after a CR the run before stays
 
 
 punctuated = (

@@ -131,9 +131,15 @@ def drop_stop_words(text: str, rng: Draws) -> Outcome:
         spans = free_word_spans(v, _stop_finder())
         if not spans:
             return unchanged(text, "no_candidates")
-        marked = _marked(text, spans)
-        if not _exposed(marked):  # every stop word shares its unit with another token
-            return Outcome(_without_marked(marked), len(spans))
+        c = native.c
+        if c is not None and text.isascii():  # the C twin of the three passes below (v is the text)
+            kept = c.drop_groups(v, spans)
+            if kept is not None:
+                return Outcome(kept.decode("ascii"), len(spans))
+        else:
+            marked = _marked(text, spans)
+            if not _exposed(marked):  # every stop word shares its unit with another token
+                return Outcome(_without_marked(marked), len(spans))
     b = bits(text)
     spans = _dropped_general(text) if b is None else _dropped_plain(text, b)
     if not spans:
