@@ -896,6 +896,16 @@ STARTER_WORDS = [
     "Go!!!! no",
     "Why???",
     "So?!?!",
+    "The.x",
+    "It:5",
+    "The_x",
+    "It’s",
+    "It-x",
+    "It.",
+    "The²",
+    "I.e",
+    "The\\x",
+    "It#",
 ]
 drop_texts = st.lists(
     st.sampled_from(STARTER_WORDS)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from .body import Body, answer_cue, append_material, prepend_material, split_body
 from .case import apostrophe_style, apply_apostrophe, case_class, is_cased_letter, match_case
-from .chars import HSPACE, JOINERS, WHITESPACE, ascii_words, is_mark, is_word_char, non_ascii
+from .chars import BINDERS, HSPACE, JOINERS, WHITESPACE, ascii_words, is_mark, is_word_char, non_ascii
 from .lines import Line, closes_fence, fence_opening, lines, newline_style
 from .numbers import Number, numeric_literals
 from .spans import Spans, protected_spans, view_spans
@@ -54,6 +54,7 @@ from .units import (
 __all__ = [
     "WHITESPACE",
     "HSPACE",
+    "BINDERS",
     "JOINERS",
     "is_mark",
     "ascii_words",

@@ -29,7 +29,7 @@ import regex
 from .. import native
 from ..memo import per_text
 from ..rng import positions as _all_positions
-from .chars import non_ascii
+from .chars import BINDERS, non_ascii
 from .spans import may_protect, view_spans
 
 __all__ = [
@@ -66,13 +66,12 @@ __all__ = [
 ]
 
 _HEX = "0123456789abcdef"
-_BINDERS = "_/\\@#$%&=+<>|^~[]{}"
 
 
 def _class_digit(byte: int) -> str:
     """The hex digit of a view byte's classes: 1 word character, 2 joiner, 4 binder, 8 ``.``/``:``."""
     c = chr(byte)
-    return _HEX[(byte < 0x80 and c.isalnum()) | (c in "'-") << 1 | (c in _BINDERS) << 2 | (c in ".:") << 3]
+    return _HEX[(byte < 0x80 and c.isalnum()) | (c in "'-") << 1 | (c in BINDERS) << 2 | (c in ".:") << 3]
 
 
 def _case_digit(byte: int) -> str:
@@ -606,8 +605,8 @@ def free_word_finder(words: Iterable[str], folded: bool = False) -> WordFinder:
     and given in lower case). A byte that is no word character, binder, joiner, ``.`` or ``:``
     lets a token start after it and binds none (§1.6): the table turns it into ``" "``, so
     the pattern is led by a literal (the engine's fastest scan)."""
-    word, binders = "A-Za-z0-9", re.escape(_BINDERS)
-    kept = (string.ascii_letters + string.digits + _BINDERS + "'-.:").encode("ascii")
+    word, binders = "A-Za-z0-9", re.escape(BINDERS)
+    kept = (string.ascii_letters + string.digits + BINDERS + "'-.:").encode("ascii")
     table = bytes(byte if byte in kept else 32 for byte in range(256))
     if folded:
         table = table.translate(

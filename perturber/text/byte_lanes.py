@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 from ..rng import pick
 from .bits import FlagSequence, letters_at_least
-from .chars import new_tuple
+from .chars import BINDERS, new_tuple
 
 __all__ = [
     "ByteTokens",
@@ -31,8 +31,6 @@ __all__ = [
     "token_any",
     "with_letters",
 ]
-
-_BINDERS = "_/\\@#$%&=+<>|^~[]{}"  # §1.6: a token next to one is bound
 
 
 def class_table(extra: Mapping[str, int]) -> bytes:
@@ -47,7 +45,7 @@ def class_table(extra: Mapping[str, int]) -> bytes:
     lanes = []
     for byte in range(256):
         c = chr(byte)
-        classes = (byte < 0x80 and c.isalnum()) | (c in "'-") << 1 | (c in _BINDERS) << 2 | (c in ".:") << 3
+        classes = (byte < 0x80 and c.isalnum()) | (c in "'-") << 1 | (c in BINDERS) << 2 | (c in ".:") << 3
         lanes.append(classes | extra.get(c, 0))
     return bytes(lanes)
 

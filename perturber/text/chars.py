@@ -27,6 +27,8 @@ HSPACE_CLASS = _cls(HSPACE)
 
 #: Characters that join two parts of one word (apostrophes, hyphens) in §1.6 tokens.
 JOINERS = "'’-‐‑"
+#: Characters that bind a token next to them (§1.6): it is then no free token.
+BINDERS = "_/\\@#$%&=+<>|^~[]{}"
 
 
 def is_mark(ch: str) -> bool:

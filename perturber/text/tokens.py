@@ -10,7 +10,7 @@ from typing import NamedTuple
 import regex
 
 from ..memo import per_text
-from .chars import new_tuple, non_ascii
+from .chars import BINDERS, new_tuple, non_ascii
 from .spans import Spans, as_spans
 
 # --------------------------------------------------------------------------------------------
@@ -137,7 +137,7 @@ def word_tokens(text: str) -> Sequence[Token]:
     return tuple(map(new_tuple, repeat(Token), zip(bounds[0::2], bounds[1::2], parts[1::2])))
 
 
-_BINDERS = frozenset("_/\\@#$%&=+<>|^~[]{}")
+_BINDERS = frozenset(BINDERS)
 # A superset of what can make a token bound: a binder, or "." / ":" followed by a non-space.
 _MAYBE_BOUND = _re.compile(r"[_/\\@#$%&=+<>|^~\[\]{}]|[.:]\S")
 

@@ -818,12 +818,19 @@ def _simple_drop(text: str) -> tuple[str, int]:
         ]
         parts[1::4] = ["" if g else r for g, r in zip(gone, runs)]
         edits += sum(gone)
+        starter = _starter_at_start()
         for i, body in enumerate(bodies):  # a body that starts in lower case or a digit starts no starter
-            if body and body[0] not in _LOWER_OR_DIGIT:
-                lowered = _lower_starter(body)
-                if lowered is not None:
-                    parts[4 * i] = lowered
+            if not body or body[0] in _LOWER_OR_DIGIT:
+                continue
+            if body[0] in _ASCII_UPPER:  # its first token starts it: one match decides
+                if starter.match(body) is not None:
+                    parts[4 * i] = body[0].lower() + body[1:]
                     edits += 1
+                continue
+            lowered = _lower_starter(body)
+            if lowered is not None:
+                parts[4 * i] = lowered
+                edits += 1
         out.append(text[pos : first.start()])
         out += parts
         pos = pe
@@ -850,6 +857,23 @@ _SIMPLE_TOKEN = re.compile(r"[A-Za-z0-9]+(?:['’\-‐‑][A-Za-z0-9]+)*")
 _PLAIN_RUN = re.compile(r"(?:\.(?!\.)|[!?])+")
 _PLAIN_RUNS = frozenset([".", "?", "!", "?!", "!?", "!!", "??"])
 _LOWER_OR_DIGIT = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+
+
+_ASCII_UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+@loaded_once
+def _starter_at_start() -> re.Pattern[str]:
+    """:func:`_lower_starter` of a body that starts with its first token, as one match: a
+    title-case Table A12 word that the next code point neither continues (§1.6) nor binds (a
+    binder, or ``.`` / ``:`` before a letter or digit, as ``str.isalnum`` reads them)."""
+    words = sorted(_title_starters(), key=lambda w: (-len(w), w))
+    joiners = re.escape("'’-‐‑")
+    return re.compile(
+        "(?:" + "|".join(words) + ")"
+        rf"(?![A-Za-z0-9])(?![{joiners}][A-Za-z0-9])"
+        rf"(?![{re.escape(tm.BINDERS)}])(?![.:][^\W_])"
+    )
 
 
 @loaded_once
