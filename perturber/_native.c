@@ -288,6 +288,54 @@ static int is_free_alpha(const char *v, Py_ssize_t n, Py_ssize_t s, Py_ssize_t e
     return is_free(v, n, s, e, spans);
 }
 
+/* What a token walk lists for the token [s, e): an index, or -1 for none; `state` (two indices,
+ * -1 at first) carries what a walk needs from the tokens before. */
+typedef Py_ssize_t (*TokenVisit)(const char *v, Py_ssize_t n, Py_ssize_t s, Py_ssize_t e, const Pairs *spans,
+                                 Py_ssize_t *state);
+
+/* The list of what `visit` gives for the tokens of the (view, spans) arguments, in text order. */
+static PyObject *walk_tokens(PyObject *args, TokenVisit visit)
+{
+    const char *v;
+    Py_ssize_t n, e, state[2] = {-1, -1};
+    Pairs spans;
+    if (read_view_and_spans(args, &v, &n, &spans) < 0)
+        return NULL;
+    PyObject *out = PyList_New(0);
+    for (Py_ssize_t s = next_token(v, n, 0, &e); out != NULL && s < n; s = next_token(v, n, e, &e)) {
+        Py_ssize_t got = visit(v, n, s, e, &spans, state);
+        if (got >= 0 && append_index(out, got) < 0)
+            Py_CLEAR(out);
+    }
+    PyMem_Free(spans.at);
+    return out;
+}
+
+/* split_starts: the token's start when it is free, without a digit, and holds two adjacent word
+ * characters, the first not its first code point, the second not its last. */
+static Py_ssize_t split_start(const char *v, Py_ssize_t n, Py_ssize_t s, Py_ssize_t e, const Pairs *spans,
+                              Py_ssize_t *state)
+{
+    (void)state;
+    int splits = 0;
+    for (Py_ssize_t q = s + 2; q <= e - 2 && !splits; q++)
+        splits = IS(v[q - 1], WORD) && IS(v[q], WORD);
+    return splits && is_free_alpha(v, n, s, e, spans) ? s : -1;
+}
+
+/* merge_lefts: the start of the token before when both are free without a digit and one U+0020
+ * lies between them; state: the start of the token before when it is such a token (else -1),
+ * and its end. */
+static Py_ssize_t merge_left(const char *v, Py_ssize_t n, Py_ssize_t s, Py_ssize_t e, const Pairs *spans,
+                             Py_ssize_t *state)
+{
+    int alpha = is_free_alpha(v, n, s, e, spans);
+    Py_ssize_t left = state[0], left_end = state[1];
+    state[0] = alpha ? s : -1;
+    state[1] = e;
+    return alpha && left >= 0 && s == left_end + 1 && v[left_end] == ' ' ? left : -1;
+}
+
 PyDoc_STRVAR(split_starts_doc,
 "split_starts(view, spans) -> list[int]\n\n"
 "The starts of the tokens word_split may split in a plain text (spacing._split_starts): free\n"
@@ -297,21 +345,7 @@ PyDoc_STRVAR(split_starts_doc,
 static PyObject *split_starts(PyObject *module, PyObject *args)
 {
     (void)module;
-    const char *v;
-    Py_ssize_t n, e;
-    Pairs spans;
-    if (read_view_and_spans(args, &v, &n, &spans) < 0)
-        return NULL;
-    PyObject *out = PyList_New(0);
-    for (Py_ssize_t s = next_token(v, n, 0, &e); out != NULL && s < n; s = next_token(v, n, e, &e)) {
-        int splits = 0;
-        for (Py_ssize_t q = s + 2; q <= e - 2 && !splits; q++)
-            splits = IS(v[q - 1], WORD) && IS(v[q], WORD);
-        if (splits && is_free_alpha(v, n, s, e, &spans) && append_index(out, s) < 0)
-            Py_CLEAR(out);
-    }
-    PyMem_Free(spans.at);
-    return out;
+    return walk_tokens(args, split_start);
 }
 
 PyDoc_STRVAR(merge_lefts_doc,
@@ -323,22 +357,7 @@ PyDoc_STRVAR(merge_lefts_doc,
 static PyObject *merge_lefts(PyObject *module, PyObject *args)
 {
     (void)module;
-    const char *v;
-    Py_ssize_t n, e;
-    Pairs spans;
-    if (read_view_and_spans(args, &v, &n, &spans) < 0)
-        return NULL;
-    PyObject *out = PyList_New(0);
-    Py_ssize_t left = -1, left_end = -1; /* the last free alpha token, when it is the last token */
-    for (Py_ssize_t s = next_token(v, n, 0, &e); out != NULL && s < n; s = next_token(v, n, e, &e)) {
-        int alpha = is_free_alpha(v, n, s, e, &spans);
-        if (alpha && left >= 0 && s == left_end + 1 && v[left_end] == ' ' && append_index(out, left) < 0)
-            Py_CLEAR(out);
-        left = alpha ? s : -1;
-        left_end = e;
-    }
-    PyMem_Free(spans.at);
-    return out;
+    return walk_tokens(args, merge_left);
 }
 
 PyDoc_STRVAR(free_words_doc,

@@ -224,15 +224,6 @@ def test_drop_groups_is_the_marked_passes(text, random):
 
 
 @needs_c
-@settings(max_examples=400, deadline=None)
-@given(ascii_stop_texts | plain_stop_texts)
-def test_drop_stop_words_is_the_same_with_and_without_the_module(text):
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        fast, slow = _both_ways(monkeypatch, text, "drop_stop_words", {}, 0)
-        assert fast == slow
-
-
-@needs_c
 def test_drop_groups_refuses_bad_spans():
     for spans in ([(2, 1)], [(0, 9)], [(4, 5), (0, 1)], [(-1, 1)]):
         with pytest.raises(ValueError, match="ascending"):
@@ -254,11 +245,12 @@ punctuated = (
 
 @needs_c
 @settings(max_examples=600, deadline=None)
-@given(punctuated)
-def test_punctuation_spaces_is_the_same_with_and_without_the_module(text):
+@given(punctuated | ascii_stop_texts | plain_stop_texts)
+def test_seedless_scans_are_the_same_with_and_without_the_module(text):
     with pytest.MonkeyPatch.context() as monkeypatch:
-        fast, slow = _both_ways(monkeypatch, text, "punctuation_spaces", {}, 0)
-        assert fast == slow
+        for name in ("punctuation_spaces", "drop_stop_words", "punctuation_drop"):
+            fast, slow = _both_ways(monkeypatch, text, name, {}, 0)
+            assert fast == slow, name
 
 
 @needs_c

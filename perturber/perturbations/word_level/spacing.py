@@ -583,9 +583,8 @@ def punctuation_spaces(text: str, rng: Draws) -> Outcome:
     """
     is_ascii = text.isascii()
     c = native.c
-    if (
-        is_ascii and c is not None
-    ):  # the C twin of the loops below (an ASCII text has one cluster a code point)
+    # the C twin of the loops below (an ASCII text has one cluster a code point)
+    if is_ascii and c is not None:
         if _ASCII_PUNCT_RUN.search(text) is None:
             return unchanged(text, "no_candidates")
         spaced, edits = c.punct_spaces(text.encode("ascii"), _punctuation_exempt(text, True))
@@ -806,6 +805,7 @@ def _simple_drop(text: str) -> tuple[str, int]:
     out: list[str] = []
     edits = 0
     pos = 0
+    starter = _starter_at_start()
     for ps, pe in tm.plain_paragraphs(text):
         first = _NON_SPACE.search(text, ps, pe)
         if first is None:
@@ -818,7 +818,6 @@ def _simple_drop(text: str) -> tuple[str, int]:
         ]
         parts[1::4] = ["" if g else r for g, r in zip(gone, runs)]
         edits += sum(gone)
-        starter = _starter_at_start()
         for i, body in enumerate(bodies):  # a body that starts in lower case or a digit starts no starter
             if not body or body[0] in _LOWER_OR_DIGIT:
                 continue
@@ -868,10 +867,9 @@ def _starter_at_start() -> re.Pattern[str]:
     title-case Table A12 word that the next code point neither continues (§1.6) nor binds (a
     binder, or ``.`` / ``:`` before a letter or digit, as ``str.isalnum`` reads them)."""
     words = sorted(_title_starters(), key=lambda w: (-len(w), w))
-    joiners = re.escape("'’-‐‑")
     return re.compile(
         "(?:" + "|".join(words) + ")"
-        rf"(?![A-Za-z0-9])(?![{joiners}][A-Za-z0-9])"
+        rf"(?![A-Za-z0-9])(?![{re.escape(tm.JOINERS)}][A-Za-z0-9])"
         rf"(?![{re.escape(tm.BINDERS)}])(?![.:][^\W_])"
     )
 
